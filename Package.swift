@@ -1,0 +1,45 @@
+// swift-tools-version: 6.0
+// RealtimeSegments: real-time customer segments for Swift apps. No package dependencies.
+import PackageDescription
+
+let package = Package(
+    name: "RealtimeSegments",
+    platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
+    products: [
+        .library(name: "RealtimeSegments", targets: ["RealtimeSegments"]),
+        .library(name: "SegmentsTesting", targets: ["SegmentsTesting"]),
+        .library(name: "SegmentsEmulator", targets: ["SegmentsEmulator"]),
+        .executable(name: "segments", targets: ["segments"]),
+        .executable(name: "segments-bench", targets: ["segments-bench"]),
+    ],
+    targets: [
+        // The language: entities, ports, pure policies. Foundation only.
+        .target(name: "SegmentsDomain", path: "Sources/Domain"),
+        // The working core: segmentation engine, tracking pipeline, live clock and scheduler.
+        .target(name: "SegmentsData", dependencies: ["SegmentsDomain"], path: "Sources/Data"),
+        // Transport seam, URLSession transport, backend adapters.
+        .target(name: "SegmentsNetworking", dependencies: ["SegmentsDomain"], path: "Sources/Networking"),
+        // File-backed and in-memory stores.
+        .target(name: "SegmentsPersistence", dependencies: ["SegmentsDomain"], path: "Sources/Persistence"),
+        // Composition root and the Exponea-compatible facade.
+        .target(
+            name: "RealtimeSegments",
+            dependencies: ["SegmentsDomain", "SegmentsData", "SegmentsNetworking", "SegmentsPersistence"],
+            path: "Sources/Facade"
+        ),
+        // Fakes for every boundary, shipped for users' own tests.
+        .target(name: "SegmentsTesting", dependencies: ["SegmentsDomain", "SegmentsNetworking"], path: "Sources/Testing"),
+        // An independent loopback HTTP peer emulating the backends. Foundation only.
+        .target(name: "SegmentsEmulator", path: "Sources/Emulator"),
+        .executableTarget(name: "segments", dependencies: ["RealtimeSegments", "SegmentsEmulator"], path: "Sources/CLI"),
+        .executableTarget(
+            name: "segments-bench",
+            dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator"],
+            path: "Sources/Benchmarks"
+        ),
+
+        .testTarget(name: "SegmentsDomainTests", dependencies: ["SegmentsDomain", "SegmentsTesting"]),
+        .testTarget(name: "SegmentsDataTests", dependencies: ["SegmentsData", "SegmentsTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,20 @@
+import Foundation
+
+/// Whether a stored snapshot may answer a one-shot read (SPEC G1).
+public struct CacheFreshness: Hashable, Sendable {
+    /// How long a fetch stays fresh.
+    public var maxAge: TimeInterval
+
+    /// The default is 5 s.
+    public init(maxAge: TimeInterval = 5) {
+        self.maxAge = maxAge
+    }
+
+    /// Whether `snapshot` answers a read for `customer` at `now`: it must belong to exactly that
+    /// customer and be younger than `maxAge`. A snapshot from the future (the clock went back) is stale.
+    public func canAnswer(from snapshot: SegmentSnapshot?, for customer: CustomerIds, at now: Date) -> Bool {
+        guard let snapshot, snapshot.customer == customer else { return false }
+        let age = now.timeIntervalSince(snapshot.fetchedAt)
+        return age >= 0 && age < maxAge
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// When a burst of reload requests fires (SPEC T5): a trailing debounce of `delay` after the last
+/// request, but never later than `maxWait` after the first, so steady tracking cannot starve reloads.
+public struct DebouncePolicy: Hashable, Sendable {
+    /// Quiet time after the last request before the reload starts.
+    public var delay: TimeInterval
+    /// Longest time a burst can postpone the reload, counted from its first request.
+    public var maxWait: TimeInterval
+
+    /// The defaults are 5 s and 30 s.
+    public init(delay: TimeInterval = 5, maxWait: TimeInterval = 30) {
+        self.delay = delay
+        self.maxWait = max(maxWait, delay)
+    }
+
+    /// The moment the reload fires for a burst that began at `firstRequest` and whose latest
+    /// request came at `lastRequest`.
+    public func fireDate(firstRequest: Date, lastRequest: Date) -> Date {
+        min(lastRequest.addingTimeInterval(delay), firstRequest.addingTimeInterval(maxWait))
+    }
+}

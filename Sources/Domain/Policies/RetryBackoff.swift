@@ -1,0 +1,32 @@
+import Foundation
+
+/// How long to wait before retrying a failed request (SPEC T7, E3): capped exponential backoff
+/// with jitter, never shorter than the server's `Retry-After`.
+public struct RetryBackoff: Hashable, Sendable {
+    /// The wait before the first retry.
+    public var initial: TimeInterval
+    /// The longest wait.
+    public var maximum: TimeInterval
+    /// The share of the wait that is randomised, `0...1` (0.2 → ±20 %).
+    public var jitter: Double
+
+    /// The defaults are 2 s doubling to 60 s with ±20 % jitter.
+    public init(initial: TimeInterval = 2, maximum: TimeInterval = 60, jitter: Double = 0.2) {
+        self.initial = initial
+        self.maximum = max(maximum, initial)
+        self.jitter = min(max(jitter, 0), 1)
+    }
+
+    /// The wait before retry number `attempt` (1 for the first retry).
+    ///
+    /// - Parameters:
+    ///   - random: a value in `0..<1` that places the wait inside the jitter band (0.5 = no jitter).
+    ///   - retryAfter: the server's `Retry-After` in seconds, if it sent one; the wait is at least that.
+    public func delay(attempt: Int, random: Double, retryAfter: TimeInterval? = nil) -> TimeInterval {
+        let exponent = Double(min(max(attempt, 1) - 1, 62))
+        let base = min(initial * pow(2, exponent), maximum)
+        let unit = min(max(random, 0), 1)
+        let jittered = min(base * (1 + jitter * (2 * unit - 1)), maximum)
+        return max(jittered, retryAfter ?? 0)
+    }
+}

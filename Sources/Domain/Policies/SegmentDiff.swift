@@ -1,0 +1,28 @@
+/// Which categories changed between the baseline and a new answer (SPEC D2–D4).
+public enum SegmentDiff {
+    /// The categories whose listeners must hear about `new`, each with its full new list.
+    ///
+    /// - Per category the lists are compared as unordered sets: reordering is no change (D2).
+    /// - When `baseline` is `nil` or belongs to other ids than `customer`, every category in `new`
+    ///   counts as changed (D3).
+    /// - A category that was non-empty in the baseline and is absent or empty now changes to `[]` (D4).
+    public static func changes(
+        from baseline: SegmentSnapshot?, to new: SegmentsByCategory, for customer: CustomerIds
+    ) -> SegmentsByCategory {
+        let old = baseline?.segments ?? [:]
+        let sameCustomer = baseline?.customer == customer
+        var changed: SegmentsByCategory = [:]
+        for category in Set(old.keys).union(new.keys) {
+            let before = old[category] ?? []
+            let after = new[category] ?? []
+            let isChange: Bool
+            if !sameCustomer && new[category] != nil {
+                isChange = true
+            } else {
+                isChange = Set(before) != Set(after)
+            }
+            if isChange { changed[category] = after }
+        }
+        return changed
+    }
+}

@@ -1,0 +1,37 @@
+/// Persists the current customer's ids (SPEC E1, P1).
+///
+/// Implementations never throw from `load`: a missing or unreadable record is `nil` (and logged),
+/// so start-up never fails on storage (SPEC P2).
+public protocol CustomerStore: Sendable {
+    /// The stored customer, or `nil` when there is none or it could not be read.
+    func load() -> CustomerIds?
+    /// Replaces the stored customer.
+    func save(_ customer: CustomerIds) throws
+}
+
+/// Persists the segment baseline and the link memory (SPEC D1, C4).
+public protocol SegmentBaselineStore: Sendable {
+    /// The stored baseline, or ``SegmentBaseline/empty`` when there is none or it could not be read.
+    func load() -> SegmentBaseline
+    /// Replaces the stored baseline.
+    func save(_ baseline: SegmentBaseline) throws
+}
+
+/// Persists the queue of tracked items, oldest first (SPEC E1, E4).
+public protocol EventQueueStore: Sendable {
+    /// Every queued item, oldest first; unreadable items are skipped (and logged).
+    func load() -> [TrackedEvent]
+    /// Adds an item at the end of the queue, durably, before returning.
+    func append(_ event: TrackedEvent) throws
+    /// Replaces the stored copy of an item with the same id (to record failed attempts).
+    func update(_ event: TrackedEvent) throws
+    /// Removes an item; removing an unknown id is a no-op.
+    func remove(id: TrackedEvent.ID) throws
+}
+
+/// Uploads one tracked item to the backend (SPEC E3): one request per item.
+public protocol EventUploader: Sendable {
+    /// Uploads `event`; returns only after the backend accepted it with a 2xx, otherwise throws
+    /// ``SegmentsError``.
+    func upload(_ event: TrackedEvent) async throws
+}

@@ -1,0 +1,2 @@
+// The facade (SegmentsClient, Exponea.shared) arrives with the facade issue (#5).
+import SegmentsDomain
