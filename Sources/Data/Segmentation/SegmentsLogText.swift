@@ -1,0 +1,26 @@
+import SegmentsDomain
+
+/// The log lines of the segments feature. Apps and support teams search for these exact texts
+/// (SPEC L1), so they are written once, here.
+enum SegmentsLogText {
+    static let initialSkippedNoCallback = "Segments: Skipping initial segments update process for no callback"
+    static let initialSkippedNotRequired = "Segments: Skipping initial segments update process as is not required"
+    static let trackedSkippedNoCallback =
+        "Segments: Skipping segments update process after tracked event due to no callback registered"
+    static let reloadSkippedNoCallback = "Segments: Skipping segments reload process for no callback"
+    static let cancelledCustomerChanged = "Segments: Check process was canceled because customer has changed"
+    static let ignoredDifferentCustomer = "Segments: New data are ignored because were loaded for different customer"
+    static let cancelledMeanwhile = "Segments: Segments change check has been cancelled meanwhile"
+    static let flushingNotImmediate =
+        "Segments: Segment accuracy needs the immediate flushing mode: events tracked in other modes reach the server late"
+
+    /// The link failure line: ids appear only when the logger writes verbose lines (SPEC P4).
+    static func linkFailed(_ customer: CustomerIds, verbose: Bool) -> String {
+        let ids = verbose ? CustomerIds(customer.hardIds).description : CustomerIds(customer.hardIds).keyDescription
+        return "Segments: Customer IDs \(ids) merge failed, unable to fetch segments"
+    }
+
+    static func fetchFailed(_ error: SegmentsError) -> String {
+        "Segments: Fetch of segments failed: \(error)"
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import SegmentsDomain
+
+/// A scriptable ``SegmentRepository`` that records every call.
+///
+/// Answers come, in this order, from scripted one-off results (``failNextFetches(_:with:)``,
+/// ``answerNextFetch(with:)``), from answers per cookie, then from the answer for every cookie.
+/// The answer is chosen when the call starts, like a server would; with a ``delay`` (on the
+/// given scheduler's virtual time) it is returned that much later.
+///
+/// ```swift
+/// let scheduler = TestScheduler()
+/// let repository = RecordingSegmentRepository(scheduler: scheduler)
+/// repository.answer([.discovery(): [Segment(id: "s1", segmentationId: "g1")]])
+/// repository.delay = 2
+/// ```
+public final class RecordingSegmentRepository: SegmentRepository, Sendable {
+    /// One call the repository received.
+    public enum Call: Hashable, Sendable {
+        /// A fetch for the customer.
+        case fetch(CustomerIds)
+        /// A link of the customer's ids.
+        case link(CustomerIds)
+    }
+
+    private struct State: Sendable {
+        var defaultAnswer: SegmentsByCategory = [:]
+        var answersByCookie: [String: SegmentsByCategory] = [:]
+        var scriptedFetches: [Result<SegmentsByCategory, SegmentsError>] = []
+        var scriptedLinks: [SegmentsError] = []
+        var delay: TimeInterval = 0
+        var calls: [Call] = []
+    }
+
+    private let scheduler: (any Scheduler)?
+    private let state = Locked(State())
+
+    /// A repository answering `[:]`; `scheduler` provides the time for ``delay``.
+    public init(scheduler: (any Scheduler)? = nil) {
+        self.scheduler = scheduler
+    }
+
+    /// How long each call takes on the scheduler's time (0 by default). Needs a scheduler.
+    public var delay: TimeInterval {
+        get { state.withLock { $0.delay } }
+        set { state.withLock { $0.delay = newValue } }
+    }
+
+    /// Sets the answer for `cookie`, or for every cookie without an answer of its own when `nil`.
+    public func answer(_ segments: SegmentsByCategory, forCookie cookie: String? = nil) {
+        state.withLock { state in
+            if let cookie { state.answersByCookie[cookie] = segments } else { state.defaultAnswer = segments }
+        }
+    }
+
+    /// Makes the next fetch answer `segments`, whatever the customer.
+    public func answerNextFetch(with segments: SegmentsByCategory) {
+        state.withLock { $0.scriptedFetches.append(.success(segments)) }
+    }
+
+    /// Makes the next `count` fetches throw `error`.
+    public func failNextFetches(_ count: Int = 1, with error: SegmentsError) {
+        state.withLock { $0.scriptedFetches += Array(repeating: .failure(error), count: count) }
+    }
+
+    /// Makes the next `count` links throw `error`.
+    public func failNextLinks(_ count: Int = 1, with error: SegmentsError) {
+        state.withLock { $0.scriptedLinks += Array(repeating: error, count: count) }
+    }
+
+    /// Every call received, oldest first.
+    public var calls: [Call] { state.withLock { $0.calls } }
+
+    /// The customers fetched for, oldest first.
+    public var fetches: [CustomerIds] {
+        calls.compactMap { if case .fetch(let customer) = $0 { customer } else { nil } }
+    }
+
+    /// The customers linked, oldest first.
+    public var links: [CustomerIds] {
+        calls.compactMap { if case .link(let customer) = $0 { customer } else { nil } }
+    }
+
+    /// Answers per the script, after ``delay``.
+    public func fetchSegments(for customer: CustomerIds) async throws -> SegmentsByCategory {
+        let (result, delay) = state.withLock { state in
+            state.calls.append(.fetch(customer))
+            let result: Result<SegmentsByCategory, SegmentsError>
+            if !state.scriptedFetches.isEmpty {
+                result = state.scriptedFetches.removeFirst()
+            } else {
+                result = .success(customer.cookie.flatMap { state.answersByCookie[$0] } ?? state.defaultAnswer)
+            }
+            return (result, state.delay)
+        }
+        await wait(delay)
+        return try result.get()
+    }
+
+    /// Succeeds or throws per the script, after ``delay``.
+    public func linkCustomerIds(_ customer: CustomerIds) async throws {
+        let (failure, delay) = state.withLock { state in
+            state.calls.append(.link(customer))
+            return (state.scriptedLinks.isEmpty ? nil : state.scriptedLinks.removeFirst(), state.delay)
+        }
+        await wait(delay)
+        if let failure { throw failure }
+    }
+
+    private func wait(_ delay: TimeInterval) async {
+        guard delay > 0, let scheduler else { return }
+        await scheduler.sleep(for: delay)
+    }
+}

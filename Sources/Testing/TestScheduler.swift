@@ -1,0 +1,159 @@
+import Foundation
+import SegmentsDomain
+
+/// One virtual timeline that is both ``Clock`` and ``Scheduler``: time moves only when a test
+/// calls ``advance(by:)``.
+///
+/// Work is registered synchronously by `schedule(after:_:)`, so nothing can race it.
+/// `advance(by:)` runs every piece of work that falls due, in deadline order (ties in the order
+/// they were scheduled), and waits for each to finish — or to park in ``sleep(for:)`` — before it
+/// runs the next, so a test sees the same interleaving on every run.
+///
+/// ```swift
+/// let scheduler = TestScheduler()
+/// scheduler.schedule(after: 5) { await model.reload() }
+/// await scheduler.advance(by: 4.9)   // nothing runs
+/// await scheduler.advance(by: 0.1)   // reload() runs and is awaited
+/// #expect(scheduler.pendingWorkCount == 0)
+/// ```
+public final class TestScheduler: Clock, Scheduler, Sendable {
+    private struct Item: Sendable {
+        let deadline: Date
+        let sequence: Int
+        let run: @Sendable () -> Void
+    }
+
+    private struct State: Sendable {
+        var now: Date
+        var nextSequence = 0
+        var pending: [Item] = []
+        /// Work started by `advance` that has neither finished nor parked in `sleep`.
+        var running = 0
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    @TaskLocal private static var isScheduledWork = false
+
+    private let state: Locked<State>
+
+    /// A timeline starting at `now` (by default 2023-11-14 22:13:20 UTC, a fixed moment).
+    public init(now: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
+        state = Locked(State(now: now))
+    }
+
+    /// The virtual now.
+    public func now() -> Date {
+        state.withLock { $0.now }
+    }
+
+    /// Registers `work` to run when virtual time reaches now + `delay`.
+    @discardableResult
+    public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () async -> Void) -> ScheduledWork {
+        let sequence = enqueue(after: delay) { [weak self] in self?.start(work) }
+        return ScheduledWork { [weak self] in
+            self?.state.withLock { $0.pending.removeAll { $0.sequence == sequence } }
+        }
+    }
+
+    /// Suspends the caller until virtual time has advanced by `delay`.
+    ///
+    /// Called from scheduled work, the work counts as parked, so `advance(by:)` moves on.
+    public func sleep(for delay: TimeInterval) async {
+        let tracked = Self.isScheduledWork
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            enqueue(after: delay) { [weak self] in
+                if tracked { self?.state.withLock { $0.running += 1 } }
+                continuation.resume()
+            }
+            if tracked { finishRunning() }
+        }
+    }
+
+    /// Moves virtual time forward by `interval`, running all work that falls due on the way, in
+    /// deadline order, each to completion (or until it parks in ``sleep(for:)``).
+    /// `advance()` with no argument runs the work that is due now.
+    public func advance(by interval: TimeInterval = 0) async {
+        let target = now().addingTimeInterval(max(interval, 0))
+        while let item = takeNext(dueBy: target) {
+            item.run()
+            await waitUntilIdle()
+        }
+        state.withLock { if $0.now < target { $0.now = target } }
+    }
+
+    /// Advances to the deadline of each pending piece of work in turn until none is left, or
+    /// until `limit` seconds of virtual time have passed (periodic work never ends by itself).
+    public func runUntilIdle(limit: TimeInterval = 3600) async {
+        let end = now().addingTimeInterval(limit)
+        while let next = state.withLock({ $0.pending.map(\.deadline).min() }), next <= end {
+            await advance(by: max(next.timeIntervalSince(now()), 0))
+        }
+    }
+
+    /// How many pieces of work (and sleepers) are waiting for their deadline.
+    public var pendingWorkCount: Int {
+        state.withLock { $0.pending.count }
+    }
+
+    /// The deadlines of waiting work, earliest first, as seconds from now.
+    public var pendingDelays: [TimeInterval] {
+        state.withLock { state in state.pending.map { $0.deadline.timeIntervalSince(state.now) }.sorted() }
+    }
+
+    // MARK: - Internals
+
+    @discardableResult
+    private func enqueue(after delay: TimeInterval, _ run: @escaping @Sendable () -> Void) -> Int {
+        state.withLock { state in
+            let sequence = state.nextSequence
+            state.nextSequence += 1
+            state.pending.append(
+                Item(deadline: state.now.addingTimeInterval(max(delay, 0)), sequence: sequence, run: run))
+            return sequence
+        }
+    }
+
+    private func takeNext(dueBy target: Date) -> Item? {
+        state.withLock { state in
+            guard
+                let index = state.pending.indices.min(by: {
+                    (state.pending[$0].deadline, state.pending[$0].sequence)
+                        < (state.pending[$1].deadline, state.pending[$1].sequence)
+                }),
+                state.pending[index].deadline <= target
+            else { return nil }
+            let item = state.pending.remove(at: index)
+            if state.now < item.deadline { state.now = item.deadline }
+            return item
+        }
+    }
+
+    private func start(_ work: @escaping @Sendable () async -> Void) {
+        state.withLock { $0.running += 1 }
+        Task {
+            await Self.$isScheduledWork.withValue(true) { await work() }
+            self.finishRunning()
+        }
+    }
+
+    private func finishRunning() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.running -= 1
+            guard state.running == 0 else { return [] }
+            defer { state.idleWaiters = [] }
+            return state.idleWaiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    private func waitUntilIdle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state in
+                if state.running == 0 { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+}

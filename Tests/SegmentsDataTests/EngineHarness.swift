@@ -1,0 +1,102 @@
+import Foundation
+import SegmentsData
+import SegmentsDomain
+import SegmentsTesting
+
+/// Collects values handed to a callback from any thread.
+final class Recorder<Value: Sendable>: Sendable {
+    private let values = Locked<[Value]>([])
+    func record(_ value: Value) { values.withLock { $0.append(value) } }
+    var all: [Value] { values.value }
+    var count: Int { all.count }
+    var last: Value? { all.last }
+}
+
+/// One engine on virtual time with recording doubles for every port.
+final class EngineHarness: Sendable {
+    let scheduler = TestScheduler()
+    let logger = CapturingLogger()
+    let deliveryQueue = DispatchQueue(label: "test.delivery")
+    let repository: RecordingSegmentRepository
+    let customerStore: InMemoryCustomerStore
+    let baselineStore: InMemorySegmentBaselineStore
+    let engine: SegmentationEngine
+    private let cookieCounter = Locked(0)
+
+    init(
+        customer: CustomerIds? = CustomerIds(cookie: "cookie-a"), baseline: SegmentBaseline = .empty,
+        timings: SegmentationTimings = SegmentationTimings()
+    ) {
+        repository = RecordingSegmentRepository(scheduler: scheduler)
+        customerStore = InMemoryCustomerStore(customer)
+        baselineStore = InMemorySegmentBaselineStore(baseline)
+        let counter = cookieCounter
+        engine = SegmentationEngine(
+            dependencies: .init(
+                scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: deliveryQueue,
+                timings: timings, random: { 0.5 },
+                makeCookie: {
+                    counter.withLock { count in
+                        count += 1
+                        return "new-cookie-\(count)"
+                    }
+                }))
+    }
+
+    var backend: SegmentationEngine.Backend {
+        .init(repository: repository, customerStore: customerStore, baselineStore: baselineStore)
+    }
+
+    func configure() {
+        engine.configure(backend)
+    }
+
+    /// Advances virtual time, then waits until every queued delivery has run.
+    func advance(by seconds: TimeInterval = 0) async {
+        await scheduler.advance(by: seconds)
+        drainDeliveries()
+    }
+
+    func drainDeliveries() {
+        deliveryQueue.sync {}
+    }
+
+    /// Registers a listener that records every list it is told.
+    @discardableResult
+    func listen(
+        _ category: SegmentCategory = .discovery(), includeFirstLoad: Bool = false, group: UUID? = nil
+    ) -> (Recorder<[Segment]>, ListenerToken) {
+        let recorder = Recorder<[Segment]>()
+        let token = engine.addListener(
+            SegmentListener(category: category, includeFirstLoad: includeFirstLoad) { recorder.record($0) },
+            group: group)
+        return (recorder, token)
+    }
+
+    /// Starts a one-shot read that records its answers.
+    func read(_ category: SegmentCategory = .discovery(), force: Bool = false) -> Recorder<Result<[Segment], SegmentsError>> {
+        let recorder = Recorder<Result<[Segment], SegmentsError>>()
+        engine.getSegments(category: category, force: force) { recorder.record($0) }
+        return recorder
+    }
+
+    var fetchCount: Int { repository.fetches.count }
+}
+
+/// Fixtures.
+enum Fixture {
+    static let s1 = Segment(id: "s1", segmentationId: "g1")
+    static let s2 = Segment(id: "s2", segmentationId: "g1")
+    static let s3 = Segment(id: "s3", segmentationId: "g2", attributes: ["name": "VIP"])
+    static let customerA = CustomerIds(cookie: "cookie-a")
+    static let transient = SegmentsError(.httpStatus, "server error", httpStatus: 503)
+    static let permanent = SegmentsError(.httpStatus, "not found", httpStatus: 404)
+}
+
+extension Result where Failure == SegmentsError {
+    var value: Success? { try? get() }
+    var error: SegmentsError? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
