@@ -1,0 +1,198 @@
+import Foundation
+import SegmentsData
+import SegmentsDomain
+import SegmentsTesting
+import Testing
+
+/// SPEC D: change detection and delivery.
+@Suite struct DeliveryTests {
+    /// A harness with one reload done and the baseline holding `initial`.
+    func loaded(_ initial: SegmentsByCategory) async -> EngineHarness {
+        let harness = EngineHarness()
+        harness.repository.answer(initial)
+        harness.configure()
+        harness.listen(.content())
+        await harness.advance(by: 5)
+        return harness
+    }
+
+    func reload(_ harness: EngineHarness, answering segments: SegmentsByCategory) async {
+        harness.repository.answer(segments)
+        harness.engine.reloadAfterUpload()
+        await harness.advance(by: 5)
+    }
+
+    @Test func d1_everySuccessfulFetchReplacesTheBaselineAndRefreshesFetchedAt() async {
+        let harness = await loaded([.discovery(): [Fixture.s1]])
+        let first = harness.baselineStore.load().snapshot
+        await harness.advance(by: 100)
+        await reload(harness, answering: [.discovery(): [Fixture.s1]])
+        let second = harness.baselineStore.load().snapshot
+        #expect(first?.segments == second?.segments)
+        #expect(second?.fetchedAt == harness.scheduler.now())
+        #expect(second!.fetchedAt.timeIntervalSince(first!.fetchedAt) == 105)
+    }
+
+    @Test func d2_reorderingIsNoChangeButAddingRemovingOrAlteringIs() async {
+        let harness = await loaded([.discovery(): [Fixture.s1, Fixture.s2]])
+        let (recorder, _) = harness.listen()
+        await harness.advance(by: 5)
+        await reload(harness, answering: [.discovery(): [Fixture.s2, Fixture.s1]])
+        #expect(recorder.count == 0)
+        await reload(harness, answering: [.discovery(): [Fixture.s2, Fixture.s1, Fixture.s3]])
+        await reload(harness, answering: [.discovery(): [Fixture.s2, Fixture.s3]])
+        var altered = Fixture.s3
+        altered.attributes["name"] = "VVIP"
+        await reload(harness, answering: [.discovery(): [Fixture.s2, altered]])
+        #expect(
+            recorder.all == [[Fixture.s2, Fixture.s1, Fixture.s3], [Fixture.s2, Fixture.s3], [Fixture.s2, altered]])
+    }
+
+    @Test func d3_aBaselineOfOtherIdsMakesEveryAnsweredCategoryChanged() async {
+        let other = SegmentSnapshot(
+            customer: CustomerIds(cookie: "someone-else"), segments: [.discovery(): [Fixture.s1]],
+            fetchedAt: Date(timeIntervalSince1970: 0))
+        let harness = EngineHarness(baseline: SegmentBaseline(snapshot: other))
+        harness.repository.answer([.discovery(): [Fixture.s1], .merchandising(): []])
+        harness.configure()
+        let (discovery, _) = harness.listen(.discovery())
+        let (merchandising, _) = harness.listen(.merchandising())
+        await harness.advance(by: 5)
+        #expect(discovery.all == [[Fixture.s1]])
+        #expect(merchandising.all == [[]])
+    }
+
+    @Test func d4_aVanishedOrEmptiedCategoryChangesToEmpty() async {
+        let harness = await loaded([.discovery(): [Fixture.s1], .content(): [Fixture.s2]])
+        let (discovery, _) = harness.listen(.discovery())
+        let (content, _) = harness.listen(.content())
+        await harness.advance(by: 5)
+        await reload(harness, answering: [.content(): []])
+        #expect(discovery.all == [[]])
+        #expect(content.all == [[]])
+    }
+
+    @Test func d5_onlyListenersOfChangedCategoriesAreToldTheFullList() async {
+        let harness = await loaded([.discovery(): [Fixture.s1], .content(): [Fixture.s2]])
+        let (discovery, _) = harness.listen(.discovery())
+        let (content, _) = harness.listen(.content())
+        let (custom, _) = harness.listen(SegmentCategory("recommendations"))
+        await harness.advance(by: 5)
+        await reload(
+            harness,
+            answering: [
+                .discovery(): [Fixture.s1, Fixture.s3], .content(): [Fixture.s2],
+                SegmentCategory("recommendations"): [Fixture.s1],
+            ])
+        #expect(discovery.all == [[Fixture.s1, Fixture.s3]])
+        #expect(content.count == 0)
+        #expect(custom.all == [[Fixture.s1]])
+    }
+
+    @Test func d6_firstLoadIsDeliveredExactlyOnceEvenWhenNothingChanged() async {
+        let harness = await loaded([.discovery(): [Fixture.s1]])
+        let (recorder, _) = harness.listen(.discovery(), includeFirstLoad: true)
+        let (emptyCategory, _) = harness.listen(.merchandising(), includeFirstLoad: true)
+        await harness.advance(by: 5)
+        await reload(harness, answering: [.discovery(): [Fixture.s1]])
+        #expect(recorder.all == [[Fixture.s1]])
+        #expect(emptyCategory.all == [[]])
+    }
+
+    @Test func d6_aFailedReloadKeepsTheFirstLoadPendingAndTheNextSuccessFulfilsItOnce() async {
+        let harness = EngineHarness()
+        harness.repository.failNextFetches(with: Fixture.transient)
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        let (recorder, _) = harness.listen(includeFirstLoad: true)
+        harness.configure()
+        await harness.advance(by: 5)
+        #expect(recorder.count == 0)
+        await harness.advance(by: 2)  // the retry succeeds
+        #expect(recorder.all == [[Fixture.s1]])
+        await reload(harness, answering: [.discovery(): [Fixture.s1]])
+        #expect(recorder.all == [[Fixture.s1]])
+    }
+
+    @Test func d6_aDiscardedReloadKeepsTheFirstLoadPending() async {
+        let harness = EngineHarness()
+        harness.repository.delay = 1
+        let (recorder, _) = harness.listen(includeFirstLoad: true)
+        harness.configure()
+        await harness.advance(by: 5)
+        harness.engine.identify(hardIds: ["registered": "b"])  // the answer for A will be discarded
+        await harness.advance(by: 1)
+        #expect(recorder.count == 0)
+        await harness.advance(by: 5 + 1 + 1)
+        #expect(recorder.all == [[]])
+    }
+
+    @Test func d7_listenersAreToldInRegistrationOrder() async {
+        let harness = EngineHarness()
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        let order = Recorder<Int>()
+        harness.configure()
+        for index in 0..<20 {
+            harness.engine.addListener(SegmentListener(category: .discovery(), includeFirstLoad: true) { _ in
+                order.record(index)
+            })
+        }
+        await harness.advance(by: 5)
+        #expect(order.all == Array(0..<20))
+    }
+
+    @Test func d7_aListenerRemovedWhileItsDeliveryIsQueuedIsNeverCalled() async {
+        let harness = EngineHarness()
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        harness.configure()
+        let (removed, token) = harness.listen(includeFirstLoad: true)
+        let (kept, _) = harness.listen(includeFirstLoad: true)
+        harness.deliveryQueue.suspend()
+        await harness.scheduler.advance(by: 5)  // deliveries are queued but cannot run
+        harness.engine.removeListener(token)
+        harness.deliveryQueue.resume()
+        harness.drainDeliveries()
+        #expect(removed.count == 0)
+        #expect(kept.all == [[Fixture.s1]])
+    }
+
+    @Test func d7_aSlowListenerNeverDelaysTheEngine() async {
+        let harness = EngineHarness()
+        harness.configure()
+        harness.listen(includeFirstLoad: true)
+        harness.deliveryQueue.suspend()  // as if a listener blocked the delivery queue
+        await harness.scheduler.advance(by: 5)
+        harness.engine.reloadAfterUpload()
+        await harness.scheduler.advance(by: 5)
+        #expect(harness.fetchCount == 2)
+        harness.deliveryQueue.resume()
+    }
+
+    @Test func d8_deliveriesRunOnTheDeliveryQueue() async {
+        let harness = EngineHarness()
+        let key = DispatchSpecificKey<String>()
+        harness.deliveryQueue.setSpecific(key: key, value: "delivery")
+        let queues = Recorder<String?>()
+        harness.configure()
+        harness.engine.addListener(SegmentListener(category: .discovery(), includeFirstLoad: true) { _ in
+            queues.record(DispatchQueue.getSpecific(key: key))
+        })
+        harness.engine.getSegments(category: .discovery(), force: true) { _ in
+            queues.record(DispatchQueue.getSpecific(key: key))
+        }
+        await harness.advance(by: 5)
+        #expect(queues.all == ["delivery", "delivery"])
+    }
+
+    @Test func d9_aFailedOrMalformedFetchDeliversNothingAndKeepsTheBaseline() async {
+        let harness = await loaded([.discovery(): [Fixture.s1]])
+        let (recorder, _) = harness.listen()
+        await harness.advance(by: 5)
+        let before = harness.baselineStore.load()
+        harness.repository.failNextFetches(with: SegmentsError(.invalidResponse, "a JSON array where an object is expected"))
+        harness.engine.reloadAfterUpload()
+        await harness.advance(by: 5)
+        #expect(harness.fetchCount == 3)
+        #expect(recorder.count == 0)
+        #expect(harness.baselineStore.load() == before)
+    }
+}
