@@ -1,0 +1,199 @@
+import Foundation
+import SegmentsData
+import SegmentsDomain
+import SegmentsTesting
+import Testing
+
+/// SPEC G: one-shot reads.
+@Suite struct OneShotReadTests {
+    static let answer: SegmentsByCategory = [.discovery(): [Fixture.s1], .content(): [Fixture.s2, Fixture.s3]]
+
+    /// A configured harness whose baseline was just fetched for the current customer.
+    func fresh() async -> EngineHarness {
+        let harness = EngineHarness()
+        harness.repository.answer(Self.answer)
+        harness.configure()
+        _ = harness.read(force: true)
+        await harness.advance()
+        return harness
+    }
+
+    @Test func g1_aCacheHitAnswersOnceWithTheRequestedCategoryOnly() async {
+        let harness = await fresh()
+        await harness.advance(by: 4.9)
+        let content = harness.read(.content())
+        let missing = harness.read(.merchandising())
+        await harness.advance()
+        #expect(harness.fetchCount == 1)
+        #expect(content.all.map(\.value) == [[Fixture.s2, Fixture.s3]])
+        #expect(missing.all.map(\.value) == [[]])
+    }
+
+    @Test func g1_aBaselineFiveSecondsOldIsStale() async {
+        let harness = await fresh()
+        await harness.advance(by: 5)
+        let read = harness.read()
+        await harness.advance()
+        #expect(harness.fetchCount == 2)
+        #expect(read.all.map(\.value) == [[Fixture.s1]])
+    }
+
+    @Test func g1_aBaselineOfAnotherCustomerIsNeverAnAnswer() async {
+        let harness = await fresh()
+        harness.engine.identify(hardIds: ["registered": "jane"])
+        let read = harness.read()
+        await harness.advance()
+        #expect(harness.repository.calls.suffix(2) == [
+            .link(CustomerIds(["cookie": "cookie-a", "registered": "jane"])),
+            .fetch(CustomerIds(["cookie": "cookie-a", "registered": "jane"])),
+        ])
+        #expect(read.count == 1)
+    }
+
+    @Test func g2_forceAlwaysFetches() async {
+        let harness = await fresh()
+        let read = harness.read(force: true)
+        await harness.advance()
+        #expect(harness.fetchCount == 2)
+        #expect(read.count == 1)
+    }
+
+    @Test func g2_aThousandConcurrentReadsShareOneRequestAndAreEachAnsweredOnce() async {
+        let harness = EngineHarness()
+        harness.repository.answer(Self.answer)
+        harness.configure()
+        let answers = Recorder<Int>()
+        DispatchQueue.concurrentPerform(iterations: 1000) { index in
+            harness.engine.getSegments(category: .content(), force: true) { result in
+                if (try? result.get()) == [Fixture.s2, Fixture.s3] { answers.record(index) }
+            }
+        }
+        await harness.advance()
+        #expect(harness.fetchCount == 1)
+        #expect(answers.count == 1000)
+        #expect(Set(answers.all).count == 1000)
+    }
+
+    @Test func g2_aReadJoinsTheAutomaticReloadInFlight() async {
+        let harness = EngineHarness()
+        harness.repository.delay = 2
+        harness.repository.answer(Self.answer)
+        harness.configure()
+        harness.listen()
+        await harness.advance(by: 5)  // the automatic reload is in flight
+        let read = harness.read(force: true)
+        await harness.advance(by: 2)
+        #expect(harness.fetchCount == 1)
+        #expect(read.all.map(\.value) == [[Fixture.s1]])
+    }
+
+    @Test func g3_aOneShotFetchUpdatesTheBaselineAndNotifiesListenersOfChanges() async {
+        let harness = await fresh()
+        let (recorder, _) = harness.listen()
+        await harness.advance(by: 5)
+        harness.repository.answer([.discovery(): [Fixture.s3]])
+        let read = harness.read(force: true)
+        await harness.advance()
+        #expect(read.all.map(\.value) == [[Fixture.s3]])
+        #expect(recorder.all == [[Fixture.s3]])
+        #expect(harness.baselineStore.load().snapshot?.segments == [.discovery(): [Fixture.s3]])
+    }
+
+    @Test func g4_aFailedReadIsAnsweredOnceWithTheError() async {
+        let harness = EngineHarness()
+        harness.repository.failNextFetches(with: Fixture.transient)
+        harness.configure()
+        let read = harness.read()
+        await harness.advance(by: 60)
+        #expect(read.count == 1)
+        #expect(read.last?.error?.httpStatus == 503)
+        #expect(harness.fetchCount == 1)  // a read alone is not retried: no listener wants it
+    }
+
+    @Test func g4_aReadBeforeConfigureIsAnsweredOnceConfigured() async {
+        let harness = EngineHarness()
+        harness.repository.answer(Self.answer)
+        let read = harness.read(.content())
+        await harness.advance(by: 60)
+        #expect(read.count == 0)
+        harness.configure()
+        await harness.advance()
+        #expect(read.all.map(\.value) == [[Fixture.s2, Fixture.s3]])
+    }
+
+    @Test func g4_aReadBeforeConfigureFailsOnStop() async {
+        let harness = EngineHarness()
+        let read = harness.read()
+        harness.engine.stop()
+        harness.drainDeliveries()
+        #expect(read.all.map(\.error?.code) == [.stopped])
+    }
+
+    @Test func g4_aReadAfterStopFailsAtOnce() async {
+        let harness = EngineHarness()
+        harness.configure()
+        harness.engine.stop()
+        let read = harness.read()
+        harness.drainDeliveries()
+        #expect(read.all.map(\.error?.code) == [.stopped])
+        #expect(harness.scheduler.pendingWorkCount == 0)
+    }
+
+    @Test func g4_aReadInFlightIsAnsweredOnceOnStopAndOnAnonymize() async {
+        let harness = EngineHarness()
+        harness.repository.delay = 2
+        harness.configure()
+        let anonymized = harness.read()
+        await harness.advance(by: 1)
+        harness.engine.anonymize()
+        let stopped = harness.read()
+        await harness.advance(by: 1)
+        harness.engine.stop()
+        await harness.advance(by: 10)
+        #expect(anonymized.all.map(\.value) == [[]])
+        #expect(stopped.all.map(\.error?.code) == [.stopped])
+    }
+
+    @Test func g5_theAsyncFormReturnsTheListOrThrowsSegmentsError() async throws {
+        let harness = await fresh()
+        let cached = try await harness.engine.getSegments(category: .discovery())
+        #expect(cached == [Fixture.s1])
+        harness.engine.stop()
+        await #expect(throws: SegmentsError.self) {
+            try await harness.engine.getSegments(category: .discovery())
+        }
+    }
+
+    @Test func g6_aReadRetriesForTheNewCustomerWithItsCookie() async {
+        let harness = EngineHarness()
+        harness.repository.delay = 1
+        harness.repository.answer([.discovery(): [Fixture.s1]], forCookie: "cookie-a")
+        harness.repository.answer([.discovery(): [Fixture.s2]], forCookie: "new-cookie-1")
+        harness.configure()
+        let read = harness.read(force: true)
+        await harness.advance(by: 0.5)
+        harness.engine.identify(hardIds: ["registered": "jane"])
+        await harness.advance(by: 10)
+        #expect(read.all.map(\.value) == [[Fixture.s1]])
+        #expect(harness.repository.fetches.last == CustomerIds(["cookie": "cookie-a", "registered": "jane"]))
+        #expect(harness.fetchCount == 2)
+    }
+
+    @Test func g6_aReadGivesUpAfterThreeCustomerChanges() async {
+        let harness = EngineHarness()
+        harness.repository.delay = 1
+        harness.configure()
+        let read = harness.read(force: true)
+        for index in 0..<4 {
+            await harness.advance(by: 0.5)
+            harness.engine.identify(hardIds: ["registered": "user-\(index)"])
+            await harness.advance(by: 0.5)
+        }
+        await harness.advance(by: 10)
+        #expect(read.all.map(\.error?.code) == [.customerChanged])
+        // The first flight fetches; the three retries are for identified customers and stop
+        // after their link, when the check before the fetch sees the customer changed (C2).
+        #expect(harness.repository.calls.count == 4)
+        #expect(harness.repository.links.map { $0.values["registered"] } == ["user-0", "user-1", "user-2"])
+    }
+}
