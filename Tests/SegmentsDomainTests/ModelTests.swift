@@ -1,0 +1,76 @@
+import Foundation
+import SegmentsDomain
+import Testing
+
+/// SPEC M1–M3, the error classification, and JSON values.
+@Suite struct ModelTests {
+    @Test func m1_encodingRoundTripsEveryField() throws {
+        let segment = Segment(id: "a", segmentationId: "g", attributes: ["name": "VIP", "score": "3"])
+        let decoded = try JSONDecoder().decode(Segment.self, from: JSONEncoder().encode(segment))
+        #expect(decoded == segment)
+    }
+
+    @Test func m1_equalityCoversAttributes() {
+        #expect(Segment(id: "a", segmentationId: "g") != Segment(id: "a", segmentationId: "g", attributes: ["x": "y"]))
+    }
+
+    @Test(arguments: [#"{"id":"a"}"#, #"{"segmentation_id":"g"}"#, #"{"id":"a","segmentation_id":"g","n":1}"#, "[]"])
+    func m1_aSegmentMissingAnIdOrWithANonStringValueDoesNotDecode(json: String) {
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(Segment.self, from: Data(json.utf8)) }
+    }
+
+    @Test func m2_categoriesAreTheirWireNames() {
+        #expect(SegmentCategory.discovery().name == "discovery")
+        #expect(SegmentCategory.merchandising().name == "merchandising")
+        #expect(SegmentCategory.content().name == "content")
+        #expect(SegmentCategory("anything-new") == SegmentCategory("anything-new"))
+    }
+
+    @available(*, deprecated)
+    @Test func m2_merchandiseIsADeprecatedAliasOfMerchandising() {
+        #expect(SegmentCategory.merchandise() == .merchandising())
+    }
+
+    @Test func m3_customersAreEqualOnlyWithEqualIdMaps() {
+        let a = CustomerIds(["cookie": "c", "registered": "r"])
+        #expect(a == CustomerIds(["registered": "r", "cookie": "c"]))
+        #expect(a != CustomerIds(cookie: "c"))
+        #expect(a.hardIds == ["registered": "r"])
+        #expect(CustomerIds(cookie: "c").hasHardIds == false)
+    }
+
+    @Test func e1_mergingAddsAndOverwritesHardIdsButNeverRemovesOrTouchesTheCookie() {
+        let merged = CustomerIds(["cookie": "c", "registered": "r"]).merging(hardIds: ["email": "e", "cookie": "evil"])
+        #expect(merged == CustomerIds(["cookie": "c", "registered": "r", "email": "e"]))
+    }
+
+    @Test func p4_keyDescriptionHoldsNoValues() {
+        let customer = CustomerIds(["cookie": "c", "registered": "jane@example.com"])
+        #expect(customer.keyDescription == "[cookie, registered]")
+    }
+
+    @Test(arguments: [
+        (SegmentsError.Code.network, nil, true), (.timeout, nil, true), (.invalidResponse, nil, true),
+        (.httpStatus, 408, true), (.httpStatus, 429, true), (.httpStatus, 500, true), (.httpStatus, 503, true),
+        (.httpStatus, 400, false), (.httpStatus, 404, false), (.unauthorized, 401, false),
+        (.stopped, nil, false), (.invalidConfiguration, nil, false),
+    ] as [(SegmentsError.Code, Int?, Bool)])
+    func t7_transientErrorsFollowTheWireRules(code: SegmentsError.Code, status: Int?, transient: Bool) {
+        #expect(SegmentsError(code, "x", httpStatus: status).isTransient == transient)
+    }
+
+    @Test func t7_aLinkFailureIsAsTransientAsItsCause() {
+        let transient = SegmentsError(.linkFailed, "x", underlying: SegmentsError(.httpStatus, "y", httpStatus: 502))
+        let permanent = SegmentsError(.linkFailed, "x", underlying: SegmentsError(.httpStatus, "y", httpStatus: 400))
+        #expect(transient.isTransient)
+        #expect(!permanent.isTransient)
+    }
+
+    @Test func jsonValuesTakeSwiftLiteralsAndRoundTrip() throws {
+        let properties: [String: JSONValue] = [
+            "price": 9.99, "sku": "A-1", "count": 2, "gift": false, "tags": ["a", "b"], "meta": ["k": nil],
+        ]
+        let data = try JSONEncoder().encode(properties)
+        #expect(try JSONDecoder().decode([String: JSONValue].self, from: data) == properties)
+    }
+}
