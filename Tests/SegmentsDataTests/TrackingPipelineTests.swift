@@ -1,0 +1,211 @@
+import Foundation
+import SegmentsData
+import SegmentsDomain
+import SegmentsTesting
+import Testing
+
+/// SPEC E (and T3's hook): the tracking pipeline on virtual time.
+@Suite struct TrackingPipelineTests {
+    final class Harness: Sendable {
+        let scheduler = TestScheduler()
+        let logger = CapturingLogger()
+        let store: InMemoryEventQueueStore
+        let uploader: RecordingEventUploader
+        let uploads = Recorder<Int>()
+        let pipeline: TrackingPipeline
+
+        init(mode: FlushingMode = .immediate, queued: [TrackedEvent] = [], uploader: RecordingEventUploader? = nil) {
+            store = InMemoryEventQueueStore(queued)
+            self.uploader = uploader ?? RecordingEventUploader(scheduler: scheduler)
+            let uploads = self.uploads
+            pipeline = TrackingPipeline(
+                dependencies: .init(scheduler: scheduler, clock: scheduler, logger: logger, random: { 0.5 }),
+                store: store, uploader: self.uploader, mode: mode, onUploaded: { uploads.record(1) })
+        }
+
+        func track(_ type: String, customer: CustomerIds = Fixture.customerA, properties: [String: JSONValue] = [:]) {
+            try? pipeline.track(eventType: type, properties: properties, timestamp: nil, customer: customer)
+        }
+
+        var uploadedTypes: [String] {
+            uploader.accepted.map { if case .event(let type) = $0.kind { type } else { "customer" } }
+        }
+    }
+
+    @Test func e1_itemsAreQueuedDurablyWithTheCustomerIdsOfTheirMoment() async throws {
+        let harness = Harness(mode: .manual)
+        let jane = CustomerIds(["cookie": "c", "registered": "jane"])
+        harness.track("view_item", customer: Fixture.customerA, properties: ["sku": "A-1", "price": 9.99])
+        try harness.pipeline.trackCustomerUpdate(properties: ["plan": "gold"], timestamp: nil, customer: jane)
+        let stored = harness.store.load()
+        #expect(stored.map(\.customerIds) == [Fixture.customerA, jane])
+        #expect(stored.map(\.kind) == [.event(type: "view_item"), .customerUpdate])
+        #expect(stored.first?.properties == ["sku": "A-1", "price": 9.99])
+        #expect(stored.first?.timestamp == harness.scheduler.now())
+    }
+
+    @Test func e2_immediateModeUploadsPromptlyAfterEachEnqueue() async {
+        let harness = Harness()
+        harness.track("a")
+        await harness.scheduler.advance()
+        harness.track("b")
+        await harness.scheduler.advance()
+        #expect(harness.uploadedTypes == ["a", "b"])
+        #expect(harness.store.load().isEmpty)
+    }
+
+    @Test func e2_periodicModeUploadsOnItsTimer() async {
+        let harness = Harness(mode: .periodic(seconds: 10))
+        harness.track("a")
+        harness.track("b")
+        await harness.scheduler.advance(by: 9.9)
+        #expect(harness.uploader.accepted.isEmpty)
+        await harness.scheduler.advance(by: 0.1)
+        #expect(harness.uploadedTypes == ["a", "b"])
+        harness.track("c")
+        await harness.scheduler.advance(by: 10)
+        #expect(harness.uploadedTypes == ["a", "b", "c"])
+    }
+
+    @Test func e2_manualModeUploadsOnlyOnFlush() async {
+        let harness = Harness(mode: .manual)
+        harness.track("a")
+        await harness.scheduler.advance(by: 3600)
+        #expect(harness.uploader.accepted.isEmpty)
+        harness.pipeline.flush { _ in }
+        await harness.scheduler.advance()
+        #expect(harness.uploadedTypes == ["a"])
+    }
+
+    @Test func e2_switchingModesTakesEffectAtOnce() async {
+        let harness = Harness(mode: .periodic(seconds: 60))
+        harness.track("a")
+        harness.pipeline.mode = .manual
+        await harness.scheduler.advance(by: 120)
+        #expect(harness.uploader.accepted.isEmpty)
+        #expect(harness.scheduler.pendingWorkCount == 0)
+        harness.pipeline.mode = .immediate
+        await harness.scheduler.advance()
+        #expect(harness.uploadedTypes == ["a"])
+    }
+
+    @Test func e3_uploadsAreOneRequestPerItemOldestFirst() async {
+        let harness = Harness(mode: .manual)
+        for type in ["1", "2", "3", "4"] { harness.track(type) }
+        harness.pipeline.flush { _ in }
+        await harness.scheduler.advance()
+        #expect(harness.uploader.attempts.count == 4)
+        #expect(harness.uploadedTypes == ["1", "2", "3", "4"])
+    }
+
+    @Test func e3_aTransientFailureKeepsTheItemAndRetriesWithBackoff() async {
+        let harness = Harness()
+        harness.uploader.failNextUploads(2, with: Fixture.transient)
+        harness.track("a")
+        await harness.scheduler.advance()
+        #expect(harness.store.load().count == 1)
+        #expect(harness.scheduler.pendingDelays == [2])
+        harness.track("b")  // waits for the backoff, keeping the order
+        await harness.scheduler.advance(by: 2)
+        #expect(harness.scheduler.pendingDelays == [4])
+        await harness.scheduler.advance(by: 4)
+        #expect(harness.uploadedTypes == ["a", "b"])
+        #expect(harness.store.load().isEmpty)
+    }
+
+    @Test func e3_aPermanentFailureIsDroppedAfterTenTriesWithAnErrorLog() async {
+        let harness = Harness(mode: .manual)
+        harness.uploader.failNextUploads(10, with: Fixture.permanent)
+        harness.track("bad")
+        for attempt in 1...10 {
+            let result = await withCheckedContinuation { continuation in
+                harness.pipeline.flush { continuation.resume(returning: $0) }
+                Task { await harness.scheduler.advance() }
+            }
+            #expect((try? result.get()) == 0)
+            #expect(harness.store.load().first?.failedAttempts == (attempt < 10 ? attempt : nil))
+        }
+        #expect(harness.store.load().isEmpty)
+        #expect(harness.logger.entries.contains { $0.level == .error && $0.message.contains("after 10 failed uploads") })
+    }
+
+    @Test func e3_aPermanentFailureDoesNotBlockLaterItems() async {
+        let harness = Harness(mode: .manual)
+        harness.uploader.failNextUploads(1, with: Fixture.permanent)
+        harness.track("bad")
+        harness.track("good")
+        harness.pipeline.flush { _ in }
+        await harness.scheduler.advance()
+        #expect(harness.uploadedTypes == ["good"])
+        #expect(harness.store.load().map(\.failedAttempts) == [1])
+    }
+
+    @Test func e4_aNewPipelineOnTheSameStoreFindsTheWholeQueue() async {
+        let first = Harness(mode: .manual)
+        for type in ["1", "2", "3"] { first.track(type) }
+        let second = Harness(mode: .immediate, queued: first.store.load())
+        await second.scheduler.advance()
+        #expect(second.uploadedTypes == ["1", "2", "3"])
+    }
+
+    @Test func e4_anEventAcceptedButNotYetRemovedWhenTheProcessDiesIsUploadedAgain() async {
+        // The "disk" as it was at the moment the server accepted the upload: the crash point.
+        let diskAtCrash = Locked<[TrackedEvent]>([])
+        let storeRef = Locked<InMemoryEventQueueStore?>(nil)
+        let crashingUploader = RecordingEventUploader { _ in
+            diskAtCrash.withLock { $0 = storeRef.value?.load() ?? [] }
+        }
+        let first = Harness(mode: .manual, uploader: crashingUploader)
+        storeRef.withLock { $0 = first.store }
+        first.track("purchase")
+        first.pipeline.flush { _ in }
+        await first.scheduler.advance()
+        #expect(crashingUploader.accepted.count == 1)
+
+        let restarted = Harness(mode: .immediate, queued: diskAtCrash.value)
+        await restarted.scheduler.advance()
+        #expect(restarted.uploadedTypes == ["purchase"])  // at least once: a duplicate, never a loss
+    }
+
+    @Test func e5_flushReportsTheOutcomeAndLaterCallsJoinTheRunningFlush() async {
+        let harness = Harness(mode: .manual)
+        harness.uploader.delay = 1
+        harness.track("a")
+        harness.track("b")
+        let results = Recorder<TrackingPipeline.FlushResult>()
+        harness.pipeline.flush { results.record($0) }
+        await harness.scheduler.advance(by: 0.5)
+        harness.pipeline.flush { results.record($0) }
+        await harness.scheduler.advance(by: 5)
+        #expect(results.all.map { try? $0.get() } == [2, 2])
+        #expect(harness.uploader.attempts.count == 2)
+    }
+
+    @Test func e5_aFlushEndingInATransientFailureReportsIt() async {
+        let harness = Harness(mode: .manual)
+        harness.uploader.failNextUploads(with: Fixture.transient)
+        harness.track("a")
+        let results = Recorder<TrackingPipeline.FlushResult>()
+        harness.pipeline.flush { results.record($0) }
+        await harness.scheduler.advance()
+        #expect(results.all.map { $0.error?.httpStatus } == [503])
+        #expect(harness.scheduler.pendingWorkCount == 0)  // manual mode: the next flush retries
+    }
+
+    @Test func t3_everySuccessfulUploadIsReported() async {
+        let harness = Harness()
+        harness.uploader.failNextUploads(with: Fixture.permanent)
+        for type in ["bad", "a", "b"] { harness.track(type) }
+        await harness.scheduler.advance()
+        #expect(harness.uploads.count == 2)
+    }
+
+    @Test func stopRejectsNewItemsAndEndsTimers() async {
+        let harness = Harness(mode: .periodic(seconds: 5))
+        harness.pipeline.stop()
+        #expect(throws: SegmentsError.self) {
+            try harness.pipeline.track(eventType: "x", properties: [:], timestamp: nil, customer: Fixture.customerA)
+        }
+        #expect(harness.scheduler.pendingWorkCount == 0)
+    }
+}
