@@ -196,3 +196,20 @@ import Testing
         #expect(harness.baselineStore.load() == before)
     }
 }
+
+extension DeliveryTests {
+    @Test func d1_aBaselineThatCannotBeSavedIsLoggedAndStillServesThisSession() async {
+        let harness = EngineHarness()
+        harness.baselineStore.failSaves(with: SegmentsError(.storage, "disk full"))
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        harness.configure()
+        let (recorder, _) = harness.listen(includeFirstLoad: true)
+        await harness.advance(by: 5)
+        #expect(recorder.all == [[Fixture.s1]])
+        #expect(harness.logger.entries.contains { $0.level == .error && $0.message.hasPrefix("Segments: Saving the segments baseline failed") })
+        let read = harness.read()
+        await harness.advance()
+        #expect(read.all.map(\.value) == [[Fixture.s1]])
+        #expect(harness.fetchCount == 1)
+    }
+}

@@ -18,8 +18,8 @@ final class EngineHarness: Sendable {
     let logger = CapturingLogger()
     let deliveryQueue = DispatchQueue(label: "test.delivery")
     let repository: RecordingSegmentRepository
-    let customerStore: InMemoryCustomerStore
-    let baselineStore: InMemorySegmentBaselineStore
+    let customerStore: RecordingCustomerStore
+    let baselineStore: RecordingSegmentBaselineStore
     let engine: SegmentationEngine
     private let cookieCounter = Locked(0)
 
@@ -28,8 +28,8 @@ final class EngineHarness: Sendable {
         timings: SegmentationTimings = SegmentationTimings()
     ) {
         repository = RecordingSegmentRepository(scheduler: scheduler)
-        customerStore = InMemoryCustomerStore(customer)
-        baselineStore = InMemorySegmentBaselineStore(baseline)
+        customerStore = RecordingCustomerStore(customer)
+        baselineStore = RecordingSegmentBaselineStore(baseline)
         let counter = cookieCounter
         engine = SegmentationEngine(
             dependencies: .init(

@@ -9,13 +9,13 @@ import Testing
     final class Harness: Sendable {
         let scheduler = TestScheduler()
         let logger = CapturingLogger()
-        let store: InMemoryEventQueueStore
+        let store: RecordingEventQueueStore
         let uploader: RecordingEventUploader
         let uploads = Recorder<Int>()
         let pipeline: TrackingPipeline
 
         init(mode: FlushingMode = .immediate, queued: [TrackedEvent] = [], uploader: RecordingEventUploader? = nil) {
-            store = InMemoryEventQueueStore(queued)
+            store = RecordingEventQueueStore(queued)
             self.uploader = uploader ?? RecordingEventUploader(scheduler: scheduler)
             let uploads = self.uploads
             pipeline = TrackingPipeline(
@@ -151,7 +151,7 @@ import Testing
     @Test func e4_anEventAcceptedButNotYetRemovedWhenTheProcessDiesIsUploadedAgain() async {
         // The "disk" as it was at the moment the server accepted the upload: the crash point.
         let diskAtCrash = Locked<[TrackedEvent]>([])
-        let storeRef = Locked<InMemoryEventQueueStore?>(nil)
+        let storeRef = Locked<RecordingEventQueueStore?>(nil)
         let crashingUploader = RecordingEventUploader { _ in
             diskAtCrash.withLock { $0 = storeRef.value?.load() ?? [] }
         }
@@ -207,5 +207,16 @@ import Testing
             try harness.pipeline.track(eventType: "x", properties: [:], timestamp: nil, customer: Fixture.customerA)
         }
         #expect(harness.scheduler.pendingWorkCount == 0)
+    }
+}
+
+extension TrackingPipelineTests {
+    @Test func e1_anItemTheStoreCannotKeepIsRefusedNotSilentlyLost() async {
+        let harness = Harness(mode: .manual)
+        harness.store.failAppends(with: SegmentsError(.storage, "disk full"))
+        #expect(throws: SegmentsError.self) {
+            try harness.pipeline.track(eventType: "x", properties: [:], timestamp: nil, customer: Fixture.customerA)
+        }
+        #expect(harness.pipeline.queuedCount == 0)
     }
 }

@@ -4,7 +4,9 @@ import Foundation
 /// engine go through it, so tests control all of them with virtual time.
 ///
 /// `schedule(after:_:)` registers the work *before it returns* and returns its cancellation
-/// token synchronously, so a test advancing virtual time can never race the registration.
+/// token synchronously, so a test advancing virtual time can never race the registration. It must
+/// never run the work before it returns (callers may hold a lock); the work runs later, on
+/// another task.
 public protocol Scheduler: Sendable {
     /// Runs `work` once, `delay` seconds from now (at once for `0` or less).
     @discardableResult

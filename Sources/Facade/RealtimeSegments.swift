@@ -1,2 +1,0 @@
-// The facade (SegmentsClient, Exponea.shared) arrives with the facade issue (#5).
-import SegmentsDomain
