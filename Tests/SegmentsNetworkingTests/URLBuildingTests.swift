@@ -28,6 +28,7 @@ import Testing
     @Test(arguments: [
         "", "   ", "not a url", "api.exponea.com", "https://", "ftp://api.exponea.com",
         "https://api.exponea.com?x=1", "https://api.exponea.com/#top", "ht tp://api.exponea.com", "://x",
+        "https://api.exponea.com:99999", "https://api.exponea.com:0",
     ])
     func badBaseURLIsAnInvalidConfigurationNotACrash(base: String) async {
         let harness = Harness(baseURL: base)

@@ -18,6 +18,9 @@ package struct BaseURL: Sendable, Hashable {
         else {
             throw SegmentsError(.invalidConfiguration, "The base URL is not an absolute http(s) URL")
         }
+        if let port = components.port, !(1...65_535).contains(port) {
+            throw SegmentsError(.invalidConfiguration, "The base URL has an invalid port")
+        }
         guard components.query == nil, components.fragment == nil else {
             throw SegmentsError(.invalidConfiguration, "The base URL must not have a query or fragment")
         }
