@@ -1,0 +1,41 @@
+import Foundation
+import SegmentsDomain
+
+/// The default ``EventUploader``: one Bloomreach tracking request per queued item (WIRE.md
+/// "Tracking", SPEC E3), for a project or a Data Hub stream.
+///
+/// An event goes to `…/customers/events` with its `event_type`; a customer update goes to
+/// `…/customers` without one. Both carry the `customer_ids` stamped on the item when it was
+/// tracked, its `properties`, and its `timestamp` in Unix seconds (fractional).
+///
+/// Failures throw ``SegmentsError`` as ``BloomreachSegmentRepository`` does; properties that have no
+/// JSON form (a NaN or infinite number) throw `.invalidConfiguration`, which is permanent.
+public struct BloomreachEventUploader: EventUploader {
+    private let client: BloomreachClient
+
+    /// Creates an uploader.
+    ///
+    /// - Parameters:
+    ///   - configuration: the integration, base URL and authorization.
+    ///   - transport: sends the requests; wrap it in middleware to sign or measure them.
+    ///   - scheduler: times the 1 s wait before a stream-mode authorization retry.
+    ///   - clock: the "now" that an HTTP-date `Retry-After` is measured from.
+    ///   - logger: receives `Segments:` warnings.
+    public init(
+        configuration: BloomreachConfiguration, transport: any SegmentsTransport, scheduler: any Scheduler,
+        clock: any Clock, logger: any SegmentsLogger
+    ) {
+        client = BloomreachClient(
+            configuration: configuration, transport: transport, scheduler: scheduler, clock: clock, logger: logger)
+    }
+
+    /// Uploads `event`; returns after a 2xx, whose body is ignored.
+    public func upload(_ event: TrackedEvent) async throws {
+        let endpoint: BloomreachEndpoint
+        switch event.kind {
+        case .event: endpoint = .event
+        case .customerUpdate: endpoint = .customerUpdate
+        }
+        _ = try await client.send(endpoint, body: BloomreachBodies.tracking(event))
+    }
+}

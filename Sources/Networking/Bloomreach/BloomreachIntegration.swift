@@ -1,0 +1,37 @@
+/// Which Bloomreach Engagement integration the SDK talks to (WIRE.md).
+public enum BloomreachIntegration: Sendable, Hashable {
+    /// A project, identified by its project token: `/webxp/projects/{token}/…`, `/track/v2/projects/{token}/…`.
+    case project(token: String)
+    /// A Data Hub stream, identified by its stream id: `/webxp/streams/{id}/…`, `/track/u/v1/…?stream_id={id}`.
+    case stream(id: String)
+}
+
+/// The static `Authorization` header of Bloomreach requests (WIRE.md "Headers").
+///
+/// Its `description` never shows the credential, so it is safe to log (SPEC P4).
+public enum BloomreachAuthorization: Sendable, Hashable, CustomStringConvertible {
+    /// No `Authorization` header.
+    case none
+    /// `Authorization: Token <api key>`.
+    case token(String)
+    /// `Authorization: Bearer <token>`.
+    case bearer(String)
+
+    /// The header value, or `nil` for ``none``.
+    var headerValue: String? {
+        switch self {
+        case .none: nil
+        case .token(let key): "Token \(key)"
+        case .bearer(let token): "Bearer \(token)"
+        }
+    }
+
+    /// The kind of authorization, without the credential: `none`, `token(<redacted>)`, `bearer(<redacted>)`.
+    public var description: String {
+        switch self {
+        case .none: "none"
+        case .token: "token(<redacted>)"
+        case .bearer: "bearer(<redacted>)"
+        }
+    }
+}

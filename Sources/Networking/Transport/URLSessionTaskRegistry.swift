@@ -1,0 +1,98 @@
+import Foundation
+import SegmentsDomain
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The session delegate of ``URLSessionSegmentsTransport``: collects each task's bytes under the
+/// size cap and resumes each task's continuation exactly once.
+///
+/// A task finishes by whichever comes first: completion, the size cap, the deadline, or
+/// cancellation. Finishing removes the task's entry under the lock, so only the first of them
+/// resumes the continuation; the others find nothing.
+final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
+    private struct Entry: Sendable {
+        let task: URLSessionDataTask
+        let limit: Int
+        let continuation: CheckedContinuation<SegmentsHTTPResponse, any Error>
+        var body = Data()
+    }
+
+    private let entries = Locked<[Int: Entry]>([:])
+
+    /// Remembers `task` until it finishes.
+    func register(
+        _ task: URLSessionDataTask, limit: Int, continuation: CheckedContinuation<SegmentsHTTPResponse, any Error>
+    ) {
+        entries.withLock { $0[task.taskIdentifier] = Entry(task: task, limit: limit, continuation: continuation) }
+    }
+
+    /// Starts a registered task and arms its deadline.
+    func start(_ id: Int, deadline: TimeInterval) {
+        guard let task = entries.withLock({ $0[id]?.task }) else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + max(0, deadline)) { [weak self] in
+            self?.finish(id, with: .failure(SegmentsError(.timeout, "The request timed out after \(deadline) s")))
+        }
+        task.resume()
+    }
+
+    /// Resumes the task's continuation with `result` and cancels the task, unless it finished already.
+    func finish(_ id: Int, with result: Result<SegmentsHTTPResponse, any Error>) {
+        guard let entry = entries.withLock({ $0.removeValue(forKey: id) }) else { return }
+        if case .failure = result {
+            entry.task.cancel()
+        }
+        entry.continuation.resume(with: result)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let id = dataTask.taskIdentifier
+        let expected = dataTask.response?.expectedContentLength ?? -1
+        let overLimit = entries.withLock { entries -> Bool in
+            guard var entry = entries.removeValue(forKey: id) else { return false }
+            defer { entries[id] = entry }
+            if expected > Int64(entry.limit) || entry.body.count + data.count > entry.limit { return true }
+            entry.body.append(data)
+            return false
+        }
+        if overLimit {
+            finish(id, with: .failure(Self.tooLarge))
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let id = task.taskIdentifier
+        guard let (body, limit) = entries.withLock({ $0[id].map { ($0.body, $0.limit) } }) else { return }
+        if let error {
+            finish(id, with: .failure(Self.mapped(error)))
+        } else if let response = task.response as? HTTPURLResponse {
+            if response.expectedContentLength > Int64(limit) {
+                finish(id, with: .failure(Self.tooLarge))
+            } else {
+                let headers = Self.headers(of: response)
+                finish(id, with: .success(SegmentsHTTPResponse(status: response.statusCode, headers: headers, body: body)))
+            }
+        } else {
+            finish(id, with: .failure(SegmentsError(.invalidResponse, "The response is not an HTTP response")))
+        }
+    }
+
+    private static let tooLarge = SegmentsError(.invalidResponse, "The response body exceeds the size limit")
+
+    private static func mapped(_ error: any Error) -> SegmentsError {
+        if let urlError = error as? URLError, urlError.code == .timedOut {
+            return SegmentsError(.timeout, "The request timed out", underlying: error)
+        }
+        return SegmentsError(.network, "The request failed: \(error.localizedDescription)", underlying: error)
+    }
+
+    private static func headers(of response: HTTPURLResponse) -> SegmentsHTTPHeaders {
+        var headers = SegmentsHTTPHeaders()
+        for (name, value) in response.allHeaderFields {
+            guard let name = name as? String else { continue }
+            headers.add(name: name, value: (value as? String) ?? String(describing: value))
+        }
+        return headers
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import SegmentsDomain
+import SegmentsNetworking
+import Testing
+
+/// `URLSessionSegmentsTransport` against a real socket on 127.0.0.1 (no emulator, no internet).
+@Suite struct URLSessionTransportTests {
+    @Test func sendsTheRequestAndReturnsStatusHeadersAndBody() async throws {
+        let server = try LoopbackServer { _ in
+            .close(after: LoopbackServer.response("200 OK", headers: ["Content-Type: application/json", "X-Custom: v"], body: Data("{}".utf8)))
+        }
+        defer { server.stop() }
+        let request = SegmentsHTTPRequest(
+            method: .post, url: server.url("/track/v2/projects/T/customers/events"),
+            headers: ["Content-Type": "application/json", "Authorization": "Token K"], body: Data(#"{"a":1}"#.utf8))
+        let response = try await URLSessionSegmentsTransport().send(request)
+        #expect(response.status == 200)
+        #expect(response.headers["x-custom"] == "v")
+        #expect(response.body == Data("{}".utf8))
+        let received = try #require(server.received.first)
+        #expect(received.head.hasPrefix("POST /track/v2/projects/T/customers/events HTTP/1.1\r\n"))
+        #expect(received.head.lowercased().contains("authorization: token k"))
+        #expect(received.body == Data(#"{"a":1}"#.utf8))
+    }
+
+    @Test func errorStatusesAreResponsesNotErrors() async throws {
+        let server = try LoopbackServer { _ in
+            .close(after: LoopbackServer.response("503 Service Unavailable", headers: ["Retry-After: 3"]))
+        }
+        defer { server.stop() }
+        let response = try await URLSessionSegmentsTransport().send(SegmentsHTTPRequest(url: server.url()))
+        #expect(response.status == 503)
+        #expect(response.headers["retry-after"] == "3")
+    }
+
+    @Test func bodyAtTheCapIsAccepted() async throws {
+        let body = Data(repeating: 0x61, count: 1000)
+        let server = try LoopbackServer { _ in .close(after: LoopbackServer.response("200 OK", body: body)) }
+        defer { server.stop() }
+        let transport = URLSessionSegmentsTransport(maximumResponseSize: 1000)
+        #expect(try await transport.send(SegmentsHTTPRequest(url: server.url())).body == body)
+    }
+
+    @Test func announcedLengthOverTheCapFailsWithoutWaitingForTheBody() async throws {
+        // Announces 5 MiB, sends a few bytes and stalls: only an early check can fail fast.
+        let server = try LoopbackServer { _ in
+            .hang(after: LoopbackServer.response("200 OK", body: Data("{\"a\":".utf8), announcedLength: 5 << 20))
+        }
+        defer { server.stop() }
+        let started = Date()
+        let error = await segmentsError {
+            _ = try await URLSessionSegmentsTransport().send(SegmentsHTTPRequest(url: server.url(), timeout: 20))
+        }
+        #expect(error?.code == .invalidResponse)
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    @Test func streamedBodyOverTheCapFails() async throws {
+        let server = try LoopbackServer { _ in
+            .close(after: LoopbackServer.response("200 OK", body: Data(repeating: 0x61, count: 200_000), sendsLength: false))
+        }
+        defer { server.stop() }
+        let transport = URLSessionSegmentsTransport(maximumResponseSize: 1000)
+        let error = await segmentsError { _ = try await transport.send(SegmentsHTTPRequest(url: server.url())) }
+        #expect(error?.code == .invalidResponse)
+    }
+
+    @Test func silentServerTimesOut() async throws {
+        let server = try LoopbackServer { _ in .hang(after: Data()) }
+        defer { server.stop() }
+        let started = Date()
+        let error = await segmentsError {
+            _ = try await URLSessionSegmentsTransport().send(SegmentsHTTPRequest(url: server.url(), timeout: 0.5))
+        }
+        #expect(error?.code == .timeout)
+        #expect(Date().timeIntervalSince(started) < 8)
+    }
+
+    @Test func transportDefaultTimeoutAppliesWhenTheRequestSetsNone() async throws {
+        let server = try LoopbackServer { _ in .hang(after: Data()) }
+        defer { server.stop() }
+        let error = await segmentsError {
+            _ = try await URLSessionSegmentsTransport(timeout: 0.5).send(SegmentsHTTPRequest(url: server.url()))
+        }
+        #expect(error?.code == .timeout)
+    }
+
+    @Test func refusedConnectionIsANetworkError() async throws {
+        let server = try LoopbackServer { _ in .close(after: Data()) }
+        server.stop()
+        let error = await segmentsError {
+            _ = try await URLSessionSegmentsTransport().send(SegmentsHTTPRequest(url: server.url(), timeout: 5))
+        }
+        #expect(error?.code == .network)
+    }
+
+    @Test func taskCancellationCancelsTheRequest() async throws {
+        let server = try LoopbackServer { _ in .hang(after: Data()) }
+        defer { server.stop() }
+        let transport = URLSessionSegmentsTransport()
+        let started = Date()
+        let task = Task { try await transport.send(SegmentsHTTPRequest(url: server.url(), timeout: 20)) }
+        while server.received.isEmpty && Date().timeIntervalSince(started) < 10 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        task.cancel()
+        let error = await segmentsError { _ = try await task.value }
+        #expect(error?.code == .cancelled)
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+}
