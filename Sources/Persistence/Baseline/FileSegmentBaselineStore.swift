@@ -1,0 +1,64 @@
+import Foundation
+import SegmentsDomain
+
+/// Keeps the segment baseline and the link memory in `segment-baseline.json` in the integration's
+/// storage directory (SPEC D1, C4, P1).
+///
+/// Saves replace the file atomically and create it readable by the owner only. A damaged file is
+/// logged (a `Segments:` line), set aside as `segment-baseline.json.corrupt-<n>` and read as
+/// ``SegmentBaseline/empty``: the next fetch then counts every category as changed (SPEC D3) and
+/// rebuilds the file (SPEC P2). The file is read once, on the first `load()`; later reads are
+/// answered from memory.
+///
+/// Use one instance per directory: instances do not coordinate with each other.
+public final class FileSegmentBaselineStore: SegmentBaselineStore {
+    /// The file's name inside the storage directory.
+    static let fileName = "segment-baseline.json"
+
+    private let file: DocumentFile<BaselineRecord>
+    private let cache = Locked(Cache())
+
+    private struct Cache: Sendable {
+        var isLoaded = false
+        var baseline = SegmentBaseline.empty
+    }
+
+    /// A store in `directory`, created owner-only (0700) on first use if it does not exist.
+    /// Nothing is read or written until the first call.
+    ///
+    /// - Parameters:
+    ///   - directory: the integration's storage directory, e.g.
+    ///     ``StorageLocation/defaultDirectory(integrationId:)``.
+    ///   - logger: where recovery from a damaged file is reported. Customer ids are never logged.
+    public init(directory: URL, logger: any SegmentsLogger) {
+        let diagnostics = StoreDiagnostics(
+            logger: logger, prefix: "Segments:", subject: "segment baseline", fallback: "starting with an empty baseline")
+        self.file = DocumentFile(directory: StorageDirectory(url: directory), name: Self.fileName, diagnostics: diagnostics)
+    }
+
+    /// The stored baseline, or ``SegmentBaseline/empty`` when there is none or the file was
+    /// unusable (then logged).
+    public func load() -> SegmentBaseline {
+        cache.withLock { cache in
+            if !cache.isLoaded {
+                cache.baseline = file.read()?.baseline ?? .empty
+                cache.isLoaded = true
+            }
+            return cache.baseline
+        }
+    }
+
+    /// Replaces the stored baseline durably; throws ``SegmentsError`` with code `.storage` when the
+    /// file cannot be written, leaving the previous file intact.
+    public func save(_ baseline: SegmentBaseline) throws {
+        try cache.withLock { cache in
+            do {
+                try file.write(BaselineRecord(baseline))
+            } catch {
+                throw SegmentsError.wrapping(error, as: .storage)
+            }
+            cache.baseline = baseline
+            cache.isLoaded = true
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import SegmentsDomain
+
+/// The open event journal: the descriptor appends go to, and the queue it describes.
+struct JournalState: Sendable {
+    /// The descriptor, open for appending; `-1` until the journal is opened, and again after a
+    /// failed write, so the next call re-reads the file rather than trusting a half-written tail.
+    var fd: Int32 = -1
+    /// The file's sound length: where the next line starts.
+    var size = 0
+    /// Lines after the header; the ones not describing a queued item are dead.
+    var recordLines = 0
+    /// The queue.
+    var events = QueuedEvents()
+
+    /// Whether the journal is open.
+    var isOpen: Bool { fd >= 0 }
+    /// Lines that compaction would drop.
+    var deadLines: Int { recordLines - events.count }
+}
+
+/// The event queue's file: an append-only journal of JSON lines, compacted when most of it is
+/// dead (Docs/decisions/0001-event-queue-layout.md).
+struct EventJournal: Sendable {
+    /// The file's name inside the storage directory.
+    static let fileName = "event-queue.journal"
+    /// Compaction waits for at least this many dead lines, so a short queue that is drained after
+    /// every upload is not rewritten every time.
+    static let minimumDeadLinesToCompact = 512
+
+    let directory: StorageDirectory
+    let diagnostics: StoreDiagnostics
+
+    private var path: String { directory.path(of: Self.fileName) }
+
+    /// Opens the journal, recovering from whatever a crash or damage left (SPEC P2, E4): stray
+    /// temporary files are deleted, a torn last line is cut off, unreadable lines are skipped
+    /// (the damaged file is kept aside and a clean one written), and a file whose header is
+    /// unusable is set aside whole and replaced by an empty queue.
+    func open() throws -> JournalState {
+        try directory.create()
+        directory.removeStrayTemporaries(of: Self.fileName)
+        guard let data = try POSIXFile.contents(of: path) else {
+            diagnostics.missing(Self.fileName)
+            var state = JournalState()
+            try compact(&state)
+            return state
+        }
+        let replay: JournalReplay
+        do throws(DecodeFailure) {
+            replay = try JournalReplay.replay(data)
+        } catch {
+            let asideName = directory.setAside(Self.fileName)
+            diagnostics.setAside(Self.fileName, problem: error.problem, asideName: asideName, detail: error.detail)
+            var state = JournalState()
+            try compact(&state)
+            return state
+        }
+        var state = JournalState(size: replay.completeLength, recordLines: replay.recordLines, events: replay.events)
+        if replay.unreadableLines > 0, rebuild(&state, skipping: replay.unreadableLines) {
+            return state
+        }
+        state.fd = try POSIXFile.openForAppending(path)
+        if replay.hasTornTail {
+            // The interrupted append never returned, so nobody was told it was stored; cutting it
+            // off keeps the next line from being glued to its remains.
+            diagnostics.log(.warning, "Discarded an incomplete last record of the event queue, left by an interrupted write")
+            if !POSIXFile.cut(state.fd, to: state.size) { try compact(&state) }
+        }
+        compactIfWorthwhile(&state)
+        return state
+    }
+
+    /// Keeps the damaged journal aside and writes a clean one with the readable items; returns
+    /// `false` when the rewrite failed (the damaged file then stays in use: its bad lines are
+    /// skipped again next time).
+    private func rebuild(_ state: inout JournalState, skipping unreadable: Int) -> Bool {
+        let asideName = directory.setAside(Self.fileName, keepingOriginal: true)
+        let disposal = asideName.map { "a copy was set aside as \($0)" } ?? "no copy could be kept"
+        do {
+            try compact(&state)
+        } catch {
+            diagnostics.log(.error, "Skipped \(unreadable) unreadable records of the event queue; rewriting it failed: \(error)")
+            return false
+        }
+        diagnostics.log(.warning, "Skipped \(unreadable) unreadable records of the event queue; \(disposal) and the queue was rewritten")
+        return true
+    }
+
+    /// Appends one line. With `durable`, it is synced before returning. On failure the file is cut
+    /// back to its sound length and closed, so the next call re-opens it from disk.
+    func write(_ entry: JournalEntry, to state: inout JournalState, durable: Bool) throws {
+        let line = try entry.line(using: Self.encoder())
+        do {
+            try POSIXFile.writeAll(state.fd, line, path: path)
+            if durable { try POSIXFile.sync(state.fd, path: path) }
+        } catch {
+            POSIXFile.cut(state.fd, to: state.size)
+            close(&state)
+            throw error
+        }
+        state.size += line.count
+        state.recordLines += 1
+    }
+
+    /// Compacts when the dead lines are both many and at least as many as the live ones, so the
+    /// rewrite (linear in the queue) happens at most once per as many changes: amortised O(1).
+    /// A failed compaction is only logged: the current file is still correct, just longer.
+    func compactIfWorthwhile(_ state: inout JournalState) {
+        guard state.deadLines >= Self.minimumDeadLinesToCompact, state.deadLines >= state.events.count else { return }
+        do {
+            try compact(&state)
+        } catch {
+            diagnostics.log(.warning, "Compacting the event queue failed, will retry later: \(error)")
+        }
+    }
+
+    /// Rewrites the file atomically with one `append` line per queued item, oldest first, and
+    /// re-opens it for appending.
+    func compact(_ state: inout JournalState) throws {
+        let encoder = Self.encoder()
+        var data = try VersionedJSON.encode(JournalHeader.current)
+        data.append(JournalReplay.newline)
+        for event in state.events.ordered {
+            data.append(try JournalEntry.append(event).line(using: encoder))
+        }
+        try directory.replace(Self.fileName, with: data)
+        close(&state)
+        state.fd = try POSIXFile.openForAppending(path)
+        state.size = data.count
+        state.recordLines = state.events.count
+    }
+
+    /// Closes the descriptor, if open.
+    func close(_ state: inout JournalState) {
+        POSIXFile.closeQuietly(state.fd)
+        state.fd = -1
+    }
+
+    /// A fresh encoder per use: `JSONEncoder` is not `Sendable` on every supported OS, and creating
+    /// one costs far less than the `fsync` that follows.
+    private static func encoder() -> JSONEncoder {
+        JSONEncoder()
+    }
+}

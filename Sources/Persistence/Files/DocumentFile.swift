@@ -1,0 +1,51 @@
+import Foundation
+
+/// One small JSON document in the storage directory, replaced whole on every save: the shared
+/// mechanics of the customer and baseline stores.
+///
+/// Reading never throws: a missing file is `nil`; a damaged, wrong-shaped or newer-format file is
+/// logged, set aside and read as `nil`, so the owner starts from its empty state and the next save
+/// rebuilds the file (SPEC P2).
+struct DocumentFile<Record: VersionedRecord>: Sendable {
+    /// The directory holding the file.
+    let directory: StorageDirectory
+    /// The file's name.
+    let name: String
+    /// Where recovery is reported.
+    let diagnostics: StoreDiagnostics
+
+    /// The stored record, or `nil` when there is none or it is unusable.
+    func read() -> Record? {
+        do {
+            try directory.create()
+        } catch {
+            diagnostics.unreadable(name, error: error)
+            return nil
+        }
+        directory.removeStrayTemporaries(of: name)
+        let data: Data
+        do {
+            guard let contents = try POSIXFile.contents(of: directory.path(of: name)) else {
+                diagnostics.missing(name)
+                return nil
+            }
+            data = contents
+        } catch {
+            diagnostics.unreadable(name, error: error)
+            return nil
+        }
+        do throws(DecodeFailure) {
+            return try VersionedJSON.decode(Record.self, from: data)
+        } catch {
+            let asideName = directory.setAside(name)
+            diagnostics.setAside(name, problem: error.problem, asideName: asideName, detail: error.detail)
+            return nil
+        }
+    }
+
+    /// Replaces the stored record atomically.
+    func write(_ record: Record) throws {
+        try directory.create()
+        try directory.replace(name, with: VersionedJSON.encode(record))
+    }
+}

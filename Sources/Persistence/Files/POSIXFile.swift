@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import SegmentsDomain
+
+/// The few POSIX file calls the stores need, with `errno` turned into ``SegmentsError``.
+///
+/// POSIX rather than `FileHandle` because the durable operations (`fsync`, `O_EXCL` creation with
+/// an explicit mode, `ftruncate`) are either missing from `FileHandle` before macOS 10.15.4 / iOS 13.4
+/// or hide the `errno` we need to tell "missing" from "unreadable".
+enum POSIXFile {
+    /// Owner read/write: every file the stores create (SPEC P1).
+    static let fileMode = mode_t(0o600)
+    /// Owner only: directories the stores create.
+    static let directoryMode = mode_t(0o700)
+
+    /// Creates a new file that must not exist yet, owner-only whatever the umask, open for writing.
+    static func createExclusive(_ path: String) throws -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
+        guard fd >= 0 else { throw failure("create", path) }
+        // The umask may have removed bits from `fileMode`; set it exactly.
+        _ = fchmod(fd, fileMode)
+        return fd
+    }
+
+    /// Opens an existing file for appending.
+    static func openForAppending(_ path: String) throws -> Int32 {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard fd >= 0 else { throw failure("open", path) }
+        return fd
+    }
+
+    /// The whole content of the file, or `nil` when it does not exist.
+    static func contents(of path: String) throws -> Data? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw failure("open", path)
+        }
+        defer { _ = close(fd) }
+        var info = stat()
+        let expected = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
+        var data = Data(count: max(expected, 0) + 1)
+        var filled = 0
+        while true {
+            if filled == data.count { data.count += max(data.count, 4096) }
+            let count = data.withUnsafeMutableBytes { buffer in
+                read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("read", path)
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        data.count = filled
+        return data
+    }
+
+    /// Writes every byte of `data`, retrying short writes and interruptions.
+    static func writeAll(_ fd: Int32, _ data: Data, path: String) throws {
+        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            guard let base = buffer.baseAddress else { return }
+            var written = 0
+            while written < buffer.count {
+                let count = write(fd, base + written, buffer.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw failure("write", path)
+                }
+                written += count
+            }
+        }
+    }
+
+    /// Flushes the file's data to stable storage.
+    static func sync(_ fd: Int32, path: String) throws {
+        #if canImport(Darwin)
+        // Darwin's fsync reaches the drive but not its cache; F_FULLFSYNC would, at ~10x the cost.
+        // Like SQLite's default, accept that trade-off for an event queue.
+        let result = fsync(fd)
+        #else
+        // The data and the new size are all a reader needs; skipping other metadata is cheaper.
+        let result = fdatasync(fd)
+        #endif
+        guard result == 0 else { throw failure("sync", path) }
+    }
+
+    /// Makes a rename or a new name in `directory` durable. Best effort: not every file system
+    /// lets a directory be opened or synced, and the rename itself is already atomic.
+    static func syncDirectory(_ directory: String) {
+        let fd = open(directory, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        _ = close(fd)
+    }
+
+    /// Cuts the file back to `size` bytes: drops a record whose write failed half-way. Returns
+    /// whether it worked.
+    @discardableResult
+    static func cut(_ fd: Int32, to size: Int) -> Bool {
+        ftruncate(fd, off_t(size)) == 0
+    }
+
+    /// Closes a descriptor; errors are ignored because every write that matters was synced.
+    static func closeQuietly(_ fd: Int32) {
+        if fd >= 0 { _ = close(fd) }
+    }
+
+    /// Atomically replaces `path` with `source`.
+    static func move(_ source: String, over path: String) throws {
+        guard rename(source, path) == 0 else { throw failure("rename", path) }
+    }
+
+    /// Removes a file; a missing file is not an error.
+    static func delete(_ path: String) {
+        _ = unlink(path)
+    }
+
+    /// Gives `path` a second name without copying its bytes.
+    static func hardLink(_ path: String, to newPath: String) throws {
+        guard link(path, newPath) == 0 else { throw failure("link", newPath) }
+    }
+
+    /// A storage error for the failed `operation`, naming only the file (never the directory, which
+    /// may contain an integration id) and the system's reason.
+    static func failure(_ operation: String, _ path: String, code: Int32 = errno) -> SegmentsError {
+        let file = (path as NSString).lastPathComponent
+        let reason = String(cString: strerror(code))
+        return SegmentsError(.storage, "\(operation) \(file) failed: \(reason)", underlying: SystemCallError(code: code))
+    }
+}
+
+/// An `errno` value: the underlying error of storage failures.
+struct SystemCallError: Error, Hashable, Sendable {
+    /// The `errno` the call set.
+    let code: Int32
+}

@@ -1,0 +1,130 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// The storage directory of one integration and the file operations every store shares:
+/// creating the directory, atomic replacement, and setting damaged files aside (SPEC P1, P2).
+///
+/// Each store owns distinct file names in the directory and only ever touches its own names, so
+/// the three stores can share one directory without coordinating.
+struct StorageDirectory: Sendable {
+    /// How many set-aside copies of one file are kept; older ones are deleted so a file that keeps
+    /// getting damaged cannot fill the disk.
+    static let keptCorruptCopies = 3
+
+    /// The directory.
+    let url: URL
+
+    /// The directory's path.
+    var path: String { url.path }
+
+    /// The path of `name` inside the directory.
+    func path(of name: String) -> String {
+        url.appendingPathComponent(name, isDirectory: false).path
+    }
+
+    /// Creates the directory and any missing parent, each owner-only (0700). An existing
+    /// directory is left as it is: it may be shared with the app and is not ours to re-permission.
+    func create() throws {
+        try Self.makeDirectory(path)
+    }
+
+    private static func makeDirectory(_ path: String) throws {
+        if mkdir(path, POSIXFile.directoryMode) == 0 {
+            // The umask may have removed bits from the mode; set it exactly.
+            _ = chmod(path, POSIXFile.directoryMode)
+            return
+        }
+        switch errno {
+        case EEXIST:
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw POSIXFile.failure("create directory", path, code: ENOTDIR)
+            }
+        case ENOENT:
+            let parent = (path as NSString).deletingLastPathComponent
+            guard !parent.isEmpty, parent != path else { throw POSIXFile.failure("create directory", path) }
+            try makeDirectory(parent)
+            try makeDirectory(path)
+        default:
+            throw POSIXFile.failure("create directory", path)
+        }
+    }
+
+    /// Replaces `name` with `data` atomically: a new owner-only temporary file in the same
+    /// directory is written and synced, renamed over `name`, and the directory is synced. A crash
+    /// at any point leaves either the old or the new content, plus at worst a stray temporary file.
+    func replace(_ name: String, with data: Data) throws {
+        let temporary = path(of: Self.temporaryPrefix(of: name) + UUID().uuidString)
+        let fd = try POSIXFile.createExclusive(temporary)
+        do {
+            try POSIXFile.writeAll(fd, data, path: temporary)
+            try POSIXFile.sync(fd, path: temporary)
+            POSIXFile.closeQuietly(fd)
+            try POSIXFile.move(temporary, over: path(of: name))
+        } catch {
+            POSIXFile.closeQuietly(fd)
+            POSIXFile.delete(temporary)
+            throw error
+        }
+        POSIXFile.syncDirectory(path)
+    }
+
+    /// Deletes the temporary files a crash left behind for `name`. They are never read: the
+    /// rename that would have published them did not happen, so the target still holds the last
+    /// complete content. Only `name`'s own temporaries are touched, never another store's
+    /// write in progress.
+    func removeStrayTemporaries(of name: String) {
+        let prefix = Self.temporaryPrefix(of: name)
+        for entry in entries() where entry.hasPrefix(prefix) {
+            POSIXFile.delete(path(of: entry))
+        }
+    }
+
+    /// Moves a damaged `name` out of the way as `<name>.corrupt-<n>` and returns that name, or
+    /// `nil` when even that failed (the file is then deleted so start-up can go on).
+    ///
+    /// Set aside rather than deleted: the bytes may still hold queued events or ids that support
+    /// can recover by hand. With `keepingOriginal`, the damaged file gets the second name by a hard
+    /// link and stays in place, for a caller that replaces it atomically right after.
+    @discardableResult
+    func setAside(_ name: String, keepingOriginal: Bool = false) -> String? {
+        let prefix = name + ".corrupt-"
+        let numbers = entries().compactMap { entry -> Int? in
+            entry.hasPrefix(prefix) ? Int(entry.dropFirst(prefix.count)) : nil
+        }
+        let next = (numbers.max() ?? 0) + 1
+        let asideName = prefix + String(next)
+        var moved = true
+        do {
+            if keepingOriginal {
+                try POSIXFile.hardLink(path(of: name), to: path(of: asideName))
+            } else {
+                try POSIXFile.move(path(of: name), over: path(of: asideName))
+            }
+        } catch {
+            moved = false
+            if !keepingOriginal { POSIXFile.delete(path(of: name)) }
+        }
+        for old in numbers where old <= next - Self.keptCorruptCopies {
+            POSIXFile.delete(path(of: prefix + String(old)))
+        }
+        POSIXFile.syncDirectory(path)
+        return moved ? asideName : nil
+    }
+
+    /// The names in the directory; empty when it cannot be listed.
+    private func entries() -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+    }
+
+    /// Temporary files are hidden and named after their target, so they are easy to recognise.
+    private static func temporaryPrefix(of name: String) -> String {
+        "." + name + ".tmp-"
+    }
+}

@@ -1,0 +1,64 @@
+import SegmentsDomain
+
+/// Why a stored file could not be used (SPEC P2).
+enum StoredFileProblem: Error, Hashable, Sendable {
+    /// The file has no bytes: a write was interrupted before the first byte reached the disk.
+    case empty
+    /// The bytes are not JSON: truncated or damaged.
+    case notJSON
+    /// JSON, but not the structure this SDK writes.
+    case wrongShape
+    /// Written by a newer SDK in a format this one does not know.
+    case futureVersion(Int)
+
+    /// A short reason, safe to log at any level: it never quotes the file's content.
+    var summary: String {
+        switch self {
+        case .empty: "empty file"
+        case .notJSON: "not valid JSON, truncated or damaged"
+        case .wrongShape: "unexpected content"
+        case .futureVersion(let version): "unknown format version \(version), written by a newer SDK"
+        }
+    }
+}
+
+/// The log lines of one store's recovery, with the store's prefix and words.
+///
+/// Lines at warning level and above name only the file and the kind of damage, never content,
+/// customer ids or the storage path (it may contain the integration id); the decoder's detailed
+/// error is added only at verbose level (SPEC P4).
+struct StoreDiagnostics: Sendable {
+    /// Where the lines go.
+    let logger: any SegmentsLogger
+    /// The first word of every line, e.g. `Segments:` (SPEC L1).
+    let prefix: String
+    /// What the file holds, e.g. `segment baseline`.
+    let subject: String
+    /// What the store does without the file, e.g. `starting empty`.
+    let fallback: String
+
+    /// The file does not exist yet: normal on first start, so only verbose.
+    func missing(_ name: String) {
+        logger.log(.verbose, "\(prefix) No stored \(subject) (\(name)) yet, \(fallback)")
+    }
+
+    /// The file was damaged and set aside as `asideName` (or deleted when `nil`).
+    func setAside(_ name: String, problem: StoredFileProblem, asideName: String?, detail: (any Error)?) {
+        let disposal = asideName.map { "set aside as \($0)" } ?? "deleted"
+        logger.log(.warning, "\(prefix) Stored \(subject) (\(name)) is unusable (\(problem.summary)); \(disposal), \(fallback)")
+        if let detail, logger.isEnabled(.verbose) {
+            logger.log(.verbose, "\(prefix) \(name) decoding detail: \(detail)")
+        }
+    }
+
+    /// The file exists but could not be read (permissions, I/O error): left in place, since the
+    /// next successful save replaces it.
+    func unreadable(_ name: String, error: any Error) {
+        logger.log(.error, "\(prefix) Could not read the stored \(subject): \(error); \(fallback)")
+    }
+
+    /// Any other line, at `level`.
+    func log(_ level: LogLevel, _ message: String) {
+        logger.log(level, "\(prefix) \(message)")
+    }
+}

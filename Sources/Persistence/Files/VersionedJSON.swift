@@ -1,0 +1,57 @@
+import Foundation
+
+/// A record stored as versioned JSON: `{"version": 1, …}`.
+protocol VersionedRecord: Codable {
+    /// The format version this SDK writes and reads.
+    static var currentVersion: Int { get }
+}
+
+/// Decoding of versioned JSON that tells apart the ways a stored file can be unusable, so the
+/// log says what happened (SPEC P2).
+enum VersionedJSON {
+    /// Just the version, read before the rest so a newer format is recognised as such rather
+    /// than reported as damage.
+    private struct VersionProbe: Decodable {
+        let version: Int
+    }
+
+    /// Decodes `data` as `Record`, or throws a ``StoredFileProblem`` paired with the decoder's
+    /// detail.
+    static func decode<Record: VersionedRecord>(_ type: Record.Type, from data: Data) throws(DecodeFailure) -> Record {
+        guard !data.isEmpty else { throw DecodeFailure(problem: .empty, detail: nil) }
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            throw DecodeFailure(problem: .notJSON, detail: error)
+        }
+        let decoder = JSONDecoder()
+        let version: Int
+        do {
+            version = try decoder.decode(VersionProbe.self, from: data).version
+        } catch {
+            throw DecodeFailure(problem: .wrongShape, detail: error)
+        }
+        if version > Record.currentVersion { throw DecodeFailure(problem: .futureVersion(version), detail: nil) }
+        guard version == Record.currentVersion else { throw DecodeFailure(problem: .wrongShape, detail: nil) }
+        do {
+            return try decoder.decode(Record.self, from: data)
+        } catch {
+            throw DecodeFailure(problem: .wrongShape, detail: error)
+        }
+    }
+
+    /// Encodes `record` compactly; keys are sorted so equal records give equal bytes.
+    static func encode<Record: Encodable>(_ record: Record) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(record)
+    }
+}
+
+/// Why decoding failed: the kind of damage, and the decoder's error for verbose logs.
+struct DecodeFailure: Error {
+    /// The kind of damage.
+    let problem: StoredFileProblem
+    /// The decoder's error, if it gave one.
+    let detail: (any Error)?
+}

@@ -1,2 +1,0 @@
-// File-backed stores arrive with the persistence issue (#4).
-import SegmentsDomain
