@@ -1,0 +1,84 @@
+import Foundation
+
+extension Exponea {
+    /// How requests are authorized (WIRE.md "Headers").
+    public enum Authorization: Sendable, Hashable {
+        /// No `Authorization` header.
+        case none
+        /// `Authorization: Token <api key>`.
+        case token(String)
+        /// `Authorization: Bearer <token>`.
+        case bearer(String)
+    }
+
+    /// A Bloomreach Engagement **project** integration.
+    public struct ProjectSettings: Sendable, Hashable {
+        /// The project token.
+        public var projectToken: String
+        /// The authorization of every request.
+        public var authorization: Authorization
+        /// The API base URL; `https://api.exponea.com` by default. Plain `http` only for loopback
+        /// unless ``allowsInsecureHTTP`` (SPEC P3).
+        public var baseUrl: String
+        /// Allows a plain-`http` base URL that is not loopback.
+        public var allowsInsecureHTTP: Bool
+
+        /// Creates project settings.
+        public init(
+            projectToken: String, authorization: Authorization, baseUrl: String = "https://api.exponea.com",
+            allowsInsecureHTTP: Bool = false
+        ) {
+            self.projectToken = projectToken
+            self.authorization = authorization
+            self.baseUrl = baseUrl
+            self.allowsInsecureHTTP = allowsInsecureHTTP
+        }
+    }
+
+    /// A Bloomreach Data Hub **stream** integration.
+    public struct StreamSettings: Sendable {
+        /// The stream id.
+        public var streamId: String
+        /// The API base URL; `https://api.exponea.com` by default.
+        public var baseUrl: String
+        /// Provides the JWT sent as `Authorization: Bearer <jwt>`, and hears about 401s.
+        public var authorizationProvider: (any StreamAuthorizationProvider)?
+        /// Allows a plain-`http` base URL that is not loopback.
+        public var allowsInsecureHTTP: Bool
+
+        /// Creates stream settings.
+        public init(
+            streamId: String, baseUrl: String = "https://api.exponea.com",
+            authorizationProvider: (any StreamAuthorizationProvider)? = nil, allowsInsecureHTTP: Bool = false
+        ) {
+            self.streamId = streamId
+            self.baseUrl = baseUrl
+            self.authorizationProvider = authorizationProvider
+            self.allowsInsecureHTTP = allowsInsecureHTTP
+        }
+    }
+
+    /// When tracked events are uploaded (SPEC E2).
+    public enum FlushingMode: Sendable, Hashable {
+        /// Upload after each event: the default, and what accurate segments need.
+        case immediate
+        /// Upload every given number of seconds.
+        case periodic(Int)
+        /// Upload only on `flushData()`.
+        case manual
+    }
+
+    /// The flushing settings of ``Exponea/configure(_:flushingSetup:)``.
+    public struct FlushingSetup: Sendable, Hashable {
+        /// The flushing mode.
+        public var mode: FlushingMode
+
+        /// Creates flushing settings; `.immediate` by default.
+        public init(mode: FlushingMode = .immediate) {
+            self.mode = mode
+        }
+    }
+}
+
+/// The outcome of a flush: how many items were uploaded, or the error that stopped it.
+public typealias FlushResult = Result<Int, SegmentsError>

@@ -1,0 +1,146 @@
+import Foundation
+import SegmentsData
+import SegmentsNetworking
+
+/// The Exponea SDK's entry point, kept so apps switch by changing their import.
+///
+/// A thin adapter over one ``SegmentsClient`` (``client``). Every method is usable from any
+/// thread and never crashes the app: a bad configuration or a call before ``configure(_:flushingSetup:)``
+/// is refused with an error log line.
+public final class Exponea: Sendable {
+    /// The shared instance, logging through ``logger``.
+    public static let shared = Exponea(client: SegmentsClient(options: SegmentsClient.Options(logger: Exponea.logger)))
+
+    /// The log level and sink of the shared instance (SPEC L2, L3); settable before configure.
+    public static let logger = SegmentsLogHandler()
+
+    /// The client behind the facade.
+    public let client: SegmentsClient
+
+    /// A facade over `client`; `shared` is the one apps use.
+    package init(client: SegmentsClient) {
+        self.client = client
+    }
+
+    /// Configures a Bloomreach Engagement project integration.
+    public func configure(_ settings: ProjectSettings, flushingSetup: FlushingSetup = FlushingSetup()) {
+        let authorization: BloomreachAuthorization
+        switch settings.authorization {
+        case .none: authorization = .none
+        case .token(let key): authorization = .token(key)
+        case .bearer(let token): authorization = .bearer(token)
+        }
+        configure(
+            BloomreachConfiguration(
+                integration: .project(token: settings.projectToken), baseURL: settings.baseUrl,
+                authorization: authorization, allowsInsecureHTTP: settings.allowsInsecureHTTP),
+            flushingSetup: flushingSetup)
+    }
+
+    /// Configures a Bloomreach Data Hub stream integration.
+    public func configure(_ settings: StreamSettings, flushingSetup: FlushingSetup = FlushingSetup()) {
+        configure(
+            BloomreachConfiguration(
+                integration: .stream(id: settings.streamId), baseURL: settings.baseUrl,
+                streamAuthorization: settings.authorizationProvider, allowsInsecureHTTP: settings.allowsInsecureHTTP),
+            flushingSetup: flushingSetup)
+    }
+
+    private func configure(_ configuration: BloomreachConfiguration, flushingSetup: FlushingSetup) {
+        do {
+            try client.configure(.init(backend: .bloomreach(configuration), flushingMode: flushingSetup.mode.core))
+        } catch {
+            client.options.logger.log(.error, "Segments: Configuration refused: \(SegmentsError.wrapping(error))")
+        }
+    }
+
+    /// Whether the SDK is configured.
+    public var isConfigured: Bool { client.isConfigured }
+
+    /// The current customer's anonymous id, or `nil` before configure.
+    public var customerCookie: String? { client.customerCookie }
+
+    /// Answers the segments of `category` exactly once on a background queue; `[]` on any failure
+    /// (SPEC G5). Before configure the call waits and is answered once configured.
+    public func getSegments(
+        force: Bool = false, category: SegmentCategory, result: @escaping @Sendable ([Segment]) -> Void
+    ) {
+        client.getSegments(force: force, category: category) { answer in
+            result((try? answer.get()) ?? [])
+        }
+    }
+
+    /// The `async` form: throws ``SegmentsError`` on failure (SPEC G5).
+    public func getSegments(force: Bool = false, category: SegmentCategory) async throws -> [Segment] {
+        try await client.getSegments(force: force, category: category)
+    }
+
+    /// Merges hard ids into the current customer and tracks a customer update (SPEC E1, T4).
+    public func identifyCustomer(
+        customerIds: [String: String], properties: [String: JSONValue] = [:], timestamp: Double? = nil
+    ) {
+        logFailure("identifyCustomer") {
+            try client.identifyCustomer(
+                customerIds: customerIds, properties: properties, timestamp: timestamp.map(Date.init(timeIntervalSince1970:)))
+        }
+    }
+
+    /// Tracks an event for the current customer (SPEC E1).
+    public func trackEvent(properties: [String: JSONValue], timestamp: Double? = nil, eventType: String?) {
+        logFailure("trackEvent") {
+            try client.trackEvent(
+                properties: properties, timestamp: timestamp.map(Date.init(timeIntervalSince1970:)),
+                eventType: eventType ?? "")
+        }
+    }
+
+    /// When tracked events are uploaded (SPEC E2); setting it takes effect at once.
+    public var flushingMode: FlushingMode {
+        get { FlushingMode(client.flushingMode) }
+        set { client.flushingMode = newValue.core }
+    }
+
+    /// Uploads queued events now.
+    public func flushData() {
+        client.flush { _ in }
+    }
+
+    /// Uploads queued events now and reports the outcome on a background queue (SPEC E5).
+    public func flushData(completion: @escaping @Sendable (FlushResult) -> Void) {
+        client.flush(completion: completion)
+    }
+
+    /// Switches to a new anonymous customer (SPEC A1).
+    public func anonymize() {
+        client.anonymize()
+    }
+
+    /// Stops the integration until configured again (SPEC A3).
+    public func stopIntegration() {
+        client.stop()
+    }
+
+    private func logFailure(_ operation: String, _ body: () throws -> Void) {
+        do { try body() } catch {
+            client.options.logger.log(.error, "\(operation) failed: \(SegmentsError.wrapping(error))")
+        }
+    }
+}
+
+extension Exponea.FlushingMode {
+    var core: FlushingMode {
+        switch self {
+        case .immediate: .immediate
+        case .periodic(let seconds): .periodic(seconds: TimeInterval(seconds))
+        case .manual: .manual
+        }
+    }
+
+    init(_ core: FlushingMode) {
+        switch core {
+        case .immediate: self = .immediate
+        case .periodic(let seconds): self = .periodic(Int(seconds.rounded()))
+        case .manual: self = .manual
+        }
+    }
+}

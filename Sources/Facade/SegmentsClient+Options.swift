@@ -1,0 +1,83 @@
+import Foundation
+import SegmentsData
+import SegmentsNetworking
+
+extension SegmentsClient {
+    /// Everything a client is built from. Each default is the live one; tests swap in fakes from
+    /// `SegmentsTesting` (a `TestScheduler` as scheduler and clock, a `MockTransport`, …).
+    public struct Options: Sendable {
+        /// Where log lines go; by default warnings and errors to standard output.
+        public var logger: any SegmentsLogger
+        /// Debounce, backoff, periodic flushes and every asynchronous step.
+        public var scheduler: any Scheduler
+        /// Cache freshness and event timestamps.
+        public var clock: any Clock
+        /// The serial queue listeners and completion handlers are called on (SPEC D8); use
+        /// `.main` in UI apps.
+        public var deliveryQueue: DispatchQueue
+        /// Debounce, max wait, cache time and reload backoff (SPEC T5, T7, G1).
+        public var timings: SegmentationTimings
+        /// The backoff of failed uploads (SPEC E3).
+        public var uploadRetry: RetryBackoff
+        /// Sends every HTTP request of the built-in backends.
+        public var transport: any SegmentsTransport
+        /// Wraps ``transport``: requests pass in order, responses in reverse (signing, metrics, …).
+        public var middlewares: [any SegmentsTransportMiddleware]
+        /// Where state is kept.
+        public var storage: Storage
+
+        /// Where a client keeps its customer, baseline and event queue (SPEC P1).
+        public enum Storage: Sendable {
+            /// Files under the directory, or under the platform's application-support directory,
+            /// one folder per integration, when `nil`.
+            case directory(URL?)
+            /// Nothing on disk: state ends with the process.
+            case inMemory
+            /// The app's own stores.
+            case custom(customer: any CustomerStore, baseline: any SegmentBaselineStore, events: any EventQueueStore)
+        }
+
+        /// The live defaults, with any of them replaced.
+        public init(
+            logger: any SegmentsLogger = SegmentsLogHandler(), scheduler: any Scheduler = TaskScheduler(),
+            clock: any Clock = SystemClock(),
+            deliveryQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.delivery"),
+            timings: SegmentationTimings = SegmentationTimings(), uploadRetry: RetryBackoff = RetryBackoff(),
+            transport: any SegmentsTransport = URLSessionSegmentsTransport(),
+            middlewares: [any SegmentsTransportMiddleware] = [], storage: Storage = .directory(nil)
+        ) {
+            self.logger = logger
+            self.scheduler = scheduler
+            self.clock = clock
+            self.deliveryQueue = deliveryQueue
+            self.timings = timings
+            self.uploadRetry = uploadRetry
+            self.transport = transport
+            self.middlewares = middlewares
+            self.storage = storage
+        }
+    }
+
+    /// The backend a client talks to.
+    public enum Backend: Sendable {
+        /// Bloomreach Engagement, project or stream (the default backend).
+        case bloomreach(BloomreachConfiguration)
+        /// Any backend: the app's own repository and uploader. `id` names the integration's
+        /// storage folder.
+        case custom(id: String, repository: any SegmentRepository, uploader: any EventUploader)
+    }
+
+    /// One integration: its backend and flushing mode.
+    public struct Configuration: Sendable {
+        /// The backend.
+        public var backend: Backend
+        /// When tracked events are uploaded; `.immediate` by default (SPEC E2).
+        public var flushingMode: FlushingMode
+
+        /// Creates a configuration.
+        public init(backend: Backend, flushingMode: FlushingMode = .immediate) {
+            self.backend = backend
+            self.flushingMode = flushingMode
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import SegmentsData
+
+extension SegmentsClient {
+    /// Queues an event for the current customer, durably, before returning (SPEC E1).
+    ///
+    /// - Parameters:
+    ///   - timestamp: when it happened; now when `nil`.
+    /// - Throws: ``SegmentsError`` `.notConfigured`, `.invalidConfiguration` for an empty event
+    ///   type, or `.storage` when the queue cannot be written.
+    public func trackEvent(properties: [String: JSONValue], timestamp: Date?, eventType: String) throws {
+        guard !eventType.isEmpty else {
+            throw SegmentsError(.invalidConfiguration, "The event type is empty")
+        }
+        let pipeline = try configuredPipeline
+        guard let customer = engine.customer else { throw SegmentsError(.notConfigured, "the client is not configured") }
+        try pipeline.track(eventType: eventType, properties: properties, timestamp: timestamp, customer: customer)
+    }
+
+    /// Merges hard ids into the current customer and queues a customer update (SPEC E1, T4).
+    ///
+    /// Ids are added or overwritten, never removed; a `cookie` key is ignored. A change of ids
+    /// requests a segments reload.
+    /// - Throws: ``SegmentsError`` `.notConfigured`, or `.storage` when the queue cannot be written.
+    public func identifyCustomer(
+        customerIds: [String: String], properties: [String: JSONValue], timestamp: Date?
+    ) throws {
+        let pipeline = try configuredPipeline
+        guard let customer = engine.identify(hardIds: customerIds) else {
+            throw SegmentsError(.notConfigured, "the client is not configured")
+        }
+        try pipeline.trackCustomerUpdate(properties: properties, timestamp: timestamp, customer: customer)
+    }
+
+    /// When queued events are uploaded; setting it takes effect at once (SPEC E2, T8).
+    /// `.immediate` before configuration.
+    public var flushingMode: FlushingMode {
+        get { pipeline.value?.mode ?? .immediate }
+        set {
+            pipeline.value?.mode = newValue
+            engine.setTrackingImmediate(newValue == .immediate)
+        }
+    }
+
+    /// Uploads everything queued (SPEC E5); a call during a flush joins it.
+    public func flush() async -> FlushResult {
+        guard let pipeline = pipeline.value else {
+            return .failure(SegmentsError(.notConfigured, "the client is not configured"))
+        }
+        return await pipeline.flush()
+    }
+
+    /// The completion-handler form of ``flush()``, answered on the delivery queue.
+    public func flush(completion: @escaping @Sendable (FlushResult) -> Void) {
+        let queue = options.deliveryQueue
+        guard let pipeline = pipeline.value else {
+            queue.async { completion(.failure(SegmentsError(.notConfigured, "the client is not configured"))) }
+            return
+        }
+        pipeline.flush { result in queue.async { completion(result) } }
+    }
+
+    /// How many events and customer updates wait for upload.
+    public var queuedEventCount: Int {
+        pipeline.value?.queuedCount ?? 0
+    }
+}
