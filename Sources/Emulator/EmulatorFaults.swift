@@ -1,0 +1,95 @@
+import Foundation
+
+/// A misbehaviour the emulator plays instead of (or before) a normal answer, to test the client's
+/// error handling. Inject with ``SegmentsEmulator/injectFault(_:on:count:)``.
+public enum EmulatorFault: Hashable, Sendable {
+    /// Answer with this status code and a small JSON error body, optionally with a `Retry-After`
+    /// header value (seconds or an HTTP date, sent verbatim).
+    case status(Int, retryAfter: String? = nil)
+    /// Wait this many seconds, then answer normally. `stop()` cuts the wait short.
+    case delay(TimeInterval)
+    /// Close the connection without sending a byte.
+    case dropConnection
+    /// Send the headers and half the body of the normal answer, then reset the connection (RST).
+    case dropMidBody
+    /// Send headers whose `Content-Length` promises the whole normal body but only half of it,
+    /// then close the connection in an orderly way (FIN).
+    case truncatedBody
+    /// Answer 200 with a body that is not JSON.
+    case malformedJSON
+    /// Answer 200 with JSON of the wrong shape: an array where an object is expected.
+    case wrongShape
+    /// Answer 200 with a JSON body of exactly this many bytes (a string value padded with `x`).
+    case oversizedBody(bytes: Int)
+}
+
+/// The faults waiting to be played, consumed per request in FIFO order.
+struct EmulatorFaultQueue: Sendable {
+    private struct Entry: Sendable {
+        var fault: EmulatorFault
+        var route: EmulatorRoute
+        var remaining: Int
+    }
+
+    private var entries: [Entry] = []
+
+    /// Adds `count` plays of `fault` for requests on `route` (``EmulatorRoute/any`` matches all).
+    mutating func add(_ fault: EmulatorFault, route: EmulatorRoute, count: Int) {
+        guard count > 0 else { return }
+        entries.append(Entry(fault: fault, route: route, remaining: count))
+    }
+
+    /// The oldest fault that applies to `route`, consumed.
+    mutating func take(for route: EmulatorRoute) -> EmulatorFault? {
+        guard let index = entries.firstIndex(where: { $0.route == .any || $0.route == route }) else { return nil }
+        let fault = entries[index].fault
+        entries[index].remaining -= 1
+        if entries[index].remaining == 0 { entries.remove(at: index) }
+        return fault
+    }
+
+    /// Plays left over all entries.
+    var pendingCount: Int { entries.reduce(0) { $0 + $1.remaining } }
+
+    mutating func removeAll() { entries.removeAll() }
+}
+
+extension EmulatorFault {
+    /// Turns the normal answer into the faulty one.
+    func apply(to normal: EmulatorHTTPResponse) -> EmulatorHTTPResponse {
+        switch self {
+        case .status(let code, let retryAfter):
+            var response = EmulatorHTTPResponse.error(code, "injected status \(code)")
+            if let retryAfter { response.headers.append(("Retry-After", retryAfter)) }
+            return response
+        case .delay(let seconds):
+            var response = normal
+            response.delay = max(0, seconds)
+            return response
+        case .dropConnection:
+            var response = normal
+            response.delivery = .closeWithoutResponse
+            return response
+        case .dropMidBody:
+            var response = normal
+            response.delivery = .reset(bytes: normal.body.count / 2)
+            return response
+        case .truncatedBody:
+            var response = normal
+            if response.body.count < 2 { response.body = Array(#"{"success":true}"#.utf8) }
+            response.delivery = .truncated(bytes: response.body.count / 2)
+            return response
+        case .malformedJSON:
+            return .json(200, Array(#"{"discovery": [{"id": "a", "segmentation_id": "#.utf8))
+        case .wrongShape:
+            return .json(200, Array(#"[{"id":"a","segmentation_id":"g"}]"#.utf8))
+        case .oversizedBody(let bytes):
+            // `"xxx…"`: a valid JSON string of the requested total size (at least the two quotes).
+            let size = max(2, bytes)
+            var body = [UInt8](repeating: UInt8(ascii: "x"), count: size)
+            body[0] = UInt8(ascii: "\"")
+            body[size - 1] = UInt8(ascii: "\"")
+            return .json(200, body)
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// A JSON value as the emulator stores event and customer properties.
+///
+/// Numbers are one case holding a `Double`, so equality is JSON equality: `1` equals `1.0`.
+/// (Whole numbers beyond 2^53 lose precision, which an emulator can afford.)
+public enum EmulatorJSON: Hashable, Sendable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// Any number.
+    case number(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([EmulatorJSON])
+    /// An object.
+    case object([String: EmulatorJSON])
+
+    /// Parses UTF-8 JSON text (any top-level value); throws on malformed input.
+    public init(jsonData: Data) throws {
+        self = try JSONDecoder().decode(EmulatorJSON.self, from: jsonData)
+    }
+
+    /// The value of `key` when this is an object, else `nil`.
+    public subscript(key: String) -> EmulatorJSON? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    /// Compact JSON text with sorted keys.
+    public func encodedData() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Encoding a tree of plain values cannot fail except for non-finite numbers, written as null.
+        return (try? encoder.encode(self)) ?? Data("null".utf8)
+    }
+
+    func encodedBytes() -> [UInt8] { Array(encodedData()) }
+}
+
+extension EmulatorJSON: Codable {
+    /// Decodes any JSON value.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([EmulatorJSON].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: EmulatorJSON].self))
+        }
+    }
+
+    /// Encodes the value as plain JSON; whole numbers are written without a fraction.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value):
+            if value.isFinite, value == value.rounded(), abs(value) < 9.0e15 {
+                try container.encode(Int64(value))
+            } else if value.isFinite {
+                try container.encode(value)
+            } else {
+                try container.encodeNil()
+            }
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+extension EmulatorJSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral {
+    /// `null`.
+    public init(nilLiteral: ()) { self = .null }
+    /// A boolean.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// A whole number.
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// A number.
+    public init(floatLiteral value: Double) { self = .number(value) }
+    /// A string.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// An array.
+    public init(arrayLiteral elements: EmulatorJSON...) { self = .array(elements) }
+    /// An object; a repeated key keeps its last value.
+    public init(dictionaryLiteral elements: (String, EmulatorJSON)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}

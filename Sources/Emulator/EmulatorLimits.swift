@@ -1,0 +1,46 @@
+import Foundation
+
+/// Resource limits of the emulator's HTTP server.
+public struct EmulatorLimits: Hashable, Sendable {
+    /// The largest request line plus headers, in bytes; larger heads get 431.
+    public var maxHeaderBytes: Int
+    /// The largest request body, in bytes; larger bodies get 413.
+    public var maxBodyBytes: Int
+    /// Seconds a connection may stay silent (idle keep-alive or mid-request) before it is closed;
+    /// also the send time-out towards a client that stops reading.
+    public var readTimeout: TimeInterval
+    /// Open connections at most; further ones get 503 and are closed.
+    public var maxConnections: Int
+    /// Requests kept in the request log; older ones are dropped first.
+    public var maxLoggedRequests: Int
+
+    /// Limits with defaults: 16 KiB of headers, 1 MiB of body, 5 s read time-out,
+    /// 256 connections, 10 000 logged requests.
+    public init(maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 1024 * 1024, readTimeout: TimeInterval = 5,
+                maxConnections: Int = 256, maxLoggedRequests: Int = 10_000) {
+        self.maxHeaderBytes = maxHeaderBytes
+        self.maxBodyBytes = maxBodyBytes
+        self.readTimeout = readTimeout
+        self.maxConnections = maxConnections
+        self.maxLoggedRequests = maxLoggedRequests
+    }
+}
+
+/// Why the emulator could not start listening.
+public struct EmulatorError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The system call that failed, e.g. `bind`.
+    public var operation: String
+    /// The `errno` it left.
+    public var code: Int32
+
+    /// Creates an error.
+    public init(operation: String, code: Int32) {
+        self.operation = operation
+        self.code = code
+    }
+
+    /// `bind failed: Address already in use (errno 98)`.
+    public var description: String {
+        "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few POSIX socket calls the server needs, with the Glibc/Darwin differences in one place.
+enum EmulatorPOSIX {
+    #if canImport(Glibc)
+    private static let streamType = Int32(SOCK_STREAM.rawValue)
+    private static let sendFlags = Int32(MSG_NOSIGNAL)
+    #else
+    private static let streamType = SOCK_STREAM
+    private static let sendFlags: Int32 = 0
+    #endif
+
+    /// A listening TCP socket on 127.0.0.1 (non-blocking, so `accept` never blocks after `poll`).
+    static func makeListener(port: UInt16, backlog: Int32 = 128) throws -> (fd: Int32, port: UInt16) {
+        let fd = socket(AF_INET, streamType, 0)
+        guard fd >= 0 else { throw EmulatorError(operation: "socket", code: errno) }
+        var reuse: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else { return try fail("bind", closing: fd) }
+        guard listen(fd, backlog) == 0 else { return try fail("listen", closing: fd) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { return try fail("getsockname", closing: fd) }
+        setNonBlocking(fd, true)
+        return (fd, UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func fail(_ operation: String, closing fd: Int32) throws -> (fd: Int32, port: UInt16) {
+        let code = errno
+        close(fd)
+        throw EmulatorError(operation: operation, code: code)
+    }
+
+    /// A pipe whose read end wakes the accept loop on stop.
+    static func makePipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw EmulatorError(operation: "pipe", code: errno) }
+        return (fds[0], fds[1])
+    }
+
+    /// Blocks until one of `fds` is readable (or hung up); returns which ones are.
+    static func waitReadable(_ fds: [Int32]) -> [Bool] {
+        var polled = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        while poll(&polled, nfds_t(polled.count), -1) < 0 {
+            if errno != EINTR { break }
+        }
+        return polled.map { $0.revents != 0 }
+    }
+
+    /// The next pending connection, or `nil` when there is none right now.
+    static func accept(_ fd: Int32) -> Int32? {
+        while true {
+            #if canImport(Glibc)
+            let client = Glibc.accept(fd, nil, nil)
+            #else
+            let client = Darwin.accept(fd, nil, nil)
+            #endif
+            if client >= 0 { return client }
+            if errno != EINTR { return nil }
+        }
+    }
+
+    /// Blocking mode, read/send time-outs and, on Darwin, no SIGPIPE for an accepted socket.
+    static func configureConnection(_ fd: Int32, timeout: TimeInterval) {
+        setNonBlocking(fd, false)  // BSD sockets inherit O_NONBLOCK from the listener.
+        var value = timeval()
+        let clamped = max(0.001, timeout)
+        value.tv_sec = Int(clamped)
+        value.tv_usec = numericCast(Int((clamped - Double(Int(clamped))) * 1_000_000))
+        let size = socklen_t(MemoryLayout<timeval>.size)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, size)
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, size)
+        var one: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        #if canImport(Darwin)
+        _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
+
+    /// Reads into `buffer`; returns the byte count, 0 at end of stream, -1 on error or time-out.
+    static func receive(_ fd: Int32, into buffer: inout [UInt8]) -> Int {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count >= 0 { return count }
+            if errno != EINTR { return -1 }
+        }
+    }
+
+    /// Writes all bytes; `false` when the peer is gone or the send timed out.
+    static func send(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let sent = bytes[offset...].withUnsafeBytes {
+                #if canImport(Glibc)
+                Glibc.send(fd, $0.baseAddress, $0.count, sendFlags)
+                #else
+                Darwin.send(fd, $0.baseAddress, $0.count, sendFlags)
+                #endif
+            }
+            if sent > 0 {
+                offset += sent
+            } else if sent < 0 && errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Makes the next `close` send RST instead of FIN.
+    static func resetOnClose(_ fd: Int32) {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+    }
+
+    /// Wakes any thread blocked reading or writing `fd` (it sees end of stream or an error).
+    static func shutdownBoth(_ fd: Int32) {
+        _ = shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// Closes a descriptor.
+    static func close(_ fd: Int32) {
+        #if canImport(Glibc)
+        _ = Glibc.close(fd)
+        #else
+        _ = Darwin.close(fd)
+        #endif
+    }
+
+    /// Writes one byte to a pipe (to wake a `poll`).
+    static func poke(_ fd: Int32) {
+        var byte: UInt8 = 1
+        _ = write(fd, &byte, 1)
+    }
+
+    private static func setNonBlocking(_ fd: Int32, _ on: Bool) {
+        let flags = fcntl(fd, F_GETFL, 0)
+        guard flags >= 0 else { return }
+        _ = fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK)
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+/// A rule that puts a customer into one segment from the events the emulator has received.
+///
+/// The customer is in segment `segmentId` (of segmentation `segmentationId`, listed under
+/// `category`) when, among the events tracked with the customer's cookie or with any external id
+/// linked to that cookie, there are at least `minimumCount` events of type `eventType`, and — when
+/// `property` is set — at least one of them has that property equal (as JSON) to the given value.
+///
+/// JSON form, as read by ``EmulatorRuleSet`` (`min_count` defaults to 1; `property` and
+/// `attributes` are optional):
+///
+/// ```json
+/// {
+///   "category": "discovery",
+///   "segment_id": "66140257f4cb337324209871",
+///   "segmentation_id": "66140215fb50effc8a7218b4",
+///   "event_type": "purchase",
+///   "min_count": 2,
+///   "property": { "name": "category", "equals": "shoes" },
+///   "attributes": { "name": "Shoe buyers" }
+/// }
+/// ```
+public struct EmulatorSegmentRule: Hashable, Sendable, Codable {
+    /// A property test: the event property `name` equals `equals` (JSON equality, so `1 == 1.0`).
+    public struct PropertyMatch: Hashable, Sendable, Codable {
+        /// The property name.
+        public var name: String
+        /// The value it must equal.
+        public var equals: EmulatorJSON
+
+        /// Creates a property test.
+        public init(name: String, equals: EmulatorJSON) {
+            self.name = name
+            self.equals = equals
+        }
+    }
+
+    /// The category the segment is listed under, e.g. `discovery`.
+    public var category: String
+    /// The segment's `id`.
+    public var segmentId: String
+    /// The segment's `segmentation_id`.
+    public var segmentationId: String
+    /// Extra string fields of the segment object.
+    public var attributes: [String: String]
+    /// The event type counted.
+    public var eventType: String
+    /// How many events of `eventType` are needed (at least 1).
+    public var minimumCount: Int
+    /// An optional property one of those events must carry.
+    public var property: PropertyMatch?
+
+    /// Creates a rule.
+    public init(category: String, segmentId: String, segmentationId: String, attributes: [String: String] = [:],
+                eventType: String, minimumCount: Int = 1, property: PropertyMatch? = nil) {
+        self.category = category
+        self.segmentId = segmentId
+        self.segmentationId = segmentationId
+        self.attributes = attributes
+        self.eventType = eventType
+        self.minimumCount = max(1, minimumCount)
+        self.property = property
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case category, attributes, property
+        case segmentId = "segment_id"
+        case segmentationId = "segmentation_id"
+        case eventType = "event_type"
+        case minimumCount = "min_count"
+    }
+
+    /// Decodes the JSON form documented on the type.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            category: try container.decode(String.self, forKey: .category),
+            segmentId: try container.decode(String.self, forKey: .segmentId),
+            segmentationId: try container.decode(String.self, forKey: .segmentationId),
+            attributes: try container.decodeIfPresent([String: String].self, forKey: .attributes) ?? [:],
+            eventType: try container.decode(String.self, forKey: .eventType),
+            minimumCount: try container.decodeIfPresent(Int.self, forKey: .minimumCount) ?? 1,
+            property: try container.decodeIfPresent(PropertyMatch.self, forKey: .property)
+        )
+    }
+
+    /// Encodes the JSON form documented on the type.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(category, forKey: .category)
+        try container.encode(segmentId, forKey: .segmentId)
+        try container.encode(segmentationId, forKey: .segmentationId)
+        if !attributes.isEmpty { try container.encode(attributes, forKey: .attributes) }
+        try container.encode(eventType, forKey: .eventType)
+        try container.encode(minimumCount, forKey: .minimumCount)
+        try container.encodeIfPresent(property, forKey: .property)
+    }
+
+    /// The segment this rule grants.
+    public var segment: EmulatorSegment {
+        EmulatorSegment(id: segmentId, segmentationId: segmentationId, attributes: attributes)
+    }
+
+    /// Whether a customer with these events is in the segment.
+    public func matches<Events: Sequence>(_ events: Events) -> Bool where Events.Element == EmulatorEvent {
+        var count = 0
+        var propertySeen = property == nil
+        for event in events where event.eventType == eventType {
+            count += 1
+            if let property, event.properties[property.name] == property.equals { propertySeen = true }
+        }
+        return count >= minimumCount && propertySeen
+    }
+}
+
+/// A rules file: `{"rules": [ …rule objects… ]}` (a bare array of rules is accepted too).
+///
+/// Each rule object is described on ``EmulatorSegmentRule``. Rules are evaluated in file order;
+/// every category a rule names appears in each fetch answer (as `[]` when no rule matched), so a
+/// customer leaving a segment is visible as an emptied category.
+public struct EmulatorRuleSet: Hashable, Sendable, Codable {
+    /// The rules in evaluation order.
+    public var rules: [EmulatorSegmentRule]
+
+    /// A rule set.
+    public init(rules: [EmulatorSegmentRule]) {
+        self.rules = rules
+    }
+
+    /// Reads a rules document; throws `DecodingError` on anything else.
+    public init(jsonData: Data) throws {
+        let decoder = JSONDecoder()
+        if let rules = try? decoder.decode([EmulatorSegmentRule].self, from: jsonData) {
+            self.init(rules: rules)
+        } else {
+            self = try decoder.decode(EmulatorRuleSet.self, from: jsonData)
+        }
+    }
+
+    /// Reads a rules file.
+    public init(contentsOf url: URL) throws {
+        try self.init(jsonData: Data(contentsOf: url))
+    }
+
+    /// The rules as a pretty-printed document of the documented form.
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    /// The fetch answer for a customer with these events: category → granted segments, in rule order.
+    public func segments<Events: Collection>(for events: Events) -> [String: [EmulatorSegment]]
+    where Events.Element == EmulatorEvent {
+        var answer: [String: [EmulatorSegment]] = [:]
+        for rule in rules {
+            if answer[rule.category] == nil { answer[rule.category] = [] }
+            if rule.matches(events) { answer[rule.category, default: []].append(rule.segment) }
+        }
+        return answer
+    }
+}

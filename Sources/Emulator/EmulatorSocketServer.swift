@@ -1,0 +1,195 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A small HTTP/1.1 server on 127.0.0.1: one accept thread, one thread per connection.
+///
+/// Each connection reads with a time-out (`SO_RCVTIMEO`), parses with ``HTTPRequestParser``
+/// (pipelining and keep-alive included) and writes what `respond` returns. `stop()` wakes the accept
+/// loop through a pipe, shuts every open connection down (which wakes their blocked `recv`/`send`),
+/// cuts fault delays short and waits for every thread to finish.
+///
+/// `@unchecked Sendable` is sound: the mutable fields (`stopped`, `connections`, `closed`) are only
+/// touched with `condition` locked; everything else is immutable after `init`.
+final class EmulatorSocketServer: @unchecked Sendable {
+    /// The bound port.
+    let port: UInt16
+
+    private let limits: EmulatorLimits
+    private let respond: @Sendable (ParsedHTTPRequest) -> EmulatorHTTPResponse
+    private let listener: Int32
+    private let wake: (read: Int32, write: Int32)
+    private let threads = DispatchGroup()
+    private let condition = NSCondition()
+    private var stopped = false
+    private var closed = false
+    private var connections: Set<Int32> = []
+
+    /// Binds 127.0.0.1:`port` (0 = ephemeral) and starts accepting.
+    init(port: UInt16, limits: EmulatorLimits,
+         respond: @escaping @Sendable (ParsedHTTPRequest) -> EmulatorHTTPResponse) throws {
+        let bound = try EmulatorPOSIX.makeListener(port: port)
+        do {
+            wake = try EmulatorPOSIX.makePipe()
+        } catch {
+            EmulatorPOSIX.close(bound.fd)
+            throw error
+        }
+        listener = bound.fd
+        self.port = bound.port
+        self.limits = limits
+        self.respond = respond
+        threads.enter()
+        let thread = Thread { [self] in
+            acceptLoop()
+            threads.leave()
+        }
+        thread.name = "SegmentsEmulator.accept"
+        thread.start()
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Closes the listener and every connection and waits for all threads. Idempotent.
+    func stop() {
+        condition.lock()
+        stopped = true
+        for fd in connections { EmulatorPOSIX.shutdownBoth(fd) }
+        condition.broadcast()
+        condition.unlock()
+        EmulatorPOSIX.poke(wake.write)
+        threads.wait()
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return }
+        closed = true
+        EmulatorPOSIX.close(listener)
+        EmulatorPOSIX.close(wake.read)
+        EmulatorPOSIX.close(wake.write)
+    }
+
+    private var isStopped: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopped
+    }
+
+    // MARK: Accepting
+
+    private func acceptLoop() {
+        while true {
+            let ready = EmulatorPOSIX.waitReadable([listener, wake.read])
+            if ready[1] || isStopped { return }
+            while let client = EmulatorPOSIX.accept(listener) {
+                admit(client)
+            }
+        }
+    }
+
+    private func admit(_ fd: Int32) {
+        condition.lock()
+        let refused = stopped || connections.count >= limits.maxConnections
+        if !refused {
+            connections.insert(fd)
+            threads.enter()
+        }
+        condition.unlock()
+        guard !refused else {
+            EmulatorPOSIX.configureConnection(fd, timeout: 0.1)
+            _ = write(.error(503, "too many connections"), to: fd, keepAlive: false)
+            EmulatorPOSIX.close(fd)
+            return
+        }
+        let thread = Thread { [self] in
+            serve(fd)
+            condition.lock()
+            connections.remove(fd)
+            EmulatorPOSIX.close(fd)  // under the lock, so stop() never shuts down a reused number
+            condition.unlock()
+            threads.leave()
+        }
+        thread.name = "SegmentsEmulator.connection"
+        thread.start()
+    }
+
+    // MARK: One connection
+
+    private func serve(_ fd: Int32) {
+        EmulatorPOSIX.configureConnection(fd, timeout: limits.readTimeout)
+        var parser = HTTPRequestParser(maxHeaderBytes: limits.maxHeaderBytes, maxBodyBytes: limits.maxBodyBytes)
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            switch parser.next() {
+            case .request(let request):
+                let response = respond(request)
+                if response.delay > 0 && !pause(response.delay) { return }
+                let keepAlive = request.keepsAlive && response.allowsKeepAlive && !isStopped
+                guard write(response, to: fd, keepAlive: keepAlive), keepAlive else { return }
+            case .failure(let failure):
+                _ = write(.error(failure.status, "\(failure)"), to: fd, keepAlive: false)
+                drainAndClose(fd)
+                return
+            case .needMoreData:
+                let count = EmulatorPOSIX.receive(fd, into: &chunk)
+                if count > 0 {
+                    parser.append(chunk[0..<count])
+                } else {
+                    let timedOut = count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+                    if timedOut && parser.bufferedByteCount > 0 && !isStopped {
+                        // A client that went silent mid-request hears why it is being dropped.
+                        _ = write(.error(408, "request timed out"), to: fd, keepAlive: false)
+                    }
+                    return
+                }
+            }
+        }
+    }
+
+    /// Writes the response as its delivery says; `false` when the connection must close now.
+    private func write(_ response: EmulatorHTTPResponse, to fd: Int32, keepAlive: Bool) -> Bool {
+        switch response.delivery {
+        case .complete:
+            return EmulatorPOSIX.send(fd, (response.head(keepAlive: keepAlive) + response.body)[...])
+        case .closeWithoutResponse:
+            return false
+        case .truncated(let bytes):
+            _ = EmulatorPOSIX.send(fd, (response.head(keepAlive: false) + response.body.prefix(bytes))[...])
+            return false
+        case .reset(let bytes):
+            _ = EmulatorPOSIX.send(fd, (response.head(keepAlive: false) + response.body.prefix(bytes))[...])
+            EmulatorPOSIX.resetOnClose(fd)
+            return false
+        }
+    }
+
+    /// After an error answer the client may still be sending (e.g. a body over the limit): closing
+    /// with unread data would send RST and could destroy the answer in flight, so stop writing,
+    /// read what is left for a short while, then close.
+    private func drainAndClose(_ fd: Int32) {
+        _ = shutdown(fd, Int32(SHUT_WR))
+        EmulatorPOSIX.configureConnection(fd, timeout: min(limits.readTimeout, 0.5))
+        var sink = [UInt8](repeating: 0, count: 64 * 1024)
+        var drained = 0
+        while drained < 4 * limits.maxBodyBytes + limits.maxHeaderBytes {
+            let count = EmulatorPOSIX.receive(fd, into: &sink)
+            if count <= 0 { return }
+            drained += count
+        }
+    }
+
+    /// Sleeps up to `seconds`; `false` when `stop()` cut it short.
+    private func pause(_ seconds: TimeInterval) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !stopped && Date() < deadline {
+            _ = condition.wait(until: deadline)
+        }
+        return !stopped
+    }
+}

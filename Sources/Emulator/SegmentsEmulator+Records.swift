@@ -1,0 +1,54 @@
+import Foundation
+
+extension SegmentsEmulator {
+    /// The logged requests, oldest first (at most ``EmulatorLimits/maxLoggedRequests``).
+    public var requests: [EmulatorRecordedRequest] {
+        state.withLock { $0.loggedRequests }
+    }
+
+    /// The logged requests routed to `route`, oldest first.
+    public func requests(on route: EmulatorRoute) -> [EmulatorRecordedRequest] {
+        requests.filter { route == .any || $0.route == route }
+    }
+
+    /// Empties the request log and nothing else.
+    public func clearRequestLog() {
+        state.withLock { $0.clearRequestLog() }
+    }
+
+    /// Every event received, oldest first.
+    public var events: [EmulatorEvent] {
+        state.withLock { $0.events }
+    }
+
+    /// The events that count for a cookie: tracked with it, or with an external id linked to it.
+    public func events(forCookie cookie: String) -> [EmulatorEvent] {
+        state.withLock { $0.events(forCookie: cookie) }
+    }
+
+    /// Every customer update received, oldest first.
+    public var customerUpdates: [EmulatorCustomerUpdate] {
+        state.withLock { $0.customerUpdates }
+    }
+
+    /// Every link-ids call received, oldest first.
+    public var links: [EmulatorLink] {
+        state.withLock { $0.links }
+    }
+
+    /// Every customer known by cookie, sorted by cookie.
+    public var customers: [EmulatorCustomer] {
+        state.withLock { $0.customers.values.sorted { $0.cookie < $1.cookie } }
+    }
+
+    /// The customer with this cookie, if any request named it.
+    public func customer(cookie: String) -> EmulatorCustomer? {
+        state.withLock { $0.customers[cookie] }
+    }
+
+    /// Back to the state of a new emulator: rules, fixed answers, authorization, faults, the request
+    /// log, events, customer updates, links and customers are all cleared. The server keeps running.
+    public func reset() {
+        state.withLock { $0.reset() }
+    }
+}
