@@ -1,0 +1,107 @@
+import Foundation
+import RealtimeSegments
+import SegmentsEmulator
+
+/// `segments demo`: the SDK against the embedded emulator, with segments that change because of
+/// tracked events.
+struct DemoCommand {
+    static let help = """
+        usage: segments demo [--debounce SECONDS]
+
+        Starts the backend emulator on 127.0.0.1 with rules that turn events into segments,
+        configures the SDK against it, listens to the three categories, tracks a short journey
+        (view item, add to cart, purchase, identify) and prints each segment change as it arrives.
+          --debounce SECONDS   the reload debounce (default 0.3; the SDK's own default is 5)
+        """
+
+    let arguments: Arguments
+
+    init(arguments: [String]) throws {
+        self.arguments = try Arguments(arguments, options: ["debounce"])
+    }
+
+    func run() async throws {
+        if arguments.wantsHelp { return print(Self.help) }
+        var debounce = 0.3
+        if let text = arguments.value("debounce") {
+            guard let value = Double(text), value >= 0, value <= 10 else {
+                throw UsageError(reason: "--debounce must be a number of seconds from 0 to 10")
+            }
+            debounce = value
+        }
+        let start = Date()
+        let emulator = SegmentsEmulator()
+        emulator.setRules(DemoRules.rules)
+        emulator.requireAuthorization("Token demo-key")
+        let baseURL = try emulator.start()
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("segments-demo-\(UUID().uuidString)")
+        defer {
+            emulator.stop()
+            try? FileManager.default.removeItem(at: storage)
+        }
+
+        print("RealtimeSegments demo")
+        print("  backend emulator: \(baseURL.absoluteString) (project demo-project, rules: view_item → discovery,")
+        print("  add_to_cart → merchandising, purchase → content, purchase with tier=gold → discovery)")
+        print("  debounce shortened from 5 s to \(debounce) s (max wait \(debounce * 4) s) so the demo takes seconds\n")
+
+        let client = SegmentsClient(
+            options: .init(
+                logger: SegmentsLogHandler(level: .warning),
+                timings: SegmentationTimings(debounce: DebouncePolicy(delay: debounce, maxWait: debounce * 4)),
+                storage: .directory(storage)))
+        try client.configure(
+            .init(
+                backend: .bloomreach(
+                    BloomreachConfiguration(
+                        integration: .project(token: "demo-project"), baseURL: baseURL.absoluteString,
+                        authorization: .token("demo-key")))))
+        defer { client.stop() }
+
+        let watcher = SegmentWatcher(start: start)
+        let categories: [SegmentCategory] = [.discovery(), .merchandising(), .content()]
+        for category in categories {
+            client.addListener(category: category, includeFirstLoad: true) { watcher.changed(category, $0) }
+        }
+        print("Listening to discovery, merchandising and content (first load included):")
+        var ok = await watcher.wait(timeout: 10) { latest in categories.allSatisfy { latest[$0] != nil } }
+
+        let journey: [(String, [String: JSONValue], SegmentCategory, String)] = [
+            ("view_item", ["sku": "SKU-1", "price": 19.99], .discovery(), "browsers"),
+            ("add_to_cart", ["sku": "SKU-1", "quantity": 1], .merchandising(), "cart-builders"),
+            ("purchase", ["total": 19.99, "tier": "gold"], .content(), "buyers"),
+        ]
+        for (eventType, properties, category, expected) in journey where ok {
+            print("\n→ trackEvent(\(eventType))")
+            try client.trackEvent(properties: properties, timestamp: nil, eventType: eventType)
+            ok = await watcher.wait(timeout: 10) { latest in latest[category]?.contains { $0.id == expected } == true }
+        }
+        if ok {
+            print("\n→ identifyCustomer(registered: jane@example.com)")
+            try client.identifyCustomer(customerIds: ["registered": "jane@example.com"], properties: ["plan": "gold"], timestamp: nil)
+            let fetchesBefore = emulator.requests(on: .fetch).count
+            let deadline = Date().addingTimeInterval(10)
+            while emulator.requests(on: .fetch).count == fetchesBefore && Date() < deadline {
+                try? await Task.sleep(nanoseconds: 20_000_000)
+            }
+            ok = !emulator.links.isEmpty && emulator.requests(on: .fetch).count > fetchesBefore
+            print("  ids linked to the cookie, then segments fetched for the identified customer: \(ok ? "yes" : "no")")
+            _ = await watcher.wait(timeout: 1) { _ in false }  // let the re-announcements (SPEC D3) print
+        }
+        _ = await client.flush()
+
+        let elapsed = Date().timeIntervalSince(start)
+        print("\nSummary after \(String(format: "%.2f", elapsed)) s")
+        for category in categories {
+            let names = (watcher.segments(in: category) ?? []).map(\.id).sorted()
+            print("  \(category.name.padding(toLength: 13, withPad: " ", startingAt: 0)) \(names)")
+        }
+        print("  requests: \(emulator.requests(on: .fetch).count) segment fetches, \(emulator.requests(on: .link).count) link, \(emulator.events.count) events, \(emulator.customerUpdates.count) customer update")
+        print(ok ? "Done: segments changed because of tracked events." : "The demo did not finish: a step timed out.")
+        if !ok { throw DemoFailure() }
+    }
+}
+
+struct DemoFailure: Error, CustomStringConvertible {
+    var description: String { "a step of the demo timed out" }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// The `segments` command: `demo`, `serve` and `fetch`.
+@main
+struct SegmentsCommand {
+    static let usage = """
+        usage: segments <command> [options]
+
+        commands:
+          demo     run the SDK against the embedded backend emulator and watch segments change
+          serve    run the backend emulator in the foreground for app development
+          fetch    read a customer's segments once from any backend, as JSON
+
+        Run `segments <command> --help` for a command's options.
+        """
+
+    static func main() async {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        guard let command = arguments.first else {
+            fail("no command given (try `segments --help`)")
+        }
+        arguments.removeFirst()
+        do {
+            switch command {
+            case "demo": try await DemoCommand(arguments: arguments).run()
+            case "serve": try ServeCommand(arguments: arguments).run()
+            case "fetch": try await FetchCommand(arguments: arguments).run()
+            case "-h", "--help", "help": print(usage)
+            default: fail("unknown command '\(command)' (try `segments --help`)")
+            }
+        } catch let error as UsageError {
+            fail(error.reason)
+        } catch {
+            FileHandle.standardError.write(Data("segments \(command): \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    /// Prints a one-line reason and exits with status 2, the convention for bad arguments.
+    static func fail(_ reason: String) -> Never {
+        FileHandle.standardError.write(Data("segments: \(reason)\n".utf8))
+        exit(2)
+    }
+}
+
+/// A bad command line.
+struct UsageError: Error {
+    let reason: String
+}
