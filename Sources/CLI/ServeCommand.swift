@@ -43,9 +43,8 @@ struct ServeCommand {
             emulator.setRules(DemoRules.rules)
         }
         let baseURL = try emulator.start()
-        setvbuf(stdout, nil, _IOLBF, 0)  // one line per request, even into a pipe
-        print("Segments emulator listening on \(baseURL.absoluteString)  (Ctrl-C stops it)")
-        print("  project: \(baseURL.absoluteString)/webxp/projects/<token>/segments?cookie=<cookie>")
+        emit("Segments emulator listening on \(baseURL.absoluteString)  (Ctrl-C stops it)")
+        emit("  project: \(baseURL.absoluteString)/webxp/projects/<token>/segments?cookie=<cookie>")
 
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
@@ -62,12 +61,17 @@ struct ServeCommand {
             if requests.count < printed { printed = 0 }  // the log was trimmed or reset
             for request in requests.dropFirst(printed) {
                 let query = request.rawQuery.map { "?\($0)" } ?? ""
-                print("\(request.method) \(request.path)\(query)  (\(request.body.count) bytes)")
+                emit("\(request.method) \(request.path)\(query)  (\(request.body.count) bytes)")
             }
             printed = requests.count
         }
         sources.forEach { $0.cancel() }
         emulator.stop()
-        print("stopped")
+        emit("stopped")
+    }
+
+    /// Writes a line straight to standard output, so each request shows at once even in a pipe.
+    private func emit(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }
