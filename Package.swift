@@ -42,7 +42,8 @@ let package = Package(
         .testTarget(name: "SegmentsDataTests", dependencies: ["SegmentsData", "SegmentsTesting"]),
         .testTarget(name: "SegmentsTestingTests", dependencies: ["SegmentsTesting"]),
         .testTarget(name: "SegmentsNetworkingTests", dependencies: ["SegmentsNetworking", "SegmentsTesting"]),
-        .testTarget(name: "RealtimeSegmentsTests", dependencies: ["RealtimeSegments", "SegmentsTesting"]),
+        .testTarget(
+            name: "RealtimeSegmentsTests", dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,67 @@
+import Foundation
+import RealtimeSegments
+import SegmentsEmulator
+import SegmentsTesting
+
+/// A real client (URLSession transport, file stores, live scheduler) against the emulator on
+/// 127.0.0.1, with short timings so each scenario takes well under a second.
+final class EndToEndHarness: Sendable {
+    static let rules = [
+        EmulatorSegmentRule(
+            category: "discovery", segmentId: "browsers", segmentationId: "engagement", eventType: "view_item"),
+        EmulatorSegmentRule(
+            category: "content", segmentId: "buyers", segmentationId: "lifecycle", eventType: "purchase"),
+    ]
+    static let timings = SegmentationTimings(
+        debounce: DebouncePolicy(delay: 0.05, maxWait: 0.2), cache: CacheFreshness(maxAge: 5),
+        retry: RetryBackoff(initial: 0.05, maximum: 0.2))
+
+    let emulator: SegmentsEmulator
+    let baseURL: URL
+    let directory = TemporaryDirectory()
+    let logger = CapturingLogger()
+
+    init() throws {
+        emulator = SegmentsEmulator()
+        emulator.setRules(Self.rules)
+        emulator.requireAuthorization("Token key")
+        baseURL = try emulator.start()
+    }
+
+    /// A client on the harness's storage directory; several may be made to simulate restarts.
+    func makeClient(
+        integration: BloomreachIntegration = .project(token: "project"),
+        authorization: BloomreachAuthorization = .token("key"),
+        stream: (any StreamAuthorizationProvider)? = nil, timings: SegmentationTimings = EndToEndHarness.timings
+    ) throws -> SegmentsClient {
+        try SegmentsClient(
+            configuration: .init(
+                backend: .bloomreach(
+                    BloomreachConfiguration(
+                        integration: integration, baseURL: baseURL.absoluteString, authorization: authorization,
+                        streamAuthorization: stream))),
+            options: .init(
+                logger: logger, timings: timings, uploadRetry: RetryBackoff(initial: 0.05, maximum: 0.2),
+                transport: URLSessionSegmentsTransport(timeout: 5), storage: .directory(directory.url)))
+    }
+
+    func tearDown() {
+        emulator.stop()
+        directory.remove()
+    }
+}
+
+/// Waits (in real time, for integration tests only) until `condition` holds or `timeout` passes.
+func eventually(timeout: TimeInterval = 5, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    return condition()
+}
+
+extension Segment {
+    static let browsers = Segment(id: "browsers", segmentationId: "engagement")
+    static let buyers = Segment(id: "buyers", segmentationId: "lifecycle")
+}
