@@ -12,8 +12,9 @@ struct EventQueueMeasurements {
     @Test(arguments: [10, 10_000])
     func measureDurableAppends(queueLength: Int) throws {
         try TemporaryDirectory.with { dir in
+            try Self.writeJournal(of: Fixtures.events(queueLength), in: dir)
             let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
-            for event in Fixtures.events(queueLength) { try store.append(event) }
+            #expect(store.load().count == queueLength)
             let extra = (0..<500).map { Fixtures.event(queueLength + $0) }
             let start = DispatchTime.now()
             for event in extra { try store.append(event) }
@@ -42,8 +43,7 @@ struct EventQueueMeasurements {
     @Test func measureLoadOfTenThousand() throws {
         try TemporaryDirectory.with { dir in
             let events = Fixtures.events(10_000)
-            let writer = FileEventQueueStore(directory: dir.storage, logger: LineLog())
-            for event in events { try writer.append(event) }
+            try Self.writeJournal(of: events, in: dir)
             let bytes = dir.contents(of: "event-queue.journal")?.count ?? 0
             var timings: [Double] = []
             for _ in 0..<5 {
@@ -64,6 +64,17 @@ struct EventQueueMeasurements {
             print("MEASURE whole-queue rewrite of 10,000 (the cost per append of a single-file layout): \(Self.ms(Self.seconds(since: start))) ms")
             journal.close(&state)
         }
+    }
+
+    /// A journal of `events` written in one go, as a compaction writes it.
+    private static func writeJournal(of events: [TrackedEvent], in dir: TemporaryDirectory) throws {
+        var state = JournalState(events: QueuedEvents(events))
+        let journal = EventJournal(
+            directory: StorageDirectory(url: dir.storage),
+            diagnostics: StoreDiagnostics(logger: LineLog(), prefix: "", subject: "", fallback: ""))
+        try StorageDirectory(url: dir.storage).create()
+        try journal.compact(&state)
+        journal.close(&state)
     }
 
     private static func seconds(since start: DispatchTime) -> Double {

@@ -145,6 +145,23 @@ import Testing
         }
     }
 
+    @Test func e1_itemJSONCannotRepresentIsRefusedWithoutLeakingItsValue() throws {
+        try TemporaryDirectory.with { dir in
+            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            let first = Fixtures.event(1)
+            try store.append(first)
+            let bad = TrackedEvent(
+                kind: .event(type: "x"), customerIds: Fixtures.identified,
+                properties: ["secret-ratio": .double(.nan)], timestamp: Date(timeIntervalSinceReferenceDate: 0))
+            let error = try #require(throws: SegmentsError.self) { try store.append(bad) }
+            #expect(error.code == .storage)
+            #expect(!error.description.contains("secret-ratio"))
+            let second = Fixtures.event(2)
+            try store.append(second)
+            #expect(FileEventQueueStore(directory: dir.storage, logger: LineLog()).load() == [first, second])
+        }
+    }
+
     @Test func e4_concurrentAppendsAreAllKept() async throws {
         try await TemporaryDirectory.withAsync { dir in
             let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())

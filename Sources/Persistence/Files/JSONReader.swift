@@ -98,8 +98,9 @@ struct JSONReader {
             skipWhitespace()
             try consume(UInt8(ascii: ":"))
             skipWhitespace()
-            // A repeated key keeps its last value, like `JSONValue`'s dictionary literal.
-            object[key] = try readValue()
+            // A repeated key keeps its first value, as `JSONDecoder` does.
+            let value = try readValue()
+            if object[key] == nil { object[key] = value }
             skipWhitespace()
             if current == UInt8(ascii: ",") {
                 position += 1
