@@ -60,6 +60,9 @@ import Testing
             let log = LineLog(level: .warning)
             #expect(FileCustomerStore(directory: dir.storage, logger: log).load() == nil)
             #expect(log.lines.isEmpty)
+            let verbose = LineLog(level: .verbose)
+            #expect(FileCustomerStore(directory: dir.storage, logger: verbose).load() == nil)
+            #expect(verbose.lines.count == 1 && verbose.lines[0].contains(Self.fileName))
         }
     }
 
