@@ -15,7 +15,8 @@ public enum StorageLocation {
     /// - Linux and others: `$XDG_DATA_HOME/RealtimeSegments/<id>`, or `~/.local/share/…` when
     ///   `XDG_DATA_HOME` is unset or not absolute (as the XDG specification says).
     ///
-    /// The id is turned into a safe folder name (see ``folderName(forIntegrationId:)``). Nothing is
+    /// The id is turned into a safe folder name: letters, digits, `-`, `_` and `.` are kept, and an id
+    /// that needed changes gets a stable hash appended so distinct ids never share a folder. Nothing is
     /// created here: the stores create the directory, owner-only, on first use.
     public static func defaultDirectory(integrationId: String) -> URL {
         applicationDataDirectory()
@@ -27,7 +28,7 @@ public enum StorageLocation {
     /// distinct ids: letters, digits, `-`, `_` and `.` are kept; when anything had to change
     /// (other characters, a leading dot, an empty or over-long id) a stable hash of the original
     /// id is appended, so `a/b` and `a_b` never share a folder.
-    public static func folderName(forIntegrationId integrationId: String) -> String {
+    static func folderName(forIntegrationId integrationId: String) -> String {
         let safe = String(integrationId.unicodeScalars.map { isSafe($0) ? Character($0) : "_" })
         var name = safe
         if name.hasPrefix(".") { name = "_" + name.dropFirst() }

@@ -15,8 +15,8 @@ public final class InMemorySegmentBaselineStore: SegmentBaselineStore {
         baseline.value
     }
 
-    /// Replaces the stored baseline; never throws.
-    public func save(_ baseline: SegmentBaseline) throws {
+    /// Replaces the stored baseline.
+    public func save(_ baseline: SegmentBaseline) {
         self.baseline.withLock { $0 = baseline }
     }
 }

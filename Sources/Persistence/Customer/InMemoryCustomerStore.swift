@@ -15,8 +15,8 @@ public final class InMemoryCustomerStore: CustomerStore {
         customer.value
     }
 
-    /// Replaces the stored customer; never throws.
-    public func save(_ customer: CustomerIds) throws {
+    /// Replaces the stored customer.
+    public func save(_ customer: CustomerIds) {
         self.customer.withLock { $0 = customer }
     }
 }

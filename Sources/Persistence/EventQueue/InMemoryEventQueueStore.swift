@@ -16,17 +16,17 @@ public final class InMemoryEventQueueStore: EventQueueStore {
     }
 
     /// Adds an item at the end; an item with the same id is replaced and moves to the end.
-    public func append(_ event: TrackedEvent) throws {
+    public func append(_ event: TrackedEvent) {
         queue.withLock { $0.append(event) }
     }
 
     /// Replaces the item with the same id in place; an unknown id is a no-op.
-    public func update(_ event: TrackedEvent) throws {
+    public func update(_ event: TrackedEvent) {
         queue.withLock { _ = $0.update(event) }
     }
 
     /// Removes an item; an unknown id is a no-op.
-    public func remove(id: TrackedEvent.ID) throws {
+    public func remove(id: TrackedEvent.ID) {
         queue.withLock { _ = $0.remove(id: id) }
     }
 }

@@ -18,9 +18,9 @@ struct JournalHeader: VersionedRecord {
 
 /// Every line after the header: one change to the queue, e.g.
 /// `{"op":"append","event":{…}}`, `{"op":"update","event":{…}}` or `{"op":"remove","id":"…"}`.
-struct JournalEntry: Codable {
+struct JournalEntry: Encodable {
     /// What the line does.
-    enum Operation: String, Codable {
+    enum Operation: String, Encodable {
         /// Adds `event` at the end (replacing an item with the same id).
         case append
         /// Replaces the queued item with `event`'s id, in place.
@@ -32,6 +32,27 @@ struct JournalEntry: Codable {
     var op: Operation
     var event: EventRecord?
     var id: UUID?
+
+    private init(op: Operation, event: EventRecord?, id: UUID?) {
+        self.op = op
+        self.event = event
+        self.id = id
+    }
+
+    /// The line in `json`; throws when it is not a journal entry.
+    init(json: JSONValue) throws(StoredFileProblem) {
+        guard case .object(let fields) = json, case .string(let name)? = fields["op"],
+            let op = Operation(rawValue: name)
+        else { throw .wrongShape }
+        self.op = op
+        self.event = try fields["event"].map { json throws(StoredFileProblem) in try EventRecord(json: json) }
+        if case .string(let text)? = fields["id"] {
+            guard let id = UUID(uuidString: text) else { throw .wrongShape }
+            self.id = id
+        } else {
+            self.id = nil
+        }
+    }
 
     /// A line adding `event`.
     static func append(_ event: TrackedEvent) -> JournalEntry {
@@ -51,7 +72,16 @@ struct JournalEntry: Codable {
     /// The line's bytes, newline included. The encoder escapes newlines inside strings, so a
     /// record is always exactly one line.
     func line(using encoder: JSONEncoder) throws -> Data {
-        var data = try encoder.encode(self)
+        var data: Data
+        do {
+            data = try encoder.encode(self)
+        } catch {
+            // The encoder's message quotes the offending value, which may be personal data: keep
+            // it out of the description (SPEC P4), reachable only as the underlying error.
+            throw SegmentsError(
+                .storage, "A queued item has a property JSON cannot represent (such as NaN or infinity)",
+                underlying: error)
+        }
         data.append(JournalReplay.newline)
         return data
     }
@@ -100,11 +130,10 @@ struct JournalReplay {
         let header = try VersionedJSON.decode(JournalHeader.self, from: data.subdata(in: headerRange.dropLast(1)))
         guard header.format == JournalHeader.formatName else { throw DecodeFailure(problem: .wrongShape, detail: nil) }
 
-        let decoder = JSONDecoder()
         for range in lines.dropFirst() {
             replay.recordLines += 1
             do {
-                let entry = try decoder.decode(JournalEntry.self, from: data.subdata(in: range.dropLast(1)))
+                let entry = try JournalEntry(json: JSONReader.value(from: data.subdata(in: range.dropLast(1))))
                 try entry.apply(to: &replay.events)
             } catch {
                 replay.unreadableLines += 1

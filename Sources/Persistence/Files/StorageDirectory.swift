@@ -40,7 +40,8 @@ struct StorageDirectory: Sendable {
             _ = chmod(path, POSIXFile.directoryMode)
             return
         }
-        switch errno {
+        let code = errno
+        switch code {
         case EEXIST:
             var info = stat()
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
@@ -48,11 +49,11 @@ struct StorageDirectory: Sendable {
             }
         case ENOENT:
             let parent = (path as NSString).deletingLastPathComponent
-            guard !parent.isEmpty, parent != path else { throw POSIXFile.failure("create directory", path) }
+            guard !parent.isEmpty, parent != path else { throw POSIXFile.failure("create directory", path, code: code) }
             try makeDirectory(parent)
             try makeDirectory(path)
         default:
-            throw POSIXFile.failure("create directory", path)
+            throw POSIXFile.failure("create directory", path, code: code)
         }
     }
 
@@ -63,12 +64,16 @@ struct StorageDirectory: Sendable {
         let temporary = path(of: Self.temporaryPrefix(of: name) + UUID().uuidString)
         let fd = try POSIXFile.createExclusive(temporary)
         do {
+            defer { POSIXFile.closeQuietly(fd) }
             try POSIXFile.writeAll(fd, data, path: temporary)
             try POSIXFile.sync(fd, path: temporary)
-            POSIXFile.closeQuietly(fd)
+        } catch {
+            POSIXFile.delete(temporary)
+            throw error
+        }
+        do {
             try POSIXFile.move(temporary, over: path(of: name))
         } catch {
-            POSIXFile.closeQuietly(fd)
             POSIXFile.delete(temporary)
             throw error
         }

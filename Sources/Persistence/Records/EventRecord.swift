@@ -5,10 +5,11 @@ import SegmentsDomain
 /// `{"id":"…","kind":"event","eventType":"purchase","customerIds":{…},"properties":{…},"timestamp":…,"failedAttempts":0}`.
 ///
 /// `kind` is `event` (with `eventType`) or `customerUpdate`. `timestamp` is seconds since
-/// 2001-01-01 UTC, which round-trips a `Date` exactly.
-struct EventRecord: Codable {
+/// 2001-01-01 UTC, which round-trips a `Date` exactly. Written with `JSONEncoder`, read with
+/// ``JSONReader`` (see there why).
+struct EventRecord: Encodable {
     /// The item's kind on disk.
-    enum Kind: String, Codable {
+    enum Kind: String, Encodable {
         case event
         case customerUpdate
     }
@@ -36,6 +37,37 @@ struct EventRecord: Codable {
         self.properties = event.properties
         self.timestamp = event.timestamp.timeIntervalSinceReferenceDate
         self.failedAttempts = event.failedAttempts
+    }
+
+    /// The record in `json`; throws when a field is missing or of the wrong type.
+    init(json: JSONValue) throws(StoredFileProblem) {
+        guard case .object(let fields) = json,
+            case .string(let idText)? = fields["id"], let id = UUID(uuidString: idText),
+            case .string(let kindName)? = fields["kind"], let kind = Kind(rawValue: kindName),
+            case .object(let idValues)? = fields["customerIds"],
+            case .object(let properties)? = fields["properties"],
+            case .int(let failedAttempts)? = fields["failedAttempts"]
+        else { throw .wrongShape }
+        self.id = id
+        self.kind = kind
+        switch fields["eventType"] {
+        case nil, .null?: self.eventType = nil
+        case .string(let type)?: self.eventType = type
+        default: throw .wrongShape
+        }
+        var customerIds: [String: String] = [:]
+        for (key, value) in idValues {
+            guard case .string(let text) = value else { throw .wrongShape }
+            customerIds[key] = text
+        }
+        self.customerIds = customerIds
+        self.properties = properties
+        switch fields["timestamp"] {
+        case .double(let seconds)?: self.timestamp = seconds
+        case .int(let seconds)?: self.timestamp = Double(seconds)
+        default: throw .wrongShape
+        }
+        self.failedAttempts = failedAttempts
     }
 
     /// The stored item; throws when an event has no type.

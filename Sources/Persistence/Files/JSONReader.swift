@@ -1,0 +1,251 @@
+import Foundation
+import SegmentsDomain
+
+/// A strict JSON reader producing ``JSONValue``, for the event journal's read path.
+///
+/// Why not `JSONDecoder`: loading 10,000 queued events through it took ~310 ms (release, Linux),
+/// most of it generic Codable machinery and `JSONValue`'s trial decoding, which throws up to five
+/// errors per property value. This reader does one pass over the bytes and throws only on damage
+/// (Docs/decisions/0001-event-queue-layout.md has the figures). Writing still uses `JSONEncoder`.
+///
+/// Numbers follow `JSONValue`'s own decoding: a whole number that fits `Int` becomes `.int`
+/// (`1.0` and `1e2` included), any other finite number `.double`. Invalid UTF-8 inside a string is
+/// replaced by U+FFFD rather than rejected.
+struct JSONReader {
+    /// Deeper nesting is treated as damage, so a corrupt file cannot exhaust the stack.
+    static let maximumDepth = 128
+
+    private let bytes: UnsafeRawBufferPointer
+    private var position = 0
+    private var depth = 0
+
+    private init(bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    /// The one JSON value `data` holds (surrounding whitespace allowed); throws ``JSONSyntaxError``
+    /// on anything else.
+    static func value(from data: Data) throws -> JSONValue {
+        try data.withUnsafeBytes { buffer in
+            var reader = JSONReader(bytes: buffer)
+            reader.skipWhitespace()
+            let value = try reader.readValue()
+            reader.skipWhitespace()
+            guard reader.position == buffer.count else { throw reader.failure() }
+            return value
+        }
+    }
+
+    private var current: UInt8? {
+        position < bytes.count ? bytes[position] : nil
+    }
+
+    private func failure() -> JSONSyntaxError {
+        JSONSyntaxError(offset: position)
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+            position += 1
+        }
+    }
+
+    private mutating func consume(_ expected: UInt8) throws {
+        guard current == expected else { throw failure() }
+        position += 1
+    }
+
+    private mutating func readValue() throws -> JSONValue {
+        guard let byte = current else { throw failure() }
+        switch byte {
+        case UInt8(ascii: "{"): return try readObject()
+        case UInt8(ascii: "["): return try readArray()
+        case UInt8(ascii: "\""): return .string(try readString())
+        case UInt8(ascii: "t"): try readLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try readLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try readLiteral("null"); return .null
+        default: return try readNumber()
+        }
+    }
+
+    private mutating func readLiteral(_ literal: StaticString) throws {
+        let count = literal.utf8CodeUnitCount
+        guard position + count <= bytes.count else { throw failure() }
+        for offset in 0..<count where bytes[position + offset] != literal.utf8Start[offset] {
+            throw failure()
+        }
+        position += count
+    }
+
+    private mutating func enterContainer() throws {
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw failure() }
+        position += 1
+        skipWhitespace()
+    }
+
+    private mutating func readObject() throws -> JSONValue {
+        try enterContainer()
+        var object: [String: JSONValue] = [:]
+        if current == UInt8(ascii: "}") {
+            position += 1
+            depth -= 1
+            return .object(object)
+        }
+        while true {
+            guard current == UInt8(ascii: "\"") else { throw failure() }
+            let key = try readString()
+            skipWhitespace()
+            try consume(UInt8(ascii: ":"))
+            skipWhitespace()
+            // A repeated key keeps its first value, as `JSONDecoder` does.
+            let value = try readValue()
+            if object[key] == nil { object[key] = value }
+            skipWhitespace()
+            if current == UInt8(ascii: ",") {
+                position += 1
+                skipWhitespace()
+                continue
+            }
+            try consume(UInt8(ascii: "}"))
+            depth -= 1
+            return .object(object)
+        }
+    }
+
+    private mutating func readArray() throws -> JSONValue {
+        try enterContainer()
+        var array: [JSONValue] = []
+        if current == UInt8(ascii: "]") {
+            position += 1
+            depth -= 1
+            return .array(array)
+        }
+        while true {
+            array.append(try readValue())
+            skipWhitespace()
+            if current == UInt8(ascii: ",") {
+                position += 1
+                skipWhitespace()
+                continue
+            }
+            try consume(UInt8(ascii: "]"))
+            depth -= 1
+            return .array(array)
+        }
+    }
+
+    private mutating func readString() throws -> String {
+        position += 1
+        let start = position
+        // Most strings have no escapes: decode them straight from the buffer.
+        while let byte = current, byte != UInt8(ascii: "\\") {
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                position += 1
+                return text
+            }
+            guard byte >= 0x20 else { throw failure() }
+            position += 1
+        }
+        var utf8 = Array(bytes[start..<position])
+        while let byte = current {
+            position += 1
+            switch byte {
+            case UInt8(ascii: "\""): return String(decoding: utf8, as: UTF8.self)
+            case UInt8(ascii: "\\"): try readEscape(into: &utf8)
+            case 0..<0x20: throw failure()
+            default: utf8.append(byte)
+            }
+        }
+        throw failure()
+    }
+
+    private mutating func readEscape(into utf8: inout [UInt8]) throws {
+        guard let byte = current else { throw failure() }
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(byte)
+        case UInt8(ascii: "b"): utf8.append(0x08)
+        case UInt8(ascii: "f"): utf8.append(0x0C)
+        case UInt8(ascii: "n"): utf8.append(0x0A)
+        case UInt8(ascii: "r"): utf8.append(0x0D)
+        case UInt8(ascii: "t"): utf8.append(0x09)
+        case UInt8(ascii: "u"):
+            var code = try readHex4()
+            if (0xD800...0xDBFF).contains(code) {
+                // A high surrogate must be followed by an escaped low one.
+                try consume(UInt8(ascii: "\\"))
+                try consume(UInt8(ascii: "u"))
+                let low = try readHex4()
+                guard (0xDC00...0xDFFF).contains(low) else { throw failure() }
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+            }
+            guard let scalar = Unicode.Scalar(code) else { throw failure() }
+            utf8.append(contentsOf: String(Character(scalar)).utf8)
+        default:
+            throw failure()
+        }
+    }
+
+    private mutating func readHex4() throws -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let byte = current else { throw failure() }
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw failure()
+            }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+
+    private mutating func readNumber() throws -> JSONValue {
+        let start = position
+        var isWholeSyntax = true
+        if current == UInt8(ascii: "-") { position += 1 }
+        guard let first = current, Self.isDigit(first) else { throw failure() }
+        position += 1
+        if first != UInt8(ascii: "0") { skipDigits() }
+        if current == UInt8(ascii: ".") {
+            isWholeSyntax = false
+            position += 1
+            try requireDigits()
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            isWholeSyntax = false
+            position += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
+            try requireDigits()
+        }
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        if isWholeSyntax, let value = Int(text) { return .int(value) }
+        guard let value = Double(text), value.isFinite else { throw failure() }
+        if let whole = Int(exactly: value) { return .int(whole) }
+        return .double(value)
+    }
+
+    private mutating func requireDigits() throws {
+        guard let byte = current, Self.isDigit(byte) else { throw failure() }
+        skipDigits()
+    }
+
+    private mutating func skipDigits() {
+        while let byte = current, Self.isDigit(byte) { position += 1 }
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+}
+
+/// The text is not valid JSON; `offset` is where reading stopped.
+struct JSONSyntaxError: Error, Hashable {
+    /// The byte offset of the problem.
+    let offset: Int
+}
