@@ -42,6 +42,7 @@ let package = Package(
         .testTarget(name: "SegmentsDataTests", dependencies: ["SegmentsData", "SegmentsTesting"]),
         .testTarget(name: "SegmentsTestingTests", dependencies: ["SegmentsTesting"]),
         .testTarget(name: "SegmentsNetworkingTests", dependencies: ["SegmentsNetworking", "SegmentsTesting"]),
+        .testTarget(name: "SegmentsPersistenceTests", dependencies: ["SegmentsPersistence", "SegmentsTesting"]),
         .testTarget(
             name: "RealtimeSegmentsTests", dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator"]),
     ],
