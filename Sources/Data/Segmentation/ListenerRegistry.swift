@@ -48,6 +48,9 @@ struct ListenerRegistry: Sendable {
 
     private var byToken: [Int: Registration] = [:]
     private var tokensByGroup: [UUID: Set<Int>] = [:]
+    /// The registrations tied to an owner: the only ones that can end by themselves, so pruning
+    /// and liveness checks cost nothing when no listener has an owner.
+    private var ownedTokens: Set<Int> = []
     private var nextToken = 0
 
     mutating func add(_ listener: SegmentListener, group: UUID?, owner: AnyObject?) -> ListenerToken {
@@ -57,11 +60,13 @@ struct ListenerRegistry: Sendable {
             token: token, listener: listener, group: group, owner: owner.map(WeakOwner.init),
             awaitingFirstLoad: listener.includeFirstLoad)
         if let group { tokensByGroup[group, default: []].insert(token.rawValue) }
+        if owner != nil { ownedTokens.insert(token.rawValue) }
         return token
     }
 
     mutating func remove(_ token: ListenerToken) {
         guard let registration = byToken.removeValue(forKey: token.rawValue) else { return }
+        ownedTokens.remove(token.rawValue)
         if let group = registration.group {
             tokensByGroup[group]?.remove(token.rawValue)
             if tokensByGroup[group]?.isEmpty == true { tokensByGroup[group] = nil }
@@ -71,18 +76,20 @@ struct ListenerRegistry: Sendable {
     mutating func removeGroup(_ group: UUID) {
         for token in tokensByGroup.removeValue(forKey: group) ?? [] {
             byToken[token] = nil
+            ownedTokens.remove(token)
         }
     }
 
     mutating func removeAll() {
         byToken = [:]
         tokensByGroup = [:]
+        ownedTokens = []
     }
 
     /// Drops registrations whose owner is gone.
     mutating func pruneReleasedOwners() {
-        for registration in byToken.values where !registration.isAlive {
-            remove(registration.token)
+        for token in ownedTokens where byToken[token]?.isAlive == false {
+            remove(ListenerToken(rawValue: token))
         }
     }
 
@@ -90,8 +97,12 @@ struct ListenerRegistry: Sendable {
         byToken[token.rawValue]?.isAlive ?? false
     }
 
-    var isEmpty: Bool { !byToken.values.contains { $0.isAlive } }
-    var count: Int { byToken.values.filter(\.isAlive).count }
+    var isEmpty: Bool {
+        ownedTokens.isEmpty ? byToken.isEmpty : !byToken.values.contains { $0.isAlive }
+    }
+    var count: Int {
+        ownedTokens.isEmpty ? byToken.count : byToken.values.filter(\.isAlive).count
+    }
     var anyWantsFirstLoad: Bool { byToken.values.contains { $0.isAlive && $0.listener.includeFirstLoad } }
 
     /// Live registrations in registration order.
