@@ -40,6 +40,7 @@ let package = Package(
 
         .testTarget(name: "SegmentsDomainTests", dependencies: ["SegmentsDomain", "SegmentsTesting"]),
         .testTarget(name: "SegmentsDataTests", dependencies: ["SegmentsData", "SegmentsTesting"]),
+        .testTarget(name: "SegmentsEmulatorTests", dependencies: ["SegmentsEmulator"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,7 +13,9 @@ import Darwin
 /// cuts fault delays short and waits for every thread to finish.
 ///
 /// `@unchecked Sendable` is sound: the mutable fields (`stopped`, `connections`, `closed`) are only
-/// touched with `condition` locked; everything else is immutable after `init`.
+/// touched with `condition` locked; everything else is immutable after `init`. Descriptors are only
+/// closed or signalled under that lock and never after `closed`, so a number reused by another
+/// socket in the process is never touched.
 final class EmulatorSocketServer: @unchecked Sendable {
     /// The bound port.
     let port: UInt16
@@ -58,11 +60,16 @@ final class EmulatorSocketServer: @unchecked Sendable {
     /// Closes the listener and every connection and waits for all threads. Idempotent.
     func stop() {
         condition.lock()
+        guard !closed else {
+            // Already stopped: the descriptor numbers may belong to someone else by now.
+            condition.unlock()
+            return
+        }
         stopped = true
         for fd in connections { EmulatorPOSIX.shutdownBoth(fd) }
         condition.broadcast()
+        EmulatorPOSIX.poke(wake.write)  // under the lock: the pipe is open while `closed` is false
         condition.unlock()
-        EmulatorPOSIX.poke(wake.write)
         threads.wait()
         condition.lock()
         defer { condition.unlock() }
