@@ -142,6 +142,9 @@ final class EmulatorSocketServer: @unchecked Sendable {
                 drainAndClose(fd)
                 return
             case .needMoreData:
+                if parser.takeContinueRequest() {
+                    _ = EmulatorPOSIX.send(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)[...])
+                }
                 let count = EmulatorPOSIX.receive(fd, into: &chunk)
                 if count > 0 {
                     parser.append(chunk[0..<count])

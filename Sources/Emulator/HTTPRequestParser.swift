@@ -86,6 +86,8 @@ package struct HTTPRequestParser: Sendable {
         var version: String
         var fields: [ParsedHTTPRequest.Field]
         var bodyLength: Int
+        /// `Expect: 100-continue` that has not been answered yet.
+        var awaitsContinue: Bool
     }
 
     /// The largest accepted request line plus headers, in bytes.
@@ -115,6 +117,15 @@ package struct HTTPRequestParser: Sendable {
             start = 0
         }
         buffer.append(contentsOf: bytes)
+    }
+
+    /// `true` once per request whose head asked `Expect: 100-continue` and whose body has not fully
+    /// arrived: the caller then writes `HTTP/1.1 100 Continue` so the client sends the body at once.
+    /// A body over the limit fails in ``next()`` before this is ever `true`.
+    package mutating func takeContinueRequest() -> Bool {
+        guard pendingHead?.awaitsContinue == true else { return false }
+        pendingHead?.awaitsContinue = false
+        return true
     }
 
     /// Takes the next complete request out of the buffer, if there is one.
@@ -170,7 +181,10 @@ package struct HTTPRequestParser: Sendable {
         let fields = try lines.map(Self.parseField)
         let bodyLength = try Self.bodyLength(fields)
         if bodyLength > maxBodyBytes { throw HTTPParseFailure.bodyTooLarge }
-        return Head(method: parts[0], target: parts[1], version: parts[2], fields: fields, bodyLength: bodyLength)
+        let expect = fields.first { $0.name.caseInsensitiveCompare("Expect") == .orderedSame }?.value
+        let awaitsContinue = parts[2] == "HTTP/1.1" && expect?.lowercased() == "100-continue" && bodyLength > 0
+        return Head(method: parts[0], target: parts[1], version: parts[2], fields: fields, bodyLength: bodyLength,
+                    awaitsContinue: awaitsContinue)
     }
 
     /// The index of the `\r\n\r\n` that ends the head, searching no further than the limit allows.

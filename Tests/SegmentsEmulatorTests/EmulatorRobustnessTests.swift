@@ -148,6 +148,22 @@ import Darwin
         #expect(raw.readUntilClosed() == .closed(received: []))
     }
 
+    @Test func expectContinueGets100BeforeTheBodyIsSent() throws {
+        let emulator = SegmentsEmulator()
+        try emulator.start()
+        defer { emulator.stop() }
+        let raw = try RawConnection(port: emulator.port!)
+        let body = Body.event("e", ids: ["cookie": "c"])
+        raw.send("POST /track/v2/projects/t/customers/events HTTP/1.1\r\nExpect: 100-continue\r\n"
+                 + "Content-Length: \(body.utf8.count)\r\n\r\n")
+        guard let interim = raw.response() else { return }
+        #expect(interim.status == 100)
+        raw.send(body)
+        guard let final = raw.response() else { return }
+        #expect(final.status == 200)
+        #expect(emulator.events.count == 1)
+    }
+
     @Test func http10ClosesAfterTheAnswer() throws {
         let emulator = SegmentsEmulator()
         try emulator.start()

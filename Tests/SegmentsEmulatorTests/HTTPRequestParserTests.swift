@@ -147,6 +147,25 @@ import Testing
         #expect(request.body == Array("abcd".utf8))
     }
 
+    @Test func expectContinueIsReportedOnceWhileTheBodyIsMissing() {
+        var parser = HTTPRequestParser()
+        parser.append(Array("POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n".utf8))
+        let beforeParsing = parser.takeContinueRequest()  // the head is not parsed before next()
+        #expect(!beforeParsing)
+        #expect(parser.next() == .needMoreData)
+        let first = parser.takeContinueRequest()
+        let second = parser.takeContinueRequest()
+        #expect(first && !second)
+        parser.append(Array("{}".utf8))
+        guard case .request(let request) = parser.next() else {
+            Issue.record("no request")
+            return
+        }
+        #expect(request.body == Array("{}".utf8))
+        let afterBody = parser.takeContinueRequest()
+        #expect(!afterBody)
+    }
+
     @Test func garbageBytesNeverCrash() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<200 {
