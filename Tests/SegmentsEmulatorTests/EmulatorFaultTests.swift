@@ -64,9 +64,8 @@ import Testing
             let start = Date()
             #expect(try await client.get(fetchPath).status == 200)
             #expect(Date().timeIntervalSince(start) >= 0.29)
-            let quick = Date()
+            #expect(emulator.pendingFaultCount == 0)  // one play only: the next answer is not held
             try await expectHealthy(client)
-            #expect(Date().timeIntervalSince(quick) < 0.29)
         }
     }
 
