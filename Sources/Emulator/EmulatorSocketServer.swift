@@ -100,13 +100,18 @@ final class EmulatorSocketServer: @unchecked Sendable {
 
     private func admit(_ fd: Int32) {
         condition.lock()
-        let refused = stopped || connections.count >= limits.maxConnections
-        if !refused {
+        let stopping = stopped
+        let full = connections.count >= limits.maxConnections
+        if !stopping && !full {
             connections.insert(fd)
             threads.enter()
         }
         condition.unlock()
-        guard !refused else {
+        guard !stopping else {
+            EmulatorPOSIX.close(fd)  // accepted while stopping: closed like every other connection
+            return
+        }
+        guard !full else {
             EmulatorPOSIX.configureConnection(fd, timeout: 0.1)
             _ = write(.error(503, "too many connections"), to: fd, keepAlive: false)
             EmulatorPOSIX.close(fd)

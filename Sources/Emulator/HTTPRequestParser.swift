@@ -97,6 +97,9 @@ package struct HTTPRequestParser: Sendable {
 
     private var buffer: [UInt8] = []
     private var start = 0
+    /// Bytes after `start` already searched for the end of the head, so that a head arriving in
+    /// tiny pieces is scanned once rather than once per piece.
+    private var scanned = 0
     private var pendingHead: Head?
     private var failed: HTTPParseFailure?
 
@@ -155,8 +158,8 @@ package struct HTTPRequestParser: Sendable {
     /// Parses the request line and headers once they are complete; `nil` while they are not.
     private mutating func parseHead() throws -> Head? {
         // RFC 9112 §2.2: ignore empty lines before the request line.
-        while bufferedByteCount >= 2 && buffer[start] == 13 && buffer[start + 1] == 10 { start += 2 }
-        while bufferedByteCount >= 1 && buffer[start] == 10 { start += 1 }
+        while bufferedByteCount >= 2 && buffer[start] == 13 && buffer[start + 1] == 10 { start += 2; scanned = 0 }
+        while bufferedByteCount >= 1 && buffer[start] == 10 { start += 1; scanned = 0 }
         guard let end = headEnd() else {
             // Only once a terminator within the limit would have been seen is the head too long.
             if bufferedByteCount >= maxHeaderBytes + 4 { throw HTTPParseFailure.headersTooLarge }
@@ -167,6 +170,7 @@ package struct HTTPRequestParser: Sendable {
             throw HTTPParseFailure.malformed("head is not UTF-8")
         }
         start = end + 4
+        scanned = 0
         var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
         let requestLine = lines.removeFirst()
         let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
@@ -188,15 +192,16 @@ package struct HTTPRequestParser: Sendable {
     }
 
     /// The index of the `\r\n\r\n` that ends the head, searching no further than the limit allows.
-    private func headEnd() -> Int? {
+    private mutating func headEnd() -> Int? {
         let limit = min(buffer.count, start + maxHeaderBytes + 4)
-        var index = start
+        var index = start + scanned
         while index + 3 < limit {
             if buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
                 return index
             }
             index += 1
         }
+        scanned = index - start
         return nil
     }
 
