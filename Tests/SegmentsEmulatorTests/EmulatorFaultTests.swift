@@ -76,8 +76,10 @@ import Testing
             raw.send(rawRequest("GET", fetchPath))
             #expect(raw.readUntilClosed() == .closed(received: []))
 
-            emulator.injectFault(.dropConnection, on: .fetch)
+            // Count 2 then clear: a URL loading system may retry a dropped GET once by itself.
+            emulator.injectFault(.dropConnection, on: .fetch, count: 2)
             await #expect(throws: (any Error).self) { try await client.get(fetchPath) }
+            emulator.clearFaults()
             try await expectHealthy(client)
         }
     }
@@ -97,10 +99,11 @@ import Testing
             case .response, .timedOut:
                 Issue.record("expected a reset connection")
             }
-            emulator.injectFault(.dropMidBody, on: .fetch)
-            // A fresh session: a client may silently retry on a reused connection that died early.
+            // A fresh session, count 2, then clear: a client may silently retry a GET once.
+            emulator.injectFault(.dropMidBody, on: .fetch, count: 2)
             let fresh = EmulatorTestClient(baseURL: client.baseURL)
             await #expect(throws: (any Error).self) { try await fresh.get(fetchPath) }
+            emulator.clearFaults()
             try await expectHealthy(client)
         }
     }
