@@ -45,6 +45,7 @@ let package = Package(
         .testTarget(name: "SegmentsPersistenceTests", dependencies: ["SegmentsPersistence", "SegmentsTesting"]),
         .testTarget(
             name: "RealtimeSegmentsTests", dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator"]),
+        .testTarget(name: "SegmentsEmulatorTests", dependencies: ["SegmentsEmulator"]),
     ],
     swiftLanguageModes: [.v6]
 )

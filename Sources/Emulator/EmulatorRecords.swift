@@ -36,6 +36,17 @@ public struct EmulatorEvent: Hashable, Sendable {
     public var timestamp: Double?
     /// When the emulator received it.
     public var receivedAt: Date
+
+    /// Creates an event record.
+    public init(integration: EmulatorIntegration, eventType: String, customerIds: [String: String],
+                properties: [String: EmulatorJSON] = [:], timestamp: Double? = nil, receivedAt: Date = Date()) {
+        self.integration = integration
+        self.eventType = eventType
+        self.customerIds = customerIds
+        self.properties = properties
+        self.timestamp = timestamp
+        self.receivedAt = receivedAt
+    }
 }
 
 /// A customer update (identify) as received on the customers endpoint.
@@ -50,6 +61,16 @@ public struct EmulatorCustomerUpdate: Hashable, Sendable {
     public var timestamp: Double?
     /// When the emulator received it.
     public var receivedAt: Date
+
+    /// Creates a customer update record.
+    public init(integration: EmulatorIntegration, customerIds: [String: String],
+                properties: [String: EmulatorJSON] = [:], timestamp: Double? = nil, receivedAt: Date = Date()) {
+        self.integration = integration
+        self.customerIds = customerIds
+        self.properties = properties
+        self.timestamp = timestamp
+        self.receivedAt = receivedAt
+    }
 }
 
 /// A link-ids call: external ids attached to a cookie.
@@ -62,6 +83,15 @@ public struct EmulatorLink: Hashable, Sendable {
     public var externalIds: [String: String]
     /// When the emulator received it.
     public var receivedAt: Date
+
+    /// Creates a link record.
+    public init(integration: EmulatorIntegration, cookie: String, externalIds: [String: String],
+                receivedAt: Date = Date()) {
+        self.integration = integration
+        self.cookie = cookie
+        self.externalIds = externalIds
+        self.receivedAt = receivedAt
+    }
 }
 
 /// What the emulator knows about one customer, keyed by cookie.

@@ -45,7 +45,10 @@ struct EmulatorRequestHandler: Sendable {
 
     private static func answer(_ match: EmulatorRouter.Match, request: ParsedHTTPRequest,
                                record: EmulatorRecordedRequest, state: inout EmulatorState) -> EmulatorHTTPResponse {
-        guard isAuthorized(request.header("Authorization"), for: match.integration, state: state) else {
+        // Every Engagement endpoint addresses a project or a stream; an endpoint that does not
+        // (such as a future GraphQL one) gets its own branch before this point.
+        guard let integration = match.integration else { return .error(404, "no handler for route \(match.route)") }
+        guard isAuthorized(request.header("Authorization"), for: integration, state: state) else {
             return .error(401, "unauthorized")
         }
         let now = record.receivedAt
@@ -67,7 +70,7 @@ struct EmulatorRequestHandler: Sendable {
                   let externalIds = stringMap(body["external_ids"]) else {
                 return .error(400, "body must be {\"external_ids\": {name: value}}")
             }
-            state.record(EmulatorLink(integration: match.integration, cookie: match.cookie ?? "",
+            state.record(EmulatorLink(integration: integration, cookie: match.cookie ?? "",
                                       externalIds: externalIds, receivedAt: now))
             return success
         case .event, .customer:
@@ -88,14 +91,14 @@ struct EmulatorRequestHandler: Sendable {
             default: return .error(400, "\"timestamp\" must be a number")
             }
             if match.route == .customer {
-                state.record(EmulatorCustomerUpdate(integration: match.integration, customerIds: customerIds,
+                state.record(EmulatorCustomerUpdate(integration: integration, customerIds: customerIds,
                                                     properties: properties, timestamp: timestamp, receivedAt: now))
                 return success
             }
             guard case .string(let eventType)? = body["event_type"], !eventType.isEmpty else {
                 return .error(400, "\"event_type\" must be a non-empty string")
             }
-            state.record(EmulatorEvent(integration: match.integration, eventType: eventType, customerIds: customerIds,
+            state.record(EmulatorEvent(integration: integration, eventType: eventType, customerIds: customerIds,
                                        properties: properties, timestamp: timestamp, receivedAt: now))
             return success
         default:

@@ -29,7 +29,8 @@ struct EmulatorRouter: Sendable {
     /// A request matched to an endpoint, with what the path and query said.
     struct Match: Sendable, Equatable {
         var route: EmulatorRoute
-        var integration: EmulatorIntegration
+        /// The project or stream addressed; `nil` for an endpoint that belongs to neither.
+        var integration: EmulatorIntegration?
         /// The cookie from the path (link-ids) or from `?cookie=` (fetch), when the endpoint has one.
         var cookie: String?
     }
@@ -81,15 +82,14 @@ struct EmulatorRouter: Sendable {
     }
 
     private func resolve(_ endpoint: Endpoint, captures: [Piece: String], query: [String: String]) -> Result {
-        let integration: EmulatorIntegration
+        var integration: EmulatorIntegration?
         if let token = captures[.projectToken] {
             integration = .project(token: token)
         } else if let id = captures[.streamId] {
             integration = .stream(id: id)
-        } else if endpoint.streamIdInQuery, let id = query["stream_id"], !id.isEmpty {
+        } else if endpoint.streamIdInQuery {
+            guard let id = query["stream_id"], !id.isEmpty else { return .badRequest("missing stream_id") }
             integration = .stream(id: id)
-        } else {
-            return .badRequest("missing stream_id")
         }
         var cookie = captures[.cookie]
         if endpoint.route == .fetch {

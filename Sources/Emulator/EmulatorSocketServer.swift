@@ -13,7 +13,9 @@ import Darwin
 /// cuts fault delays short and waits for every thread to finish.
 ///
 /// `@unchecked Sendable` is sound: the mutable fields (`stopped`, `connections`, `closed`) are only
-/// touched with `condition` locked; everything else is immutable after `init`.
+/// touched with `condition` locked; everything else is immutable after `init`. Descriptors are only
+/// closed or signalled under that lock and never after `closed`, so a number reused by another
+/// socket in the process is never touched.
 final class EmulatorSocketServer: @unchecked Sendable {
     /// The bound port.
     let port: UInt16
@@ -58,11 +60,16 @@ final class EmulatorSocketServer: @unchecked Sendable {
     /// Closes the listener and every connection and waits for all threads. Idempotent.
     func stop() {
         condition.lock()
+        guard !closed else {
+            // Already stopped: the descriptor numbers may belong to someone else by now.
+            condition.unlock()
+            return
+        }
         stopped = true
         for fd in connections { EmulatorPOSIX.shutdownBoth(fd) }
         condition.broadcast()
+        EmulatorPOSIX.poke(wake.write)  // under the lock: the pipe is open while `closed` is false
         condition.unlock()
-        EmulatorPOSIX.poke(wake.write)
         threads.wait()
         condition.lock()
         defer { condition.unlock() }
@@ -93,13 +100,18 @@ final class EmulatorSocketServer: @unchecked Sendable {
 
     private func admit(_ fd: Int32) {
         condition.lock()
-        let refused = stopped || connections.count >= limits.maxConnections
-        if !refused {
+        let stopping = stopped
+        let full = connections.count >= limits.maxConnections
+        if !stopping && !full {
             connections.insert(fd)
             threads.enter()
         }
         condition.unlock()
-        guard !refused else {
+        guard !stopping else {
+            EmulatorPOSIX.close(fd)  // accepted while stopping: closed like every other connection
+            return
+        }
+        guard !full else {
             EmulatorPOSIX.configureConnection(fd, timeout: 0.1)
             _ = write(.error(503, "too many connections"), to: fd, keepAlive: false)
             EmulatorPOSIX.close(fd)
@@ -135,6 +147,9 @@ final class EmulatorSocketServer: @unchecked Sendable {
                 drainAndClose(fd)
                 return
             case .needMoreData:
+                if parser.takeContinueRequest() {
+                    _ = EmulatorPOSIX.send(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)[...])
+                }
                 let count = EmulatorPOSIX.receive(fd, into: &chunk)
                 if count > 0 {
                     parser.append(chunk[0..<count])

@@ -86,6 +86,8 @@ package struct HTTPRequestParser: Sendable {
         var version: String
         var fields: [ParsedHTTPRequest.Field]
         var bodyLength: Int
+        /// `Expect: 100-continue` that has not been answered yet.
+        var awaitsContinue: Bool
     }
 
     /// The largest accepted request line plus headers, in bytes.
@@ -95,6 +97,9 @@ package struct HTTPRequestParser: Sendable {
 
     private var buffer: [UInt8] = []
     private var start = 0
+    /// Bytes after `start` already searched for the end of the head, so that a head arriving in
+    /// tiny pieces is scanned once rather than once per piece.
+    private var scanned = 0
     private var pendingHead: Head?
     private var failed: HTTPParseFailure?
 
@@ -115,6 +120,15 @@ package struct HTTPRequestParser: Sendable {
             start = 0
         }
         buffer.append(contentsOf: bytes)
+    }
+
+    /// `true` once per request whose head asked `Expect: 100-continue` and whose body has not fully
+    /// arrived: the caller then writes `HTTP/1.1 100 Continue` so the client sends the body at once.
+    /// A body over the limit fails in ``next()`` before this is ever `true`.
+    package mutating func takeContinueRequest() -> Bool {
+        guard pendingHead?.awaitsContinue == true else { return false }
+        pendingHead?.awaitsContinue = false
+        return true
     }
 
     /// Takes the next complete request out of the buffer, if there is one.
@@ -144,8 +158,8 @@ package struct HTTPRequestParser: Sendable {
     /// Parses the request line and headers once they are complete; `nil` while they are not.
     private mutating func parseHead() throws -> Head? {
         // RFC 9112 §2.2: ignore empty lines before the request line.
-        while bufferedByteCount >= 2 && buffer[start] == 13 && buffer[start + 1] == 10 { start += 2 }
-        while bufferedByteCount >= 1 && buffer[start] == 10 { start += 1 }
+        while bufferedByteCount >= 2 && buffer[start] == 13 && buffer[start + 1] == 10 { start += 2; scanned = 0 }
+        while bufferedByteCount >= 1 && buffer[start] == 10 { start += 1; scanned = 0 }
         guard let end = headEnd() else {
             // Only once a terminator within the limit would have been seen is the head too long.
             if bufferedByteCount >= maxHeaderBytes + 4 { throw HTTPParseFailure.headersTooLarge }
@@ -156,6 +170,7 @@ package struct HTTPRequestParser: Sendable {
             throw HTTPParseFailure.malformed("head is not UTF-8")
         }
         start = end + 4
+        scanned = 0
         var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
         let requestLine = lines.removeFirst()
         let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
@@ -170,19 +185,23 @@ package struct HTTPRequestParser: Sendable {
         let fields = try lines.map(Self.parseField)
         let bodyLength = try Self.bodyLength(fields)
         if bodyLength > maxBodyBytes { throw HTTPParseFailure.bodyTooLarge }
-        return Head(method: parts[0], target: parts[1], version: parts[2], fields: fields, bodyLength: bodyLength)
+        let expect = fields.first { $0.name.caseInsensitiveCompare("Expect") == .orderedSame }?.value
+        let awaitsContinue = parts[2] == "HTTP/1.1" && expect?.lowercased() == "100-continue" && bodyLength > 0
+        return Head(method: parts[0], target: parts[1], version: parts[2], fields: fields, bodyLength: bodyLength,
+                    awaitsContinue: awaitsContinue)
     }
 
     /// The index of the `\r\n\r\n` that ends the head, searching no further than the limit allows.
-    private func headEnd() -> Int? {
+    private mutating func headEnd() -> Int? {
         let limit = min(buffer.count, start + maxHeaderBytes + 4)
-        var index = start
+        var index = start + scanned
         while index + 3 < limit {
             if buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
                 return index
             }
             index += 1
         }
+        scanned = index - start
         return nil
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 
 extension SegmentsEmulator {
-    /// The logged requests, oldest first (at most ``EmulatorLimits/maxLoggedRequests``).
+    /// The logged requests, oldest first (at most ``EmulatorLimits/maxLoggedRequests``). Every request
+    /// that parsed is logged, including 404/405/401 and faulted ones; bytes that never formed a request
+    /// (garbage, oversized heads or bodies) are answered with a 4xx but not logged.
     public var requests: [EmulatorRecordedRequest] {
         state.withLock { $0.loggedRequests }
     }
@@ -41,7 +43,7 @@ extension SegmentsEmulator {
         state.withLock { $0.customers.values.sorted { $0.cookie < $1.cookie } }
     }
 
-    /// The customer with this cookie, if any request named it.
+    /// The customer with this cookie, once a link-ids call or a tracking body named the cookie.
     public func customer(cookie: String) -> EmulatorCustomer? {
         state.withLock { $0.customers[cookie] }
     }
