@@ -32,17 +32,18 @@ final class EndToEndHarness: Sendable {
     func makeClient(
         integration: BloomreachIntegration = .project(token: "project"),
         authorization: BloomreachAuthorization = .token("key"),
-        stream: (any StreamAuthorizationProvider)? = nil, timings: SegmentationTimings = EndToEndHarness.timings
+        stream: (any StreamAuthorizationProvider)? = nil, timings: SegmentationTimings = EndToEndHarness.timings,
+        requestTimeout: TimeInterval = 5
     ) throws -> SegmentsClient {
         try SegmentsClient(
             configuration: .init(
                 backend: .bloomreach(
                     BloomreachConfiguration(
                         integration: integration, baseURL: baseURL.absoluteString, authorization: authorization,
-                        streamAuthorization: stream))),
+                        streamAuthorization: stream, requestTimeout: requestTimeout))),
             options: .init(
                 logger: logger, timings: timings, uploadRetry: RetryBackoff(initial: 0.05, maximum: 0.2),
-                transport: URLSessionSegmentsTransport(timeout: 5), storage: .directory(directory.url)))
+                transport: URLSessionSegmentsTransport(), storage: .directory(directory.url)))
     }
 
     func tearDown() {
