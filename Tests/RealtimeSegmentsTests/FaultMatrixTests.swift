@@ -50,7 +50,7 @@ import Testing
         let answers = Recorder<Result<[Segment], SegmentsError>>()
         client.getSegments(force: true, category: .discovery()) { answers.record($0) }
         try client.trackEvent(properties: [:], timestamp: nil, eventType: "no_rule")  // an automatic reload too
-        #expect(await eventually(timeout: 5) { answers.count == 1 })
+        #expect(await eventually { answers.count == 1 })
         switch (answers.all.first, fault.expected) {
         case (.failure(let error), let expected?): #expect(error.code == expected)
         case (.success(let segments), nil): #expect(segments == [.browsers])
@@ -58,7 +58,7 @@ import Testing
         case (let answer, _): Issue.record("the read during the fault should fail, got \(String(describing: answer))")
         }
 
-        #expect(await eventually(timeout: 8) { harness.emulator.pendingFaultCount == 0 })
+        #expect(await eventually { harness.emulator.pendingFaultCount == 0 })
         let healed = try await client.getSegments(force: true, category: .discovery())
         #expect(healed == [.browsers])
         try? await Task.sleep(nanoseconds: 200_000_000)  // room for a stray late answer or delivery
