@@ -6,8 +6,8 @@ import SegmentsTesting
 /// ``FileEventQueueStore`` (append-only journal, one `fsync` per append) against
 /// ``NaiveRewriteEventStore`` (the whole queue re-encoded and atomically rewritten per append).
 ///
-/// The four stores are set up first and then appended to in interleaved rounds, so a burst of disk
-/// traffic from other processes hits all of them alike. After each timed append the oldest item is
+/// The four stores are set up first and then appended to in finely interleaved rounds, so a burst
+/// of disk traffic from other processes hits all of them alike. After each timed append the oldest item is
 /// removed (untimed), so every length stays put.
 struct EventQueueBenchmark {
     let options: BenchOptions
@@ -33,9 +33,14 @@ struct EventQueueBenchmark {
         ]
         defer { subjects.forEach { $0.directory.remove() } }
         var next = long
+        // Finely interleaved: each step appends once to every store due in it, so a slow moment
+        // of the disk (the naive store's own multi-megabyte writes included) hits them all alike.
+        let steps = 30
         for _ in 0..<rounds {
-            for index in subjects.indices {
-                for _ in 0..<subjects[index].perRound {
+            for step in 0..<steps {
+                for index in subjects.indices {
+                    let stride = steps / subjects[index].perRound
+                    guard step % stride == 0, step / stride < subjects[index].perRound else { continue }
                     let ns = try timedAppend(subjects[index].store, &subjects[index].queue, index: &next)
                     subjects[index].samples.append(ns)
                 }
