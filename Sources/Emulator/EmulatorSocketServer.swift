@@ -58,11 +58,17 @@ final class EmulatorSocketServer: @unchecked Sendable {
     /// Closes the listener and every connection and waits for all threads. Idempotent.
     func stop() {
         condition.lock()
-        stopped = true
-        for fd in connections { EmulatorPOSIX.shutdownBoth(fd) }
-        condition.broadcast()
+        if !stopped {
+            stopped = true
+            for fd in connections { EmulatorPOSIX.shutdownBoth(fd) }
+            condition.broadcast()
+            // Only the first stop() pokes, under the lock that also guards closing the pipe: a later
+            // call (deinit runs one after `SegmentsEmulator.stop()`) would otherwise write a byte to
+            // a closed descriptor whose number a new socket or pipe may have taken, e.g. the wake
+            // pipe of the next emulator, whose accept loop would then quit.
+            EmulatorPOSIX.poke(wake.write)
+        }
         condition.unlock()
-        EmulatorPOSIX.poke(wake.write)
         threads.wait()
         condition.lock()
         defer { condition.unlock() }
