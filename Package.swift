@@ -41,7 +41,7 @@ let package = Package(
         .testTarget(name: "SegmentsDomainTests", dependencies: ["SegmentsDomain", "SegmentsTesting"]),
         .testTarget(name: "SegmentsDataTests", dependencies: ["SegmentsData", "SegmentsTesting"]),
         .testTarget(name: "SegmentsTestingTests", dependencies: ["SegmentsTesting"]),
-        .testTarget(name: "SegmentsNetworkingTests", dependencies: ["SegmentsNetworking", "SegmentsTesting"]),
+        .testTarget(name: "SegmentsNetworkingTests", dependencies: ["SegmentsNetworking", "SegmentsTesting", "SegmentsEmulator"]),
         .testTarget(name: "SegmentsPersistenceTests", dependencies: ["SegmentsPersistence", "SegmentsTesting"]),
         .testTarget(
             name: "RealtimeSegmentsTests", dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator"]),

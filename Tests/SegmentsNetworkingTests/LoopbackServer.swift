@@ -66,10 +66,18 @@ final class LoopbackServer: Sendable {
     /// Every request read so far.
     var received: [Received] { state.value.received }
 
-    /// Closes the listener and every connection kept open.
+    /// Stops listening and closes every connection kept open.
+    ///
+    /// On Linux it only shuts the listener down, which stops listening and fails `accept`; the
+    /// accept thread then closes it. Closing it here would free its descriptor number while the
+    /// thread may still be about to call `accept` on it, and a listener created meanwhile by
+    /// another test could get that number and have its connections stolen by this server.
+    /// Elsewhere `shutdown` does not stop a listener, so it is closed here as before.
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
+        #if !os(Linux)
         close(listener)
+        #endif
         for fd in state.withLock({ state in defer { state.open.removeAll() }; return state.open }) {
             close(fd)
         }
@@ -83,7 +91,12 @@ final class LoopbackServer: Sendable {
     private func acceptLoop(_ reply: @Sendable (Received) -> Reply) {
         while true {
             let client = accept(listener, nil, nil)
-            guard client >= 0 else { return }
+            guard client >= 0 else {
+                #if os(Linux)
+                close(listener)
+                #endif
+                return
+            }
             #if canImport(Darwin)
             var on: Int32 = 1
             setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
