@@ -33,7 +33,7 @@ final class EndToEndHarness: Sendable {
         integration: BloomreachIntegration = .project(token: "project"),
         authorization: BloomreachAuthorization = .token("key"),
         stream: (any StreamAuthorizationProvider)? = nil, timings: SegmentationTimings = EndToEndHarness.timings,
-        requestTimeout: TimeInterval = 5
+        requestTimeout: TimeInterval = 5, clock: any Clock = SystemClock()
     ) throws -> SegmentsClient {
         try SegmentsClient(
             configuration: .init(
@@ -42,7 +42,7 @@ final class EndToEndHarness: Sendable {
                         integration: integration, baseURL: baseURL.absoluteString, authorization: authorization,
                         streamAuthorization: stream, requestTimeout: requestTimeout))),
             options: .init(
-                logger: logger, timings: timings, uploadRetry: RetryBackoff(initial: 0.05, maximum: 0.2),
+                logger: logger, clock: clock, timings: timings, uploadRetry: RetryBackoff(initial: 0.05, maximum: 0.2),
                 transport: URLSessionSegmentsTransport(), storage: .directory(directory.url)))
     }
 

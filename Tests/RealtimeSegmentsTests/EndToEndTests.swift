@@ -74,13 +74,14 @@ import Testing
     @Test func g1_readsWithinTheCacheTimeDoNotReachTheBackend() async throws {
         let harness = try EndToEndHarness()
         defer { harness.tearDown() }
-        let client = try harness.makeClient(
-            timings: SegmentationTimings(cache: CacheFreshness(maxAge: 0.3)))
+        let clock = TestScheduler()  // freshness on virtual time; the requests themselves are real
+        let client = try harness.makeClient(clock: clock)
         defer { client.stop() }
         _ = try await client.getSegments(category: .discovery())
+        await clock.advance(by: 4.9)
         _ = try await client.getSegments(category: .content())
         #expect(harness.emulator.requests(on: .fetch).count == 1)
-        try await Task.sleep(nanoseconds: 350_000_000)
+        await clock.advance(by: 0.1)
         _ = try await client.getSegments(category: .discovery())
         #expect(harness.emulator.requests(on: .fetch).count == 2)
         _ = try await client.getSegments(force: true, category: .discovery())
