@@ -82,7 +82,8 @@ import Testing
             crash test: \(Self.killedRuns) killed runs + 1 final, \(accepted.count) events accepted, \
             \(uploaded.count) uploads of \(uploadedSet.count) distinct events (\(uploaded.count - uploadedSet.count) duplicates, \
             \(uploadedSet.subtracting(accepted).count) uploaded without an acknowledgement), lost \(lost.count), \
-            queued at restart: \(queuedAtStart.map(String.init).joined(separator: " ")) → final \(finalOutput.loaded ?? -1)
+            \(queuedAtStart.count) of \(Self.killedRuns) killed runs loaded storage before the kill, queued at those \
+            restarts: \(queuedAtStart.map(String.init).joined(separator: " ")) → final run \(finalOutput.loaded ?? -1)
             """
         print(figures)
     }
