@@ -43,8 +43,10 @@ let package = Package(
         .testTarget(name: "SegmentsTestingTests", dependencies: ["SegmentsTesting"]),
         .testTarget(name: "SegmentsNetworkingTests", dependencies: ["SegmentsNetworking", "SegmentsTesting", "SegmentsEmulator"]),
         .testTarget(name: "SegmentsPersistenceTests", dependencies: ["SegmentsPersistence", "SegmentsTesting"]),
+        // `segments` so the crash test finds the CLI built beside the test bundle.
         .testTarget(
-            name: "RealtimeSegmentsTests", dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator"]),
+            name: "RealtimeSegmentsTests",
+            dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator", "segments"]),
         .testTarget(name: "SegmentsEmulatorTests", dependencies: ["SegmentsEmulator"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The `segments` command: `demo`, `serve` and `fetch`.
+/// The `segments` command: `demo`, `serve`, `fetch` and `track`.
 @main
 struct SegmentsCommand {
     static let usage = """
@@ -10,6 +10,7 @@ struct SegmentsCommand {
           demo     run the SDK against the embedded backend emulator and watch segments change
           serve    run the backend emulator in the foreground for app development
           fetch    read a customer's segments once from any backend, as JSON
+          track    track numbered events through a client on a storage directory (crash testing)
 
         Run `segments <command> --help` for a command's options.
         """
@@ -25,6 +26,7 @@ struct SegmentsCommand {
             case "demo": try await DemoCommand(arguments: arguments).run()
             case "serve": try ServeCommand(arguments: arguments).run()
             case "fetch": try await FetchCommand(arguments: arguments).run()
+            case "track": try await TrackCommand(arguments: arguments).run()
             case "-h", "--help", "help": print(usage)
             default: fail("unknown command '\(command)' (try `segments --help`)")
             }

@@ -157,9 +157,20 @@ package struct HTTPRequestParser: Sendable {
 
     /// Parses the request line and headers once they are complete; `nil` while they are not.
     private mutating func parseHead() throws -> Head? {
-        // RFC 9112 §2.2: ignore empty lines before the request line.
-        while bufferedByteCount >= 2 && buffer[start] == 13 && buffer[start + 1] == 10 { start += 2; scanned = 0 }
-        while bufferedByteCount >= 1 && buffer[start] == 10 { start += 1; scanned = 0 }
+        // RFC 9112 §2.2: ignore empty lines (CRLF or a bare LF, in any mix) before the request
+        // line. One loop for both, so the outcome does not depend on how reads split the bytes:
+        // two loops skipped "\n\r\n" whole only when the "\n" came in an earlier read (found by
+        // fuzzing, Docs/Reliability.md).
+        while bufferedByteCount >= 1 {
+            if buffer[start] == 10 {
+                start += 1
+            } else if buffer[start] == 13 && bufferedByteCount >= 2 && buffer[start + 1] == 10 {
+                start += 2
+            } else {
+                break
+            }
+            scanned = 0
+        }
         guard let end = headEnd() else {
             // Only once a terminator within the limit would have been seen is the head too long.
             if bufferedByteCount >= maxHeaderBytes + 4 { throw HTTPParseFailure.headersTooLarge }

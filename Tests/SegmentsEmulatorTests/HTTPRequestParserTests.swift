@@ -79,6 +79,27 @@ import Testing
         #expect(request.target == "/")
     }
 
+    /// Found by fuzzing: "\n\r\n" before a request was skipped when the "\n" arrived in an earlier
+    /// read, but made the request malformed when all bytes arrived at once.
+    @Test(arguments: ["\n\r\n", "\r\n\n\r\n", "\n\n", "\n\r\n\n"])
+    func mixedLeadingEmptyLinesAreIgnoredWhateverTheSplit(prefix: String) {
+        let bytes = Array((prefix + "GET / HTTP/1.1\r\n\r\n").utf8)
+        for split in 0...bytes.count {
+            var parser = HTTPRequestParser()
+            parser.append(bytes[..<split])
+            if split < bytes.count {
+                #expect(parser.next() == .needMoreData)
+                parser.append(bytes[split...])
+            }
+            guard case .request(let request) = parser.next() else {
+                Issue.record("split at \(split) of \(prefix.debugDescription): no request")
+                continue
+            }
+            #expect(request.target == "/")
+            #expect(parser.bufferedByteCount == 0)
+        }
+    }
+
     @Test func keepAliveFollowsVersionAndConnectionHeader() {
         func keepsAlive(_ head: String) -> Bool? {
             var parser = HTTPRequestParser()

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Builds and runs the libFuzzer targets in Fuzz/ (Docs/Reliability.md, "Fuzzing").
+#
+#   Scripts/fuzz.sh [target|all] [--runs N] [--seconds S] [--jobs J] [-- libFuzzer flags…]
+#
+#   target       one of the names in TARGETS below, or `all` (the default)
+#   --runs N     inputs per target (default 1000000; `--runs 20000` is the CI smoke run)
+#   --seconds S  stop a target after S seconds instead (with --runs: whichever comes first)
+#   --build-only compile the targets, run nothing
+#
+# The package's modules are compiled with swiftc as separate static modules, instrumented for
+# libFuzzer (edge coverage, comparison tracing) and AddressSanitizer, into .build/fuzz; each
+# harness Fuzz/<target>.swift (plus Fuzz/Support/*.swift) is linked against the modules it needs.
+# A run starts from the committed seeds in Fuzz/corpus/<target>/ and keeps what it finds in
+# .build/fuzz/corpus/<target>/; a crashing input is saved as .build/fuzz/artifacts/<target>/crash-*
+# and reproduced with `.build/fuzz/bin/<target> <file>`. Exit status: 0 when no target crashed.
+set -euo pipefail
+script="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+cd "$(dirname "$script")/.."
+
+# name → the package modules its harness imports, dependencies first. Adding a target is one
+# line here plus Fuzz/<name>.swift (with an `@_cdecl("LLVMFuzzerTestOneInput")` function) and a
+# few seed files in Fuzz/corpus/<name>/.
+TARGETS=(
+    "segments-decoder   SegmentsDomain SegmentsNetworking"
+    "stored-files       SegmentsDomain SegmentsPersistence"
+    "http-parser        SegmentsEmulator"
+)
+
+# module → its source folder (as in Package.swift).
+module_path() {
+    case "$1" in
+        SegmentsDomain) echo Sources/Domain ;;
+        SegmentsData) echo Sources/Data ;;
+        SegmentsNetworking) echo Sources/Networking ;;
+        SegmentsPersistence) echo Sources/Persistence ;;
+        SegmentsEmulator) echo Sources/Emulator ;;
+        *) echo "fuzz.sh: no source folder known for module $1" >&2; return 1 ;;
+    esac
+}
+
+usage() { sed -n '4,11p' "$script" | sed 's/^# \{0,1\}//'; }
+
+selected=all
+runs=""
+seconds=""
+build_only=false
+extra=()
+while (($#)); do
+    case "$1" in
+        --runs) runs=${2:?--runs needs a number}; shift 2 ;;
+        --seconds) seconds=${2:?--seconds needs a number}; shift 2 ;;
+        --build-only) build_only=true; shift ;;
+        -h | --help) usage; exit 0 ;;
+        --) shift; extra=("$@"); break ;;
+        -*) echo "fuzz.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+        *) selected=$1; shift ;;
+    esac
+done
+if [[ -z $runs && -z $seconds ]]; then runs=1000000; fi
+
+names=()
+for entry in "${TARGETS[@]}"; do
+    read -r name _ <<<"$entry"
+    if [[ $selected == all || $selected == "$name" ]]; then names+=("$name"); fi
+done
+if ((${#names[@]} == 0)); then
+    echo "fuzz.sh: unknown target '$selected'; targets: $(for e in "${TARGETS[@]}"; do read -r n _ <<<"$e"; printf '%s ' "$n"; done)" >&2
+    exit 2
+fi
+
+export PATH="/opt/swift/usr/bin:$PATH"
+root=.build/fuzz
+mkdir -p "$root/modules" "$root/bin"
+
+# SwiftPM passes the package identity (the checkout folder's name, lowercased, as an identifier)
+# as -package-name; `package` declarations are visible across modules compiled with the same one.
+package_name=$(basename "$PWD" | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9_]/_/g')
+# -sanitize=fuzzer on a compile-only step instruments for coverage (inline 8-bit counters, PC
+# table, comparison tracing) without linking libFuzzer's main; the harness link adds it.
+# -enable-testing lets harnesses reach internal decoders with `@testable import`.
+swift_flags=(-O -g -parse-as-library -enable-testing -package-name "$package_name"
+    -sanitize=fuzzer,address -use-ld=lld -I "$root/modules" -L "$root/modules")
+
+# Compiles one module unless its library is newer than its sources and this script.
+build_module() {
+    local module=$1 dir library sources
+    dir=$(module_path "$module")
+    library="$root/modules/lib$module.a"
+    if [[ -f $library && -z $(find "$dir" "$script" -newer "$library" -print -quit) ]]; then return; fi
+    echo "fuzz.sh: compiling $module" >&2
+    mapfile -t sources < <(find "$dir" -name '*.swift' | sort)
+    swiftc "${swift_flags[@]}" -emit-library -static -emit-module -module-name "$module" \
+        -emit-module-path "$root/modules/$module.swiftmodule" -o "$library" "${sources[@]}"
+}
+
+# Links one harness against its modules unless the binary is up to date.
+build_target() {
+    local name=$1; shift
+    local binary="$root/bin/$name" libraries=() module newer=""
+    for module in "$@"; do
+        build_module "$module"
+        libraries+=("-l$module")
+        [[ $root/modules/lib$module.a -nt $binary ]] && newer=yes
+    done
+    if [[ -f $binary && -z $newer && -z $(find "Fuzz/$name.swift" Fuzz/Support "$script" -newer "$binary" -print -quit) ]]; then
+        return
+    fi
+    echo "fuzz.sh: linking $name" >&2
+    swiftc "${swift_flags[@]}" -module-name "FuzzTarget" "Fuzz/$name.swift" Fuzz/Support/*.swift \
+        "${libraries[@]}" -o "$binary"
+}
+
+for entry in "${TARGETS[@]}"; do
+    read -r name modules <<<"$entry"
+    for wanted in "${names[@]}"; do
+        # shellcheck disable=SC2086 # the module list is meant to split
+        [[ $wanted == "$name" ]] && build_target "$name" $modules
+    done
+done
+$build_only && exit 0
+
+# Runs one target; prints its summary row.
+run_target() {
+    local name=$1 log="$root/logs/$1.log" started finished status=0
+    local corpus="$root/corpus/$name" artifacts="$root/artifacts/$name/"
+    mkdir -p "$corpus" "$artifacts" "$root/logs"
+    local flags=(-artifact_prefix="$artifacts" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048)
+    [[ -n $runs ]] && flags+=(-runs="$runs")
+    [[ -n $seconds ]] && flags+=(-max_total_time="$seconds")
+    [[ -f Fuzz/$name.dict ]] && flags+=(-dict="Fuzz/$name.dict")
+    started=$(date +%s.%N)
+    "$root/bin/$name" "${flags[@]}" ${extra[@]+"${extra[@]}"} "$corpus" "Fuzz/corpus/$name" >"$log" 2>&1 || status=$?
+    finished=$(date +%s.%N)
+    local executed coverage rate crashes
+    executed=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+    crashes=$(find "$artifacts" -newermt "@${started%.*}" -type f | wc -l)
+    printf '%-18s %12s %9.1f %9s %6s %8s\n' "$name" "${executed:-?}" "$(awk -v a="$started" -v b="$finished" 'BEGIN { print b - a }')" \
+        "${rate:-?}" "${coverage:-?}" "$crashes"
+    if ((status != 0)); then
+        echo "fuzz.sh: $name failed (exit $status); log: $log" >&2
+        grep -m1 -E 'ERROR: |Fatal error|fuzz invariant' "$log" >&2 || tail -20 "$log" >&2
+        return 1
+    fi
+}
+
+echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
+printf '%-18s %12s %9s %9s %6s %8s\n' target inputs seconds exec/s cov crashes
+failed=0
+for name in "${names[@]}"; do run_target "$name" || failed=1; done
+exit $failed
