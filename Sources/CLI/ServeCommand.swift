@@ -55,15 +55,15 @@ struct ServeCommand {
             source.resume()
             return source
         }
-        var printed = 0
+        // Tracked by arrival time, not by count: the emulator keeps only the newest requests, so
+        // a count stops moving once the log is full.
+        var lastPrinted = Date.distantPast
         while stop.wait(timeout: .now() + 0.2) == .timedOut {
-            let requests = emulator.requests
-            if requests.count < printed { printed = 0 }  // the log was trimmed or reset
-            for request in requests.dropFirst(printed) {
+            for request in emulator.requests where request.receivedAt > lastPrinted {
                 let query = request.rawQuery.map { "?\($0)" } ?? ""
                 emit("\(request.method) \(request.path)\(query)  (\(request.body.count) bytes)")
+                lastPrinted = request.receivedAt
             }
-            printed = requests.count
         }
         sources.forEach { $0.cancel() }
         emulator.stop()
