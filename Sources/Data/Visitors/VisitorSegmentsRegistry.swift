@@ -12,12 +12,17 @@ import SegmentsDomain
 /// let registry = VisitorSegmentsRegistry(store: InMemoryVisitorSegmentsStore(), logger: logger)
 /// registry.setDefaultSegments(["country": "US", "devices": "mobile"], forVisitor: "user-123")
 /// registry.setCustomSegments(["vip"], forVisitor: "user-123")
-/// for await change in registry.changes() { print(change.segments) }
+/// for await change in registry.changes(forVisitor: "user-123") { print(change.segments) }
 /// ```
 public final class VisitorSegmentsRegistry: Sendable {
+    private struct Subscriber: Sendable {
+        let visitorId: String?
+        let continuation: AsyncStream<VisitorSegmentsChange>.Continuation
+    }
+
     private struct State: Sendable {
         var visitors: [String: VisitorSegments] = [:]
-        var subscribers: [UUID: AsyncStream<VisitorSegmentsChange>.Continuation] = [:]
+        var subscribers: [UUID: Subscriber] = [:]
     }
 
     private let store: any VisitorSegmentsStore
@@ -62,11 +67,12 @@ public final class VisitorSegmentsRegistry: Sendable {
     }
 
     /// Every later change, one element per `setDefaultSegments`/`setCustomSegments` call, in the
-    /// order the changes were made. Ending the iteration ends the subscription.
-    public func changes() -> AsyncStream<VisitorSegmentsChange> {
+    /// order the changes were made; only those of `visitorId` when it is given. Ending the
+    /// iteration ends the subscription.
+    public func changes(forVisitor visitorId: String? = nil) -> AsyncStream<VisitorSegmentsChange> {
         let id = UUID()
         return AsyncStream { continuation in
-            state.withLock { $0.subscribers[id] = continuation }
+            state.withLock { $0.subscribers[id] = Subscriber(visitorId: visitorId, continuation: continuation) }
             continuation.onTermination = { [weak self] _ in
                 self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
             }
@@ -88,7 +94,9 @@ public final class VisitorSegmentsRegistry: Sendable {
                 saveError = error
             }
             let event = VisitorSegmentsChange(visitorId: visitorId, kind: kind, segments: segments)
-            for subscriber in state.subscribers.values { subscriber.yield(event) }
+            for subscriber in state.subscribers.values where subscriber.visitorId.map({ $0 == visitorId }) ?? true {
+                subscriber.continuation.yield(event)
+            }
             return segments
         }
         if let saveError {
