@@ -21,6 +21,12 @@ public final class RecordingAudienceSegmentFetcher: AudienceSegmentFetcher, Send
         public let identifier: AudienceIdentifier
         /// The candidates asked about.
         public let candidates: [String]
+
+        /// A call.
+        public init(identifier: AudienceIdentifier, candidates: [String]) {
+            self.identifier = identifier
+            self.candidates = candidates
+        }
     }
 
     private struct State: Sendable {
