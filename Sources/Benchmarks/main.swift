@@ -1,1 +1,19 @@
-print("segments-bench: the benchmarks land with the performance issue (#7).")
+// segments-bench: the performance figures of Docs/Performance.md. See `segments-bench --help`.
+import Foundation
+
+do {
+    let options = try BenchOptions(Array(CommandLine.arguments.dropFirst()))
+    if options.wantsHelp {
+        print(BenchOptions.usage)
+    } else if let child = options.child {
+        try await MemoryBenchmark.runChild(child, quick: options.quick)
+    } else {
+        try await BenchRunner(options: options).run()
+    }
+} catch let error as BenchUsageError {
+    FileHandle.standardError.write(Data("segments-bench: \(error.reason)\n".utf8))
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("segments-bench: \(error)\n".utf8))
+    exit(1)
+}

@@ -48,9 +48,10 @@ struct ConfiguredParts {
         switch options.storage {
         case .directory(let directory):
             let folder = directory ?? StorageLocation.defaultDirectory(integrationId: integrationId)
-            customer = FileCustomerStore(directory: folder, logger: options.logger)
-            baseline = FileSegmentBaselineStore(directory: folder, logger: options.logger)
-            events = FileEventQueueStore(directory: folder, logger: options.logger)
+            let stores = FileStoreRegistry.stores(in: folder, logger: options.logger)
+            customer = stores.customer
+            baseline = stores.baseline
+            events = stores.events
         case .inMemory:
             customer = InMemoryCustomerStore()
             baseline = InMemorySegmentBaselineStore()

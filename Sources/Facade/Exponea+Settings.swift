@@ -68,7 +68,8 @@ extension Exponea {
         case manual
     }
 
-    /// The flushing settings of ``Exponea/configure(_:flushingSetup:)``.
+    /// The flushing settings of ``Exponea/configure(_:flushingSetup:)-(ProjectSettings,_)`` and
+    /// ``Exponea/configure(_:flushingSetup:)-(StreamSettings,_)``.
     public struct FlushingSetup: Sendable, Hashable {
         /// The flushing mode.
         public var mode: FlushingMode

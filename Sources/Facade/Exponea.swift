@@ -5,8 +5,9 @@ import SegmentsNetworking
 /// The Exponea SDK's entry point, kept so apps switch by changing their import.
 ///
 /// A thin adapter over one ``SegmentsClient`` (``client``). Every method is usable from any
-/// thread and never crashes the app: a bad configuration or a call before ``configure(_:flushingSetup:)``
-/// is refused with an error log line.
+/// thread and never crashes the app: a bad configuration, or a call before
+/// ``configure(_:flushingSetup:)-(ProjectSettings,_)`` or
+/// ``configure(_:flushingSetup:)-(StreamSettings,_)``, is refused with an error log line.
 public final class Exponea: Sendable {
     /// The shared instance, logging through ``logger``.
     public static let shared = Exponea(client: SegmentsClient(options: SegmentsClient.Options(logger: Exponea.logger)))
@@ -122,7 +123,7 @@ public final class Exponea: Sendable {
 
     private func logFailure(_ operation: String, _ body: () throws -> Void) {
         do { try body() } catch {
-            client.options.logger.log(.error, "\(operation) failed: \(SegmentsError.wrapping(error))")
+            client.options.logger.log(.error, "Tracking: \(operation) failed: \(SegmentsError.wrapping(error))")
         }
     }
 }

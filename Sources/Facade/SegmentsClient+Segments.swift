@@ -5,6 +5,7 @@ extension SegmentsClient {
     /// Registers a listener of `category` (SPEC M4, D5–D8); callable from any thread.
     ///
     /// - Parameters:
+    ///   - category: the category listened to.
     ///   - includeFirstLoad: tell the current list once, even when nothing changed (SPEC D6).
     ///   - owner: when given, the listener ends by itself when `owner` is deallocated.
     ///   - handler: called on the delivery queue with the category's full list on each change.

@@ -5,7 +5,9 @@ extension SegmentsClient {
     /// Queues an event for the current customer, durably, before returning (SPEC E1).
     ///
     /// - Parameters:
+    ///   - properties: the event's properties; Swift literals convert to ``JSONValue``.
     ///   - timestamp: when it happened; now when `nil`.
+    ///   - eventType: the event's type, e.g. `purchase`; must not be empty.
     /// - Throws: ``SegmentsError`` `.notConfigured`, `.invalidConfiguration` for an empty event
     ///   type, or `.storage` when the queue cannot be written.
     public func trackEvent(properties: [String: JSONValue], timestamp: Date?, eventType: String) throws {
@@ -33,11 +35,17 @@ extension SegmentsClient {
     }
 
     /// When queued events are uploaded; setting it takes effect at once (SPEC E2, T8).
-    /// `.immediate` before configuration.
+    /// `.immediate` before configuration. Before configuration a new mode has nothing to apply to:
+    /// it is logged and ignored — pass the mode in ``Configuration`` instead.
     public var flushingMode: FlushingMode {
         get { pipeline.value?.mode ?? .immediate }
         set {
-            pipeline.value?.mode = newValue
+            guard let pipeline = pipeline.value else {
+                options.logger.log(
+                    .warning, "Tracking: The flushing mode was set before configure and is ignored; pass it to configure")
+                return
+            }
+            pipeline.mode = newValue
             engine.setTrackingImmediate(newValue == .immediate)
         }
     }

@@ -32,17 +32,18 @@ final class EndToEndHarness: Sendable {
     func makeClient(
         integration: BloomreachIntegration = .project(token: "project"),
         authorization: BloomreachAuthorization = .token("key"),
-        stream: (any StreamAuthorizationProvider)? = nil, timings: SegmentationTimings = EndToEndHarness.timings
+        stream: (any StreamAuthorizationProvider)? = nil, timings: SegmentationTimings = EndToEndHarness.timings,
+        requestTimeout: TimeInterval = 5
     ) throws -> SegmentsClient {
         try SegmentsClient(
             configuration: .init(
                 backend: .bloomreach(
                     BloomreachConfiguration(
                         integration: integration, baseURL: baseURL.absoluteString, authorization: authorization,
-                        streamAuthorization: stream))),
+                        streamAuthorization: stream, requestTimeout: requestTimeout))),
             options: .init(
                 logger: logger, timings: timings, uploadRetry: RetryBackoff(initial: 0.05, maximum: 0.2),
-                transport: URLSessionSegmentsTransport(timeout: 5), storage: .directory(directory.url)))
+                transport: URLSessionSegmentsTransport(), storage: .directory(directory.url)))
     }
 
     func tearDown() {
@@ -52,7 +53,9 @@ final class EndToEndHarness: Sendable {
 }
 
 /// Waits (in real time, for integration tests only) until `condition` holds or `timeout` passes.
-func eventually(timeout: TimeInterval = 5, _ condition: () -> Bool) async -> Bool {
+/// The limit is generous on purpose: it only matters when a test fails, and on a loaded 2-core
+/// machine (or under a sanitizer) other suites can hold the cooperative pool for seconds.
+func eventually(timeout: TimeInterval = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }

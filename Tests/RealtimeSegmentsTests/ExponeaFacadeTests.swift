@@ -78,7 +78,7 @@ import Testing
         #expect(!exponea.isConfigured)
         #expect(harness.client.listenerCount == 0)
         exponea.trackEvent(properties: ["a": 1], timestamp: nil, eventType: "x")
-        #expect(harness.logger.messages.contains { $0.hasPrefix("trackEvent failed") })
+        #expect(harness.logger.messages.contains { $0.hasPrefix("Tracking: trackEvent failed") })
         configureProject(exponea)
         #expect(exponea.isConfigured)
     }

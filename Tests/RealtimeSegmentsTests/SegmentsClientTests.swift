@@ -136,3 +136,12 @@ extension Result where Failure == SegmentsError {
         return nil
     }
 }
+
+extension SegmentsClientTests {
+    @Test func aFlushingModeSetBeforeConfigureIsReportedNotSilentlyLost() async throws {
+        let harness = ClientHarness()
+        harness.client.flushingMode = .manual
+        #expect(harness.logger.entries.contains { $0.level == .warning && $0.message.contains("set before configure") })
+        #expect(harness.client.flushingMode == .immediate)
+    }
+}

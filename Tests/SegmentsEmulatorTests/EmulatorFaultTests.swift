@@ -174,12 +174,12 @@ import Testing
         emulator.injectFault(.delay(30), on: .fetch)
         let raw = try RawConnection(port: emulator.port!)
         raw.send(rawRequest("GET", fetchPath))
-        let deadline = Date(timeIntervalSinceNow: 3)
+        let deadline = Date(timeIntervalSinceNow: 30)
         while emulator.requests.isEmpty && Date() < deadline { await Task.yield() }
         #expect(emulator.requests.count == 1)
         let start = Date()
         emulator.stop()
-        #expect(Date().timeIntervalSince(start) < 2)
+        #expect(Date().timeIntervalSince(start) < 15)  // far below the 30 s delay, loose under load
         #expect(raw.readUntilClosed() == .closed(received: []))
     }
 }

@@ -34,6 +34,7 @@ struct EngineState: Sendable {
     /// Debounce, retry and follow-up bookkeeping of automatic reloads (SPEC T5–T7).
     struct Reloads: Sendable {
         var burstStart: Date?
+        var lastRequest: Date?
         var debounce: ScheduledWork?
         var retry: ScheduledWork?
         var retryAttempt = 0

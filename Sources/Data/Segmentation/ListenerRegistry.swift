@@ -40,6 +40,8 @@ struct ListenerRegistry: Sendable {
         /// Groups the registrations of one value so removing the value removes all of them.
         let group: UUID?
         let owner: WeakOwner?
+        /// Closed when the registration ends; deliveries run through it.
+        let gate = ListenerGate()
         /// Whether the first-load promise of D6 is still to be kept.
         var awaitingFirstLoad: Bool
 
@@ -64,37 +66,39 @@ struct ListenerRegistry: Sendable {
         return token
     }
 
-    mutating func remove(_ token: ListenerToken) {
-        guard let registration = byToken.removeValue(forKey: token.rawValue) else { return }
+    /// Removes a registration; returns its gate for the caller to close outside the engine lock.
+    @discardableResult
+    mutating func remove(_ token: ListenerToken) -> [ListenerGate] {
+        guard let registration = byToken.removeValue(forKey: token.rawValue) else { return [] }
         ownedTokens.remove(token.rawValue)
         if let group = registration.group {
             tokensByGroup[group]?.remove(token.rawValue)
             if tokensByGroup[group]?.isEmpty == true { tokensByGroup[group] = nil }
         }
+        return [registration.gate]
     }
 
-    mutating func removeGroup(_ group: UUID) {
-        for token in tokensByGroup.removeValue(forKey: group) ?? [] {
-            byToken[token] = nil
-            ownedTokens.remove(token)
+    /// Removes every registration of `group`; returns their gates.
+    mutating func removeGroup(_ group: UUID) -> [ListenerGate] {
+        (tokensByGroup[group] ?? []).flatMap { remove(ListenerToken(rawValue: $0)) }
+    }
+
+    /// Removes every registration; returns their gates.
+    mutating func removeAll() -> [ListenerGate] {
+        defer {
+            byToken = [:]
+            tokensByGroup = [:]
+            ownedTokens = []
         }
-    }
-
-    mutating func removeAll() {
-        byToken = [:]
-        tokensByGroup = [:]
-        ownedTokens = []
+        return byToken.values.map(\.gate)
     }
 
     /// Drops registrations whose owner is gone.
     mutating func pruneReleasedOwners() {
         for token in ownedTokens where byToken[token]?.isAlive == false {
+            // Nothing to close: a delivery checks the owner itself, and the owner is gone.
             remove(ListenerToken(rawValue: token))
         }
-    }
-
-    func contains(_ token: ListenerToken) -> Bool {
-        byToken[token.rawValue]?.isAlive ?? false
     }
 
     var isEmpty: Bool {

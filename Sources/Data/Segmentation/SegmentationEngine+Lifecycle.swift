@@ -50,14 +50,15 @@ extension SegmentationEngine {
     /// link memory, removes every listener, answers pending reads with `.stopped`, and rejects
     /// work until configured again.
     public func stop() {
-        mutate { state, effects in
+        let gates = mutate { state, effects in
             if cancelWork(&state, &effects) { effects.log(.verbose, SegmentsLogText.cancelledMeanwhile) }
             forgetSegments(&state, &effects)
-            state.listeners.removeAll()
             answerReads(&state, with: .failure(SegmentsError(.stopped, "the integration was stopped")))
             state.phase = .stopped
             state.customer = nil
+            return state.listeners.removeAll()
         }
+        gates.forEach { $0.close() }
     }
 
     /// Switches to a new anonymous customer (SPEC A1, A2): new cookie, no hard ids; cancels pending

@@ -23,14 +23,17 @@ extension SegmentationEngine {
     }
 
     /// Removes one registration; unknown tokens are ignored. A delivery already queued for it is
-    /// dropped (SPEC D7).
+    /// dropped, and a handler running right now finishes before this returns: afterwards the
+    /// handler is never called (SPEC D7). A handler may remove its own listener.
     public func removeListener(_ token: ListenerToken) {
-        mutate { state, _ in state.listeners.remove(token) }
+        // Gates close outside the engine lock: closing waits for a running handler, which may
+        // itself be calling into the engine.
+        mutate { state, _ in state.listeners.remove(token) }.forEach { $0.close() }
     }
 
     /// Removes every registration of `group`; an unknown group is ignored.
     public func removeListeners(group: UUID) {
-        mutate { state, _ in state.listeners.removeGroup(group) }
+        mutate { state, _ in state.listeners.removeGroup(group) }.forEach { $0.close() }
     }
 
     /// How many listeners are registered (owners that are gone do not count).
@@ -64,12 +67,14 @@ extension SegmentationEngine {
                 continue
             }
             if firstLoad != nil { state.listeners.markFirstLoadKept(registration.token) }
-            let token = registration.token
+            let gate = registration.gate
+            let owner = registration.owner
             let handler = registration.listener.handler
-            dependencies.deliveryQueue.async { [weak self] in
+            dependencies.deliveryQueue.async {
                 // A listener removed after this was queued must not hear it (SPEC D7).
-                guard let self, self.state.withLock({ $0.listeners.contains(token) }) else { return }
-                handler(segments)
+                gate.run {
+                    if owner == nil || owner?.object != nil { handler(segments) }
+                }
             }
         }
     }

@@ -15,7 +15,9 @@ extension SegmentationEngine {
     }
 
     /// Coalesces a reload request (SPEC T5, T6): during a flight it owes one follow-up; while a
-    /// retry waits it is absorbed (the retry reloads); otherwise it (re)starts the debounce.
+    /// retry waits it is absorbed (the retry reloads); while the debounce waits it only moves the
+    /// burst's last request (the timer re-arms itself when it fires early, so a burst of requests
+    /// costs one timer, not one per request); otherwise it starts the debounce.
     func requestReload(_ state: inout EngineState, _ effects: inout EngineEffects) {
         guard state.backend != nil else { return }
         if state.flight != nil {
@@ -24,14 +26,17 @@ extension SegmentationEngine {
         }
         if state.reloads.retry != nil { return }
         let now = self.now
-        let burstStart = state.reloads.burstStart ?? now
-        state.reloads.burstStart = burstStart
-        let fireDate = dependencies.timings.debounce.fireDate(firstRequest: burstStart, lastRequest: now)
-        state.reloads.debounce?.cancel()
+        state.reloads.lastRequest = now
+        if state.reloads.debounce != nil { return }
+        state.reloads.burstStart = now
+        armDebounce(after: dependencies.timings.debounce.delay, &state)
+    }
+
+    private func armDebounce(after delay: TimeInterval, _ state: inout EngineState) {
         state.reloads.debounceGeneration += 1
         let generation = state.reloads.debounceGeneration
-        state.reloads.debounce = dependencies.scheduler.schedule(after: fireDate.timeIntervalSince(now)) {
-            [weak self] in self?.automaticReloadDue(.debounce, generation: generation)
+        state.reloads.debounce = dependencies.scheduler.schedule(after: delay) { [weak self] in
+            self?.automaticReloadDue(.debounce, generation: generation)
         }
     }
 
@@ -42,9 +47,19 @@ extension SegmentationEngine {
         mutate { state, effects in
             switch timer {
             case .debounce:
-                guard state.reloads.debounceGeneration == generation, state.reloads.debounce != nil else { return }
+                guard state.reloads.debounceGeneration == generation, state.reloads.debounce != nil,
+                    let burstStart = state.reloads.burstStart
+                else { return }
+                let due = dependencies.timings.debounce.fireDate(
+                    firstRequest: burstStart, lastRequest: state.reloads.lastRequest ?? burstStart)
+                let remaining = due.timeIntervalSince(now)
+                if remaining > 0 {
+                    armDebounce(after: remaining, &state)  // requests came meanwhile: wait for the rest
+                    return
+                }
                 state.reloads.debounce = nil
                 state.reloads.burstStart = nil
+                state.reloads.lastRequest = nil
             case .retry:
                 guard state.reloads.retryGeneration == generation, state.reloads.retry != nil else { return }
                 state.reloads.retry = nil

@@ -1,0 +1,96 @@
+import Foundation
+import RealtimeSegments
+import SegmentsTesting
+import Testing
+
+/// Issue 7, item 5: 8 threads × 10,000 mixed calls on one client with the live scheduler.
+@Suite struct ConcurrencyStressTests {
+    /// One listener's promise: once its removal returned, it is never called again.
+    final class Watched: Sendable {
+        private let state = Locked((removed: false, calledAfterRemoval: false))
+        func called() { state.withLock { if $0.removed { $0.calledAfterRemoval = true } } }
+        func markRemoved() { state.withLock { $0.removed = true } }
+        var violated: Bool { state.withLock { $0.calledAfterRemoval } }
+    }
+
+    @Test func eightThreadsOfMixedCallsNeverCrashDeadlockLoseAReadOrCallARemovedListener() async throws {
+        let repository = RecordingSegmentRepository()
+        repository.answer([.discovery(): [Segment(id: "s1", segmentationId: "g1")], .content(): []])
+        let client = SegmentsClient(
+            options: .init(
+                logger: CapturingLogger(level: .none),
+                timings: SegmentationTimings(debounce: DebouncePolicy(delay: 0.001, maxWait: 0.01), cache: CacheFreshness(maxAge: 0.002)),
+                uploadRetry: RetryBackoff(initial: 0.001, maximum: 0.01), storage: .inMemory))
+        try client.configure(.init(backend: .custom(id: "stress", repository: repository, uploader: RecordingEventUploader())))
+        defer { client.stop() }
+
+        let threads = 8
+        let callsPerThread = 10_000
+        let answers = Locked([Int](repeating: 0, count: threads * callsPerThread))
+        let issuedReads = Locked(0)
+        let watched = Locked<[Watched]>([])
+
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            var tokens: [(ListenerToken, Watched)] = []
+            for call in 0..<callsPerThread {
+                let id = thread * callsPerThread + call
+                switch call % 8 {
+                case 0, 1:
+                    let watch = Watched()
+                    let category: SegmentCategory = call % 16 == 0 ? .content() : .discovery()
+                    let token = client.addListener(category: category, includeFirstLoad: true) { _ in watch.called() }
+                    tokens.append((token, watch))
+                    watched.withLock { $0.append(watch) }
+                case 2, 3:
+                    if let (token, watch) = tokens.popLast() {
+                        client.removeListener(token)
+                        watch.markRemoved()
+                    }
+                case 4, 5:
+                    issuedReads.withLock { $0 += 1 }
+                    client.getSegments(force: call % 10 == 4, category: .discovery()) { _ in
+                        answers.withLock { $0[id] += 1 }
+                    }
+                case 6:
+                    try? client.trackEvent(properties: ["call": .int(call)], timestamp: nil, eventType: "stress")
+                default:
+                    if call % 1_000 == 7 {
+                        client.anonymize()
+                    } else {
+                        try? client.identifyCustomer(customerIds: ["registered": "user-\(call % 50)"], properties: [:], timestamp: nil)
+                    }
+                }
+            }
+        }
+
+        // Every read is answered — a deadlock or a lost read would time out here.
+        let expected = issuedReads.value
+        let deadline = Date().addingTimeInterval(60)
+        while answers.withLock({ $0.reduce(0, +) }) < expected && Date() < deadline {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        let counts = answers.value
+        #expect(counts.reduce(0, +) == expected)
+        #expect(counts.allSatisfy { $0 <= 1 })  // none answered twice
+        #expect(!watched.value.contains { $0.violated })
+    }
+
+    @Test func d7_aHandlerMayRemoveItsOwnListener() async throws {
+        let repository = RecordingSegmentRepository()
+        let client = SegmentsClient(options: .init(logger: CapturingLogger(level: .none), storage: .inMemory))
+        try client.configure(.init(backend: .custom(id: "self-removal", repository: repository, uploader: RecordingEventUploader())))
+        defer { client.stop() }
+        let calls = Locked(0)
+        let token = Locked<ListenerToken?>(nil)
+        token.withLock { slot in
+            slot = client.addListener(category: .discovery(), includeFirstLoad: true) { _ in
+                calls.withLock { $0 += 1 }
+                if let own = token.value { client.removeListener(own) }
+            }
+        }
+        _ = try await client.getSegments(force: true, category: .discovery())
+        _ = try await client.getSegments(force: true, category: .discovery())
+        #expect(calls.value == 1)
+        #expect(client.listenerCount == 0)
+    }
+}

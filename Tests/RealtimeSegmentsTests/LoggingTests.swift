@@ -1,0 +1,40 @@
+import Foundation
+import RealtimeSegments
+import SegmentsTesting
+import Testing
+
+/// SPEC L: the log handler's level filter and pluggable sink, and the segments lines' prefix.
+@Suite struct LoggingTests {
+    final class Sink: LogSink {
+        let lines = Locked<[String]>([])
+        func write(_ level: LogLevel, _ message: String) { lines.withLock { $0.append("\(level) \(message)") } }
+    }
+
+    @Test func l2_l3_theLevelFiltersLinesAndTheSinkIsPluggable() {
+        let sink = Sink()
+        let handler = SegmentsLogHandler(level: .warning, sink: sink)
+        handler.log(.verbose, "Segments: hidden")
+        handler.log(.warning, "Segments: shown")
+        handler.logLevel = .none
+        handler.log(.error, "Segments: hidden too")
+        handler.logLevel = .verbose
+        handler.log(.verbose, "Segments: now shown")
+        #expect(sink.lines.value == ["warning Segments: shown", "verbose Segments: now shown"])
+        #expect(handler.level == .verbose)
+    }
+
+    @Test func l1_l2_everySegmentsLineOfAFailingSessionIsPrefixedAndFailuresAreWarningsOrErrors() async throws {
+        let harness = ClientHarness()
+        harness.repository.failNextFetches(2, with: SegmentsError(.httpStatus, "down", httpStatus: 503))
+        try harness.configure()
+        harness.client.addListener(category: .discovery(), includeFirstLoad: true) { _ in }
+        harness.client.getSegments(force: true, category: .content()) { _ in }
+        await harness.advance(by: 10)
+        let segmentsLines = harness.logger.entries.filter { $0.message.contains("egments") && !$0.message.hasPrefix("Tracking:") }
+        #expect(!segmentsLines.isEmpty)
+        #expect(segmentsLines.allSatisfy { $0.message.hasPrefix("Segments:") })
+        let failures = harness.logger.entries.filter { $0.message.hasPrefix("Segments: Fetch of segments failed: ") }
+        #expect(failures.count == 2)
+        #expect(failures.allSatisfy { $0.level <= .warning })
+    }
+}
