@@ -7,6 +7,9 @@ import SegmentsTesting
 final class AudienceHarness: Sendable {
     static let candidates = ["seg-1", "seg-2", "seg-3"]
     static let deliveryKey = DispatchSpecificKey<String>()
+    /// The time-out of blocking calls that should succeed: it only matters on failure, and a loaded
+    /// 2-core machine can stall the cooperative pool for seconds.
+    static let generous: TimeInterval = 30
 
     let clock = TestScheduler()
     let logger = CapturingLogger()

@@ -9,6 +9,9 @@ import Testing
     static let key = "PUBLIC_KEY"
     static let candidates = ["buyers", "seg-1", "seg-2"]
 
+    /// Wall-clock limits that only matter on failure: a loaded 2-core machine can stall for seconds.
+    static let generous: TimeInterval = 30
+
     /// A started emulator that accepts only ``key``, and an audience client pointed at it.
     final class Fixture: Sendable {
         let emulator = SegmentsEmulator()
@@ -20,11 +23,11 @@ import Testing
             baseURL = try emulator.start()
         }
 
-        func odp(key: String = ODPEndToEndTests.key, timeout: TimeInterval = 5, fields: Set<String> = []) -> ODPConfiguration {
+        func odp(key: String = ODPEndToEndTests.key, timeout: TimeInterval = ODPEndToEndTests.generous, fields: Set<String> = []) -> ODPConfiguration {
             ODPConfiguration(apiKey: key, apiHost: baseURL.absoluteString, requestTimeout: timeout, additionalIdentifierFields: fields)
         }
 
-        func audiences(key: String = ODPEndToEndTests.key, timeout: TimeInterval = 5) throws -> AudienceSegmentsClient {
+        func audiences(key: String = ODPEndToEndTests.key, timeout: TimeInterval = ODPEndToEndTests.generous) throws -> AudienceSegmentsClient {
             try AudienceSegmentsClient(
                 odp: odp(key: key, timeout: timeout), candidateSegments: ODPEndToEndTests.candidates,
                 options: .init(logger: logger, transport: URLSessionSegmentsTransport(), visitorStorage: .inMemory))
@@ -56,7 +59,7 @@ import Testing
         let fixture = try Fixture()
         fixture.emulator.setQualifiedAudiences(["seg-1", "buyers"], forUser: "vuid_abc")
         let user = try fixture.audiences().createUserContext(userId: "vuid_abc")
-        let answer = try await onBackgroundThread { try user.fetchQualifiedSegments(timeout: 5) }
+        let answer = try await onBackgroundThread { try user.fetchQualifiedSegments(timeout: Self.generous) }
         #expect(Set(answer) == ["seg-1", "buyers"])
         let query = fixture.emulator.requests(on: .graphql).first?.jsonBody?["query"]
         #expect(query.map { "\($0)".contains("customer(vuid: $userId)") } == true)

@@ -3,6 +3,9 @@ import RealtimeSegments
 import SegmentsTesting
 import Testing
 
+/// The time-out of blocking calls expected to succeed.
+private let patience = AudienceHarness.generous
+
 /// The user context API over a recording backend: the three fetch forms, options, cache and errors
 /// (SPEC O1–O4).
 @Suite struct UserContextTests {
@@ -54,11 +57,11 @@ import Testing
     @Test func o1_theBlockingFormForwardsOptionsAndReturnsTheAnswer() async throws {
         let harness = AudienceHarness()
         let user = harness.client.createUserContext(userId: "user123")
-        #expect(try await onBackgroundThread { try user.fetchQualifiedSegments(timeout: 5) } == ["seg-1"])
+        #expect(try await onBackgroundThread { try user.fetchQualifiedSegments(timeout: patience) } == ["seg-1"])
         harness.fetcher.answer(["seg-2"])
-        #expect(try await onBackgroundThread { try user.fetchQualifiedSegments(timeout: 5) } == ["seg-1"])
+        #expect(try await onBackgroundThread { try user.fetchQualifiedSegments(timeout: patience) } == ["seg-1"])
         #expect(harness.fetcher.callCount == 1)
-        #expect(try await onBackgroundThread { try user.fetchQualifiedSegments(options: [.ignoreCache], timeout: 5) } == ["seg-2"])
+        #expect(try await onBackgroundThread { try user.fetchQualifiedSegments(options: [.ignoreCache], timeout: patience) } == ["seg-2"])
         #expect(harness.fetcher.callCount == 2)
         #expect(user.qualifiedSegments == ["seg-2"])
     }
@@ -79,7 +82,7 @@ import Testing
         let answer: Result<[String], any Error> = await withCheckedContinuation { continuation in
             // A completion handler (on the delivery queue) that makes a blocking call.
             user.fetchQualifiedSegments(options: [.ignoreCache]) { _ in
-                continuation.resume(returning: Result { try user.fetchQualifiedSegments(options: [.ignoreCache], timeout: 5) })
+                continuation.resume(returning: Result { try user.fetchQualifiedSegments(options: [.ignoreCache], timeout: patience) })
             }
         }
         #expect(try answer.get() == ["seg-1"])

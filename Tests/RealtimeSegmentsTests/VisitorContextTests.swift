@@ -58,13 +58,16 @@ import Testing
         #expect(received.last?.segments == VisitorSegments(country: "US", customSegments: ["vip"]))
     }
 
-    @Test func v3_hundredConcurrentSetCustomSegmentsCallsOverFilesLoseNothing() throws {
+    @Test func v3_hundredConcurrentSetCustomSegmentsCallsOverFilesLoseNothing() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let harness = AudienceHarness(visitorStorage: .directory(directory.url))
         let contexts = (0..<4).map { _ in harness.client.createUserContext(userId: "jane") }
-        DispatchQueue.concurrentPerform(iterations: 100) { index in
-            contexts[index % contexts.count].setCustomSegments(["segment-\(index)"])
+        // Off the cooperative pool: 100 durable writes must not hold one of its few threads.
+        try await onBackgroundThread {
+            DispatchQueue.concurrentPerform(iterations: 100) { index in
+                contexts[index % contexts.count].setCustomSegments(["segment-\(index)"])
+            }
         }
         let restarted = AudienceHarness(visitorStorage: .directory(directory.url))
         let stored = restarted.client.createUserContext(userId: "jane").visitorSegments.customSegments

@@ -86,8 +86,14 @@ import Testing
     @Test func v3_hundredConcurrentSetCustomSegmentsCallsLoseNothing() async {
         let stream = registry.changes()
         let registry = self.registry
-        DispatchQueue.concurrentPerform(iterations: 100) { index in
-            registry.setCustomSegments(["segment-\(index)"], forVisitor: "v1")
+        // On a plain thread, so the 100 blocking callers never hold the cooperative pool.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                DispatchQueue.concurrentPerform(iterations: 100) { index in
+                    registry.setCustomSegments(["segment-\(index)"], forVisitor: "v1")
+                }
+                done.resume()
+            }
         }
         let expected = Set((0..<100).map { "segment-\($0)" })
         #expect(Set(registry.segments(forVisitor: "v1").customSegments) == expected)
