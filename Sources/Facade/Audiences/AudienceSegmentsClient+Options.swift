@@ -25,7 +25,8 @@ extension AudienceSegmentsClient {
         /// Where visitor segments are kept.
         public var visitorStorage: VisitorStorage
 
-        /// Where visitor segments are kept (SPEC V3, P1).
+        /// Where visitor segments are kept (SPEC V3, P1). Give each client its own directory:
+        /// clients sharing a file do not coordinate their writes.
         public enum VisitorStorage: Sendable {
             /// `visitor-segments.json` in the directory, or in the platform's application-support
             /// directory (folder `visitors`) when `nil`.
