@@ -36,6 +36,8 @@ import Testing
             jane.setDefaultSegments(["country": "US"])
             jane.setCustomSegments(["vip"])
         }
+        let onDisk = FileVisitorSegmentsStore(directory: directory.url, logger: CapturingLogger())
+        #expect(onDisk.segments(forVisitor: "jane") == VisitorSegments(country: "US", customSegments: ["vip"]))
         let restarted = AudienceHarness(visitorStorage: .directory(directory.url))
         let jane = restarted.client.createUserContext(userId: "jane")
         #expect(jane.visitorSegments == VisitorSegments(country: "US", customSegments: ["vip"]))
@@ -73,5 +75,22 @@ import Testing
         let stored = restarted.client.createUserContext(userId: "jane").visitorSegments.customSegments
         #expect(stored.count == 100)
         #expect(Set(stored) == Set((0..<100).map { "segment-\($0)" }))
+    }
+
+    @Test func v3_twoClientsOnOneDirectoryNeverOverwriteEachOther() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let first = AudienceHarness(visitorStorage: .directory(directory.url))
+        let second = AudienceHarness(visitorStorage: .directory(directory.url))
+        let contexts = [first, second].map { $0.client.createUserContext(userId: "jane") }
+        _ = contexts.map(\.visitorSegments)  // both have read the (empty) visitor before anyone writes
+        try await onBackgroundThread {
+            DispatchQueue.concurrentPerform(iterations: 40) { index in
+                contexts[index % 2].setCustomSegments(["segment-\(index)"])
+            }
+        }
+        #expect(contexts.allSatisfy { $0.visitorSegments.customSegments.count == 40 })
+        let onDisk = FileVisitorSegmentsStore(directory: directory.url, logger: CapturingLogger())
+        #expect(onDisk.segments(forVisitor: "jane")?.customSegments.count == 40)
     }
 }

@@ -25,8 +25,8 @@ extension AudienceSegmentsClient {
         /// Where visitor segments are kept.
         public var visitorStorage: VisitorStorage
 
-        /// Where visitor segments are kept (SPEC V3, P1). Give each client its own directory:
-        /// clients sharing a file do not coordinate their writes.
+        /// Where visitor segments are kept (SPEC V3, P1). Clients in one process that use the same
+        /// directory share one registry, so their updates never overwrite each other.
         public enum VisitorStorage: Sendable {
             /// `visitor-segments.json` in the directory, or in the platform's application-support
             /// directory (folder `visitors`) when `nil`.
@@ -57,16 +57,16 @@ extension AudienceSegmentsClient {
             self.visitorStorage = visitorStorage
         }
 
-        /// The visitor store these options describe.
-        var visitorStore: any VisitorSegmentsStore {
+        /// The visitor registry these options describe: shared per directory, new otherwise.
+        var visitorRegistry: VisitorSegmentsRegistry {
             switch visitorStorage {
             case .directory(let directory):
                 let folder = directory ?? StorageLocation.defaultDirectory(integrationId: "visitors")
-                return FileVisitorSegmentsStore(directory: folder, logger: logger)
+                return VisitorRegistryDirectory.registry(in: folder, logger: logger)
             case .inMemory:
-                return InMemoryVisitorSegmentsStore()
+                return VisitorSegmentsRegistry(store: InMemoryVisitorSegmentsStore(), logger: logger)
             case .custom(let store):
-                return store
+                return VisitorSegmentsRegistry(store: store, logger: logger)
             }
         }
     }

@@ -66,7 +66,7 @@ public final class AudienceSegmentsClient: Sendable {
                 fetcher: $0, scheduler: options.scheduler, clock: options.clock, logger: options.logger,
                 cacheCapacity: options.cacheCapacity, cacheTimeout: options.cacheTimeout)
         }
-        visitorSegments = VisitorSegmentsRegistry(store: options.visitorStore, logger: options.logger)
+        visitorSegments = options.visitorRegistry
     }
 
     /// Whether an audience backend is configured.
