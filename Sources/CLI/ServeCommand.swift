@@ -45,6 +45,7 @@ struct ServeCommand {
         let baseURL = try emulator.start()
         emit("Segments emulator listening on \(baseURL.absoluteString)  (Ctrl-C stops it)")
         emit("  project: \(baseURL.absoluteString)/webxp/projects/<token>/segments?cookie=<cookie>")
+        emit("  odp:     POST \(baseURL.absoluteString)/v3/graphql  (ODP audiences)")
 
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)

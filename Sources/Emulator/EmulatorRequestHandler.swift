@@ -8,7 +8,7 @@ import Foundation
 /// (401) → validate the body (400) → record and answer.
 struct EmulatorRequestHandler: Sendable {
     let state: EmulatorLocked<EmulatorState>
-    var router = EmulatorRouter.engagement
+    var router = EmulatorRouter.standard
 
     func respond(to request: ParsedHTTPRequest, now: Date = Date()) -> EmulatorHTTPResponse {
         guard let target = EmulatorRequestTarget(request.target) else {
@@ -45,8 +45,8 @@ struct EmulatorRequestHandler: Sendable {
 
     private static func answer(_ match: EmulatorRouter.Match, request: ParsedHTTPRequest,
                                record: EmulatorRecordedRequest, state: inout EmulatorState) -> EmulatorHTTPResponse {
-        // Every Engagement endpoint addresses a project or a stream; an endpoint that does not
-        // (such as a future GraphQL one) gets its own branch before this point.
+        if match.route == .graphql { return EmulatorGraphQL.answer(request, state: state) }
+        // Every Engagement endpoint addresses a project or a stream.
         guard let integration = match.integration else { return .error(404, "no handler for route \(match.route)") }
         guard isAuthorized(request.header("Authorization"), for: integration, state: state) else {
             return .error(401, "unauthorized")

@@ -21,6 +21,8 @@ public struct EmulatorRoute: Hashable, Sendable, CustomStringConvertible {
     public static let event = EmulatorRoute("event")
     /// `POST …/customers` (project and stream mode).
     public static let customer = EmulatorRoute("customer")
+    /// `POST /v3/graphql` (ODP audiences).
+    public static let graphql = EmulatorRoute("graphql")
     /// Matches every route when aiming a fault; never the label of a logged request.
     public static let any = EmulatorRoute("any")
 

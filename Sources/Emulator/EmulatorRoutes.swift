@@ -67,6 +67,14 @@ struct EmulatorRouter: Sendable {
                  route: .customer, streamIdInQuery: true),
     ])
 
+    /// The Optimizely Data Platform GraphQL endpoint of WIRE.md: `POST /v3/graphql`.
+    static let odp = EmulatorRouter(endpoints: [
+        Endpoint(method: "POST", pattern: [.literal("v3"), .literal("graphql")], route: .graphql),
+    ])
+
+    /// Every endpoint the emulator serves: Engagement and ODP.
+    static let standard = EmulatorRouter(endpoints: engagement.endpoints + odp.endpoints)
+
     /// Routes a request by method, decoded path segments and decoded query.
     func route(method: String, components: [String], query: [String: String]) -> Result {
         var allowed: [String] = []

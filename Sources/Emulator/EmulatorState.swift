@@ -15,6 +15,8 @@ struct EmulatorState: Sendable {
     var streamBearerTokens: Set<String>?
     /// Faults waiting to be played.
     var faults = EmulatorFaultQueue()
+    /// The ODP audiences: API keys, fixed answers, rules and the answer for unknown users.
+    var odp = EmulatorODPState()
 
     private(set) var events: [EmulatorEvent] = []
     private(set) var customerUpdates: [EmulatorCustomerUpdate] = []

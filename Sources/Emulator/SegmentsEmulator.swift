@@ -1,12 +1,15 @@
 import Foundation
 
-/// A loopback HTTP/1.1 server that emulates the Bloomreach Engagement endpoints of `WIRE.md`.
+/// A loopback HTTP/1.1 server that emulates the Bloomreach Engagement endpoints and the ODP
+/// GraphQL endpoint of `WIRE.md`.
 ///
 /// It serves fetch segments, link-ids, track event and customer update in project mode
 /// (`/webxp/projects/{token}/…`, `/track/v2/projects/{token}/…`) and stream mode
 /// (`/webxp/streams/{id}/…`, `/track/u/v1/…?stream_id=`), remembers customers, links and events,
 /// answers fetches from fixed answers or from ``EmulatorSegmentRule``s evaluated on the events it
-/// received, logs every request and plays injected ``EmulatorFault``s.
+/// received, logs every request and plays injected ``EmulatorFault``s. `POST /v3/graphql` answers
+/// ODP audience queries from fixed answers or ``EmulatorAudienceRule``s, checking `x-api-key`
+/// (see `SegmentsEmulator+ODP.swift`).
 ///
 /// ```swift
 /// let emulator = SegmentsEmulator()

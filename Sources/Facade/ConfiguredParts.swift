@@ -27,6 +27,14 @@ struct ConfiguredParts {
             case .project(let token): integrationId = "project-\(token)"
             case .stream(let id): integrationId = "stream-\(id)"
             }
+        case .odp(let odp, let candidates, let category):
+            try odp.validate()
+            let transport = SegmentsMiddlewareTransport(transport: options.transport, middlewares: options.middlewares)
+            repository = ODPAudienceRepository(
+                configuration: odp, transport: transport, clock: options.clock, candidates: candidates,
+                category: category)
+            uploader = DiscardingEventUploader(logger: options.logger)
+            integrationId = "odp-\(odp.apiKey)"
         case .custom(let id, let customRepository, let customUploader):
             guard !id.isEmpty else { throw SegmentsError(.invalidConfiguration, "The integration id is empty") }
             repository = customRepository

@@ -62,6 +62,11 @@ extension SegmentsClient {
     public enum Backend: Sendable {
         /// Bloomreach Engagement, project or stream (the default backend).
         case bloomreach(BloomreachConfiguration)
+        /// Optimizely Data Platform audiences (SPEC O5): which of `candidates` the customer qualifies
+        /// for, listed as one category (`audiences` by default). The customer is identified as
+        /// ``ODPAudienceRepository/defaultIdentification`` says. ODP events are out of scope: tracked
+        /// events are not sent anywhere, but each still requests a segments reload (SPEC T3).
+        case odp(ODPConfiguration, candidates: [String], category: SegmentCategory = .audiences())
         /// Any backend: the app's own repository and uploader. `id` names the integration's
         /// storage folder.
         case custom(id: String, repository: any SegmentRepository, uploader: any EventUploader)

@@ -2,7 +2,8 @@
 ///
 /// `headers["content-type"]` finds a field sent as `Content-Type`; setting a name replaces every
 /// field of that name. Equality ignores the case of names but not the order of fields.
-/// ``description`` hides the value of `Authorization`, so headers can be logged safely (SPEC P4).
+/// ``description`` hides the values of `Authorization` and `x-api-key`, so headers can be logged
+/// safely (SPEC P4).
 public struct SegmentsHTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral,
     CustomStringConvertible
 {
@@ -83,10 +84,11 @@ public struct SegmentsHTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDi
         hasher.combine(normalized)
     }
 
-    /// `Name: value` lines joined by `, `, with the `Authorization` value hidden.
+    /// `Name: value` lines joined by `, `, with the `Authorization` and `x-api-key` values hidden.
     public var description: String {
         "[" + fields.map { field in
-            let value = Self.same(field.name, "Authorization") ? "<redacted>" : field.value
+            let secret = Self.same(field.name, "Authorization") || Self.same(field.name, "x-api-key")
+            let value = secret ? "<redacted>" : field.value
             return "\(field.name): \(value)"
         }.joined(separator: ", ") + "]"
     }

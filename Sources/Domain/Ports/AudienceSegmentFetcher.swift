@@ -1,0 +1,11 @@
+/// Where qualified audience segments come from: the backend port of the audience loader.
+///
+/// The SDK ships `ODPSegmentsClient` (Optimizely Data Platform GraphQL); implement it to plug in
+/// another audience service. Implementations throw ``SegmentsError``: `.invalidIdentifier` when the
+/// backend does not know the user, any other code for a failed fetch (SPEC O4).
+public protocol AudienceSegmentFetcher: Sendable {
+    /// The names among `candidates` that `identifier` qualifies for, in the backend's order.
+    ///
+    /// An unknown user without an error is `[]`. Callers never pass an empty `candidates`.
+    func fetchQualifiedSegments(for identifier: AudienceIdentifier, candidates: [String]) async throws -> [String]
+}

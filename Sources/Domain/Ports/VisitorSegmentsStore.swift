@@ -1,0 +1,10 @@
+/// Persists the reporting segments of every visitor (SPEC V3, P1).
+///
+/// Implementations never throw from reads: a missing or unreadable record is `nil` (and logged),
+/// so start-up never fails on storage (SPEC P2). The owner serializes calls.
+public protocol VisitorSegmentsStore: Sendable {
+    /// The stored segments of `visitorId`, or `nil` when there are none or they could not be read.
+    func segments(forVisitor visitorId: String) -> VisitorSegments?
+    /// Replaces the stored segments of `visitorId`, durably, before returning.
+    func save(_ segments: VisitorSegments, forVisitor visitorId: String) throws
+}

@@ -1,0 +1,73 @@
+import Foundation
+import SegmentsData
+import SegmentsNetworking
+
+extension AudienceSegmentsClient {
+    /// Everything an audience client is built from. Each default is the live one; tests swap in
+    /// fakes from `SegmentsTesting` (a `TestScheduler` as scheduler and clock, a `MockTransport`, …).
+    public struct Options: Sendable {
+        /// Where log lines go; by default warnings and errors to standard output.
+        public var logger: any SegmentsLogger
+        /// Starts each request.
+        public var scheduler: any Scheduler
+        /// The time of cache entries.
+        public var clock: any Clock
+        /// The serial queue completion handlers are called on; use `.main` in UI apps.
+        public var deliveryQueue: DispatchQueue
+        /// Sends every ODP request.
+        public var transport: any SegmentsTransport
+        /// Wraps ``transport``: requests pass in order, responses in reverse (signing, metrics, …).
+        public var middlewares: [any SegmentsTransportMiddleware]
+        /// The most users whose qualified segments are cached: 100 (SPEC O3); 0 disables the cache.
+        public var cacheCapacity: Int
+        /// How long qualified segments stay cached: 600 s (SPEC O3); 0 or less never expires.
+        public var cacheTimeout: TimeInterval
+        /// Where visitor segments are kept.
+        public var visitorStorage: VisitorStorage
+
+        /// Where visitor segments are kept (SPEC V3, P1). Clients in one process that use the same
+        /// directory share one registry, so their updates never overwrite each other.
+        public enum VisitorStorage: Sendable {
+            /// `visitor-segments.json` in the directory, or in the platform's application-support
+            /// directory (folder `visitors`) when `nil`.
+            case directory(URL?)
+            /// Nothing on disk: visitor segments end with the process.
+            case inMemory
+            /// The app's own store.
+            case custom(any VisitorSegmentsStore)
+        }
+
+        /// The live defaults, with any of them replaced.
+        public init(
+            logger: any SegmentsLogger = SegmentsLogHandler(), scheduler: any Scheduler = TaskScheduler(),
+            clock: any Clock = SystemClock(),
+            deliveryQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.audiences.delivery"),
+            transport: any SegmentsTransport = URLSessionSegmentsTransport(),
+            middlewares: [any SegmentsTransportMiddleware] = [], cacheCapacity: Int = 100,
+            cacheTimeout: TimeInterval = 600, visitorStorage: VisitorStorage = .directory(nil)
+        ) {
+            self.logger = logger
+            self.scheduler = scheduler
+            self.clock = clock
+            self.deliveryQueue = deliveryQueue
+            self.transport = transport
+            self.middlewares = middlewares
+            self.cacheCapacity = cacheCapacity
+            self.cacheTimeout = cacheTimeout
+            self.visitorStorage = visitorStorage
+        }
+
+        /// The visitor registry these options describe: shared per directory, new otherwise.
+        var visitorRegistry: VisitorSegmentsRegistry {
+            switch visitorStorage {
+            case .directory(let directory):
+                let folder = directory ?? StorageLocation.defaultDirectory(integrationId: "visitors")
+                return VisitorRegistryDirectory.registry(in: folder, logger: logger)
+            case .inMemory:
+                return VisitorSegmentsRegistry(store: InMemoryVisitorSegmentsStore(), logger: logger)
+            case .custom(let store):
+                return VisitorSegmentsRegistry(store: store, logger: logger)
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import SegmentsData
+
+/// One user of an ``AudienceSegmentsClient``: the audience segments the user qualifies for (SPEC O1)
+/// and the user's visitor segments (SPEC V), as Optimizely's `OptimizelyUserContext` and Convert's
+/// context spell them.
+///
+/// ```swift
+/// let user = audiences.createUserContext(userId: "user123")
+/// try await user.fetchQualifiedSegments(options: [.ignoreCache])
+/// user.isQualifiedFor(segment: "seg-1")
+/// user.setDefaultSegments(["country": "US"])
+/// ```
+///
+/// Every member is usable from any thread.
+public final class SegmentsUserContext: Sendable {
+    private struct State: Sendable {
+        var qualifiedSegments: [String]?
+        /// Numbers fetches in start order, so an older fetch that ends late never overwrites a newer one.
+        var nextFetch = 0
+        var lastApplied = 0
+    }
+
+    /// The user id.
+    public let userId: String
+    /// The id as the audience backend sees it: `vuid` for `vuid_…` ids, else `fs_user_id`.
+    public let identifier: AudienceIdentifier
+    let client: AudienceSegmentsClient
+    private let state = Locked(State())
+
+    init(userId: String, client: AudienceSegmentsClient) {
+        self.userId = userId
+        self.identifier = AudienceIdentifier(userId: userId)
+        self.client = client
+    }
+
+    /// The audience segments the user qualifies for, as of the last successful fetch; `nil` before
+    /// the first one. Settable, to bypass fetching in tests or to use your own service.
+    public var qualifiedSegments: [String]? {
+        get { state.withLock { $0.qualifiedSegments } }
+        set { state.withLock { $0.qualifiedSegments = newValue } }
+    }
+
+    /// Whether ``qualifiedSegments`` contains `segment` (`false` before any fetch).
+    public func isQualifiedFor(segment: String) -> Bool {
+        state.withLock { $0.qualifiedSegments?.contains(segment) ?? false }
+    }
+
+    /// Fetches through the client's loader, updates ``qualifiedSegments``, then answers — on the
+    /// loader's task or at once, never on the delivery queue, so the blocking form cannot deadlock it.
+    func load(_ options: [AudienceSegmentOption], completion: @escaping @Sendable (Result<[String], SegmentsError>) -> Void) {
+        guard let loader = client.loader else {
+            completion(.failure(SegmentsError(.notEnabled, "Audience segments are not enabled: no ODP integration is configured")))
+            return
+        }
+        let ticket = state.withLock { state -> Int in
+            state.nextFetch += 1
+            return state.nextFetch
+        }
+        let clearsOnFailure = options.contains(.clearOnFailure)
+        loader.qualifiedSegments(for: identifier, candidates: client.candidateSegments, options: Set(options)) {
+            [weak self] result in
+            self?.state.withLock { state in
+                guard ticket > state.lastApplied else { return }
+                switch result {
+                case .success(let segments):
+                    state.qualifiedSegments = segments
+                    state.lastApplied = ticket
+                case .failure:
+                    if clearsOnFailure {
+                        state.qualifiedSegments = nil
+                        state.lastApplied = ticket
+                    }
+                }
+            }
+            completion(result)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import SegmentsDomain
+
+/// The Optimizely Data Platform adapter: which audience segments a user qualifies for, over
+/// GraphQL (WIRE.md "ODP", SPEC O4).
+///
+/// ```swift
+/// let odp = ODPSegmentsClient(
+///     configuration: ODPConfiguration(apiKey: "PUBLIC_KEY"), transport: URLSessionSegmentsTransport(), clock: clock)
+/// let qualified = try await odp.fetchQualifiedSegments(userId: "user123", candidates: ["seg-1", "seg-2"])
+/// ```
+///
+/// One `POST {apiHost}/v3/graphql` per call, with `x-api-key` and a 10 s deadline by default.
+/// Failures throw ``SegmentsError``:
+/// - `.invalidIdentifier`: ODP does not know the user id (both error forms), or the id is empty;
+/// - `.invalidConfiguration`: a bad host or key, or an identifier field that is not allowed;
+/// - `.httpStatus` / `.unauthorized`: an HTTP status of 400 or more (``SegmentsError/httpStatus``);
+/// - `.invalidResponse`: a GraphQL error (its ``ODPGraphQLError`` is the underlying error) or a
+///   body that is not the documented shape ("decode error");
+/// - `.network`, `.timeout`, `.cancelled`: no answer.
+///
+/// No candidates answers `[]` without a request; `customer: null` (an unknown user) answers `[]`.
+public struct ODPSegmentsClient: AudienceSegmentFetcher {
+    /// The host, key, time-out and allowed fields.
+    public let configuration: ODPConfiguration
+    private let transport: any SegmentsTransport
+    private let clock: any Clock
+
+    /// Creates an adapter.
+    ///
+    /// - Parameters:
+    ///   - configuration: the host, key, time-out and allowed identifier fields.
+    ///   - transport: sends the requests; wrap it in middleware to sign or measure them.
+    ///   - clock: the "now" that an HTTP-date `Retry-After` is measured from.
+    public init(configuration: ODPConfiguration, transport: any SegmentsTransport, clock: any Clock) {
+        self.configuration = configuration
+        self.transport = transport
+        self.clock = clock
+    }
+
+    /// The segments among `candidates` that `userId` qualifies for, in response order; the
+    /// identifier field follows the `vuid_` rule (``AudienceIdentifier/init(userId:)``).
+    public func fetchQualifiedSegments(userId: String, candidates: [String]) async throws -> [String] {
+        try await fetchQualifiedSegments(for: AudienceIdentifier(userId: userId), candidates: candidates)
+    }
+
+    /// The segments among `candidates` that `identifier` qualifies for, in response order.
+    public func fetchQualifiedSegments(for identifier: AudienceIdentifier, candidates: [String]) async throws -> [String] {
+        guard !candidates.isEmpty else { return [] }
+        let request = try self.request(for: identifier, candidates: candidates)
+        let operation = ODPResponseDecoder.operation
+        let response: SegmentsHTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            throw HTTPFailure.error(forTransportError: error, operation: operation)
+        }
+        if let failure = HTTPFailure.error(for: response, operation: operation, now: clock.now()) {
+            throw failure
+        }
+        return try ODPResponseDecoder.qualifiedSegments(from: response.body)
+    }
+
+    /// The request for `identifier` and `candidates`: URL, headers, GraphQL body and deadline.
+    ///
+    /// - Throws: ``SegmentsError`` `.invalidConfiguration` for a bad configuration or a field that
+    ///   is not allowed, `.invalidIdentifier` for an empty id.
+    public func request(for identifier: AudienceIdentifier, candidates: [String]) throws -> SegmentsHTTPRequest {
+        let url = try configuration.endpointURL()
+        guard configuration.allows(identifier.field) else {
+            throw SegmentsError(
+                .invalidConfiguration, "The identifier field '\(identifier.field)' is not allowed in ODP queries")
+        }
+        guard !identifier.value.isEmpty else {
+            throw SegmentsError(.invalidIdentifier, "The user id is empty")
+        }
+        let headers: SegmentsHTTPHeaders = [
+            "Content-Type": "application/json", "Accept": "application/json", "x-api-key": configuration.apiKey,
+        ]
+        return SegmentsHTTPRequest(
+            method: .post, url: url, headers: headers,
+            body: try ODPQuery.body(field: identifier.field, userId: identifier.value, audiences: candidates),
+            timeout: configuration.requestTimeout)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import SegmentsDomain
+
+/// Keeps every visitor's reporting segments in `visitor-segments.json` in the integration's storage
+/// directory (SPEC V3, P1).
+///
+/// Saves replace the file atomically and create it readable by the owner only, so a crash leaves
+/// either the old or the new file, never a mix. A damaged file is logged, set aside as
+/// `visitor-segments.json.corrupt-<n>` and read as "no segments" (SPEC P2). The file is read once,
+/// on first use; later reads are answered from memory. Each save writes every visitor, which suits
+/// the handful of visitors one app install has.
+///
+/// Use one instance per directory: instances do not coordinate with each other.
+public final class FileVisitorSegmentsStore: VisitorSegmentsStore {
+    /// The file's name inside the storage directory.
+    static let fileName = "visitor-segments.json"
+
+    private let file: DocumentFile<VisitorSegmentsRecord>
+    private let cache = Locked(Cache())
+
+    private struct Cache: Sendable {
+        var isLoaded = false
+        var visitors: [String: VisitorSegments] = [:]
+    }
+
+    /// A store in `directory`, created owner-only (0700) on first use if it does not exist.
+    /// Nothing is read or written until the first call.
+    ///
+    /// - Parameters:
+    ///   - directory: the storage directory, e.g. ``StorageLocation/defaultDirectory(integrationId:)``.
+    ///   - logger: where recovery from a damaged file is reported. Visitor ids are never logged.
+    public init(directory: URL, logger: any SegmentsLogger) {
+        let diagnostics = StoreDiagnostics(
+            logger: logger, prefix: "Segments:", subject: "visitor segments", fallback: "starting without visitor segments")
+        self.file = DocumentFile(directory: StorageDirectory(url: directory), name: Self.fileName, diagnostics: diagnostics)
+    }
+
+    /// The stored segments of `visitorId`, or `nil` when there are none or the file was unusable.
+    public func segments(forVisitor visitorId: String) -> VisitorSegments? {
+        cache.withLock { cache in
+            load(&cache)
+            return cache.visitors[visitorId]
+        }
+    }
+
+    /// Replaces the stored segments of `visitorId` durably; throws ``SegmentsError`` with code
+    /// `.storage` when the file cannot be written, leaving the previous file intact.
+    public func save(_ segments: VisitorSegments, forVisitor visitorId: String) throws {
+        try cache.withLock { cache in
+            load(&cache)
+            var visitors = cache.visitors
+            visitors[visitorId] = segments
+            do {
+                try file.write(VisitorSegmentsRecord(visitors))
+            } catch {
+                throw SegmentsError.wrapping(error, as: .storage)
+            }
+            cache.visitors = visitors
+        }
+    }
+
+    private func load(_ cache: inout Cache) {
+        guard !cache.isLoaded else { return }
+        cache.visitors = file.read()?.segments ?? [:]
+        cache.isLoaded = true
+    }
+}

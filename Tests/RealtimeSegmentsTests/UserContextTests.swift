@@ -1,0 +1,222 @@
+import Foundation
+import RealtimeSegments
+import SegmentsTesting
+import Testing
+
+/// The time-out of blocking calls expected to succeed.
+private let patience = AudienceHarness.generous
+
+/// The user context API over a recording backend: the three fetch forms, options, cache and errors
+/// (SPEC O1–O4).
+@Suite struct UserContextTests {
+    @Test func o1_theAsyncFormFetchesAndStoresTheQualifiedSegments() async throws {
+        let harness = AudienceHarness()
+        harness.fetcher.answer(["seg-2", "seg-1", "not-a-candidate"])
+        let user = harness.client.createUserContext(userId: "user123")
+        #expect(user.qualifiedSegments == nil)
+        #expect(!user.isQualifiedFor(segment: "seg-1"))
+        #expect(try await user.fetchQualifiedSegments() == ["seg-2", "seg-1"])
+        #expect(user.qualifiedSegments == ["seg-2", "seg-1"])
+        #expect(user.isQualifiedFor(segment: "seg-1"))
+        #expect(!user.isQualifiedFor(segment: "seg-3"))
+        #expect(harness.fetcher.calls == [.init(identifier: AudienceIdentifier(field: .fsUserId, value: "user123"),
+                                                candidates: AudienceHarness.candidates)])
+    }
+
+    @Test func o1_theAsyncFormHonoursIgnoreCache() async throws {
+        let harness = AudienceHarness()
+        let user = harness.client.createUserContext(userId: "user123")
+        try await user.fetchQualifiedSegments()
+        harness.fetcher.answer(["seg-3"])
+        #expect(try await user.fetchQualifiedSegments() == ["seg-1"])
+        #expect(harness.fetcher.callCount == 1)
+        #expect(try await user.fetchQualifiedSegments(options: [.ignoreCache]) == ["seg-3"])
+        #expect(harness.fetcher.callCount == 2)
+        #expect(user.qualifiedSegments == ["seg-3"])
+        #expect(try await user.fetchQualifiedSegments() == ["seg-1"], "the ignored answer was not cached")
+    }
+
+    @Test func o1_theCompletionFormForwardsOptionsAndAnswersOnTheDeliveryQueue() async {
+        let harness = AudienceHarness()
+        let user = harness.client.createUserContext(userId: "user123")
+        let first = await completionAnswer(user)
+        #expect(first.error == nil && first.onDeliveryQueue)
+        #expect(user.qualifiedSegments == ["seg-1"])
+        harness.fetcher.answer(["seg-2"])
+        _ = await completionAnswer(user)
+        #expect(harness.fetcher.callCount == 1)
+        let ignoring = await completionAnswer(user, options: [.ignoreCache])
+        #expect(ignoring.error == nil)
+        #expect(harness.fetcher.callCount == 2)
+        #expect(user.qualifiedSegments == ["seg-2"])
+        harness.fetcher.failNextFetches(with: SegmentsError(.invalidIdentifier, "unknown"))
+        let failed = await completionAnswer(user, options: [.resetCache])
+        #expect(failed.error?.code == .invalidIdentifier && failed.onDeliveryQueue)
+    }
+
+    @Test func o1_theBlockingFormForwardsOptionsAndReturnsTheAnswer() async throws {
+        let harness = AudienceHarness()
+        let user = harness.client.createUserContext(userId: "user123")
+        #expect(try await onBackgroundThread { try user.fetchQualifiedSegments(timeout: patience) } == ["seg-1"])
+        harness.fetcher.answer(["seg-2"])
+        #expect(try await onBackgroundThread { try user.fetchQualifiedSegments(timeout: patience) } == ["seg-1"])
+        #expect(harness.fetcher.callCount == 1)
+        #expect(try await onBackgroundThread { try user.fetchQualifiedSegments(options: [.ignoreCache], timeout: patience) } == ["seg-2"])
+        #expect(harness.fetcher.callCount == 2)
+        #expect(user.qualifiedSegments == ["seg-2"])
+    }
+
+    @Test func o1_theBlockingFormTimesOutAndTheFetchStillLandsLater() async throws {
+        let harness = AudienceHarness(virtualRequests: true)
+        let user = harness.client.createUserContext(userId: "user123")
+        let error = await thrownSegmentsError { _ = try await onBackgroundThread { try user.fetchQualifiedSegments(timeout: 0.05) } }
+        #expect(error?.code == .timeout)
+        #expect(user.qualifiedSegments == nil)
+        await harness.clock.advance()
+        #expect(user.qualifiedSegments == ["seg-1"])
+    }
+
+    @Test func o1_theBlockingFormOnTheDeliveryQueueDoesNotDeadlock() async throws {
+        let harness = AudienceHarness()
+        let user = harness.client.createUserContext(userId: "user123")
+        let answer: Result<[String], any Error> = await withCheckedContinuation { continuation in
+            // A completion handler (on the delivery queue) that makes a blocking call.
+            user.fetchQualifiedSegments(options: [.ignoreCache]) { _ in
+                continuation.resume(returning: Result { try user.fetchQualifiedSegments(options: [.ignoreCache], timeout: patience) })
+            }
+        }
+        #expect(try answer.get() == ["seg-1"])
+        #expect(harness.fetcher.callCount == 2)
+    }
+
+    @Test func o1_theBlockingFormAnswersACacheHitEvenWithAZeroTimeout() async throws {
+        let harness = AudienceHarness()
+        let user = harness.client.createUserContext(userId: "user123")
+        try await user.fetchQualifiedSegments()
+        #expect(try await onBackgroundThread { try user.fetchQualifiedSegments(timeout: 0) } == ["seg-1"])
+    }
+
+    @Test func o1_qualifiedSegmentsIsSettableForTests() {
+        let harness = AudienceHarness()
+        let user = harness.client.createUserContext(userId: "user123")
+        user.qualifiedSegments = ["manual"]
+        #expect(user.isQualifiedFor(segment: "manual"))
+        user.qualifiedSegments = nil
+        #expect(!user.isQualifiedFor(segment: "manual"))
+        #expect(harness.fetcher.callCount == 0)
+    }
+
+    @Test func o1_aFailedFetchKeepsThePreviousListUnlessAskedOtherwise() async throws {
+        let harness = AudienceHarness()
+        let user = harness.client.createUserContext(userId: "user123")
+        try await user.fetchQualifiedSegments()
+        harness.fetcher.failNextFetches(2, with: SegmentsError(.httpStatus, "down", httpStatus: 503))
+        let kept = await thrownSegmentsError { try await user.fetchQualifiedSegments(options: [.ignoreCache]) }
+        #expect(kept?.httpStatus == 503)
+        #expect(user.qualifiedSegments == ["seg-1"])
+        let cleared = await thrownSegmentsError { try await user.fetchQualifiedSegments(options: [.ignoreCache, .clearOnFailure]) }
+        #expect(cleared?.code == .httpStatus)
+        #expect(user.qualifiedSegments == nil)
+    }
+
+    @Test func o2_resetCacheClearsEveryUser() async throws {
+        let harness = AudienceHarness()
+        let jane = harness.client.createUserContext(userId: "jane")
+        let joe = harness.client.createUserContext(userId: "joe")
+        try await jane.fetchQualifiedSegments()
+        try await joe.fetchQualifiedSegments()
+        try await jane.fetchQualifiedSegments(options: [.resetCache])
+        #expect(harness.fetcher.callCount == 3)
+        try await joe.fetchQualifiedSegments()
+        try await jane.fetchQualifiedSegments()
+        #expect(harness.fetcher.callCount == 4)
+        harness.client.resetCache()
+        try await jane.fetchQualifiedSegments()
+        #expect(harness.fetcher.callCount == 5)
+    }
+
+    @Test func o2_resetAndIgnoreCacheTogether() async throws {
+        let harness = AudienceHarness()
+        let jane = harness.client.createUserContext(userId: "jane")
+        let joe = harness.client.createUserContext(userId: "joe")
+        try await jane.fetchQualifiedSegments()
+        try await joe.fetchQualifiedSegments()
+        try await jane.fetchQualifiedSegments(options: [.resetCache, .ignoreCache])
+        try await jane.fetchQualifiedSegments()
+        try await joe.fetchQualifiedSegments()
+        #expect(harness.fetcher.callCount == 5)
+    }
+
+    @Test func o3_contextsOfOneUserShareTheCacheAndOneRequest() async throws {
+        let harness = AudienceHarness(virtualRequests: true)
+        harness.fetcher.delay = 1
+        let contexts = (0..<5).map { _ in harness.client.createUserContext(userId: "user123") }
+        let answers = Recorder<SegmentsError?>()
+        for context in contexts { context.fetchQualifiedSegments { answers.record($0) } }
+        await harness.clock.advance(by: 1)
+        harness.deliveryQueue.sync {}
+        #expect(harness.fetcher.callCount == 1)
+        #expect(answers.count == 5 && answers.all.allSatisfy { $0 == nil })
+        #expect(contexts.allSatisfy { $0.qualifiedSegments == ["seg-1"] })
+        let later = harness.client.createUserContext(userId: "user123")
+        later.fetchQualifiedSegments { answers.record($0) }
+        harness.deliveryQueue.sync {}
+        #expect(answers.count == 6)
+        #expect(harness.fetcher.callCount == 1)
+    }
+
+    @Test func o3_ttlExpiryOnVirtualTime() async throws {
+        let harness = AudienceHarness()
+        let user = harness.client.createUserContext(userId: "user123")
+        try await user.fetchQualifiedSegments()
+        await harness.clock.advance(by: 599)
+        try await user.fetchQualifiedSegments()
+        #expect(harness.fetcher.callCount == 1)
+        await harness.clock.advance(by: 1)
+        try await user.fetchQualifiedSegments()
+        #expect(harness.fetcher.callCount == 2)
+    }
+
+    @Test func o3_theVuidRuleDecidesTheIdentifierType() async throws {
+        let harness = AudienceHarness()
+        try await harness.client.createUserContext(userId: "VUID_abc").fetchQualifiedSegments()
+        try await harness.client.createUserContext(userId: "abc").fetchQualifiedSegments()
+        #expect(harness.fetcher.calls.map(\.identifier.field) == [.vuid, .fsUserId])
+    }
+
+    @Test func o4_noCandidatesAnswerEmptyWithoutARequest() async throws {
+        let harness = AudienceHarness(candidates: [])
+        let user = harness.client.createUserContext(userId: "user123")
+        #expect(try await user.fetchQualifiedSegments() == [])
+        #expect(user.qualifiedSegments == [])
+        #expect(harness.fetcher.callCount == 0)
+    }
+
+    @Test func o4_withoutAnAudienceBackendEveryFormFailsWithNotEnabled() async throws {
+        let harness = AudienceHarness(enabled: false)
+        let user = harness.client.createUserContext(userId: "user123")
+        #expect(!harness.client.isEnabled)
+        #expect(await thrownSegmentsError { try await user.fetchQualifiedSegments() }?.code == .notEnabled)
+        #expect(await completionAnswer(user).error?.code == .notEnabled)
+        let blocking = await thrownSegmentsError { _ = try await onBackgroundThread { try user.fetchQualifiedSegments(timeout: 1) } }
+        #expect(blocking?.code == .notEnabled)
+    }
+
+    @Test func o4_theBackendsErrorsReachTheCaller() async {
+        let harness = AudienceHarness()
+        let user = harness.client.createUserContext(userId: "user123")
+        harness.fetcher.failNextFetches(with: SegmentsError(.invalidIdentifier, "unknown user"))
+        #expect(await thrownSegmentsError { try await user.fetchQualifiedSegments() }?.code == .invalidIdentifier)
+        #expect(harness.logger.messages.contains { $0.hasPrefix("Segments: Fetch of qualified segments failed:") })
+    }
+
+    @Test(arguments: ["", "nope", "http://odp.example.com", "https://"])
+    func o4_aBadODPHostIsAnErrorAtConstructionNeverACrash(host: String) {
+        let error = #expect(throws: SegmentsError.self) {
+            try AudienceSegmentsClient(
+                odp: ODPConfiguration(apiKey: "k", apiHost: host), candidateSegments: ["a"],
+                options: .init(visitorStorage: .inMemory))
+        }
+        #expect(error?.code == .invalidConfiguration)
+    }
+}

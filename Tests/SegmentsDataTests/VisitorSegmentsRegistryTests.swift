@@ -1,0 +1,148 @@
+import Foundation
+import SegmentsData
+import SegmentsDomain
+import SegmentsTesting
+import Testing
+
+/// Per-visitor default and custom segments: merge, append, persistence, atomicity, change events
+/// (SPEC V1–V3).
+@Suite struct VisitorSegmentsRegistryTests {
+    let store = RecordingVisitorSegmentsStore()
+    let logger = CapturingLogger()
+    let registry: VisitorSegmentsRegistry
+
+    init() {
+        registry = VisitorSegmentsRegistry(store: store, logger: logger)
+    }
+
+    /// The next `count` elements of `stream`.
+    func take(_ count: Int, from stream: AsyncStream<VisitorSegmentsChange>) async -> [VisitorSegmentsChange] {
+        var iterator = stream.makeAsyncIterator()
+        var changes: [VisitorSegmentsChange] = []
+        while changes.count < count, let change = await iterator.next() { changes.append(change) }
+        return changes
+    }
+
+    @Test func v1_defaultSegmentsMergeAndKeysNotGivenKeepTheirValue() {
+        registry.setDefaultSegments(["country": "US", "browser": "safari"], forVisitor: "v1")
+        let after = registry.setDefaultSegments(["browser": "chrome", "devices": "mobile"], forVisitor: "v1")
+        #expect(after.defaultSegments == ["country": "US", "browser": "chrome", "devices": "mobile"])
+        #expect(registry.segments(forVisitor: "v1") == after)
+        #expect(registry.segments(forVisitor: "v2") == .empty)
+    }
+
+    @Test func v1_unknownKeysAreWarnedAndIgnored() {
+        let after = registry.setDefaultSegments(["country": "US", "plan": "gold", "tier": "1"], forVisitor: "v1")
+        #expect(after.defaultSegments == ["country": "US"])
+        let warnings = logger.entries.filter { $0.level == .warning }.map(\.message)
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.hasPrefix("Segments: Ignored unknown default segment keys [\"plan\", \"tier\"]") == true)
+        registry.setDefaultSegments(["country": "DE"], forVisitor: "v1")
+        #expect(logger.entries.filter { $0.level == .warning }.count == 1)
+    }
+
+    @Test func v2_customSegmentsAppendSkippingIdsAlreadyPresent() {
+        registry.setDefaultSegments(["country": "US"], forVisitor: "v1")
+        registry.setCustomSegments(["vip", "beta"], forVisitor: "v1")
+        let after = registry.setCustomSegments(["beta", "gamma", "gamma"], forVisitor: "v1")
+        #expect(after.customSegments == ["vip", "beta", "gamma"])
+        #expect(after.country == "US")
+    }
+
+    @Test func v3_everyCallIsPersistedPerVisitorAndSurvivesARestart() {
+        registry.setDefaultSegments(["country": "US"], forVisitor: "v1")
+        registry.setCustomSegments(["vip"], forVisitor: "v1")
+        registry.setCustomSegments(["beta"], forVisitor: "v2")
+        #expect(store.saveCount == 3)
+        #expect(store.visitors["v1"] == VisitorSegments(country: "US", customSegments: ["vip"]))
+        let restarted = VisitorSegmentsRegistry(store: store, logger: logger)
+        #expect(restarted.segments(forVisitor: "v1") == VisitorSegments(country: "US", customSegments: ["vip"]))
+        #expect(restarted.setCustomSegments(["vip", "new"], forVisitor: "v2").customSegments == ["beta", "vip", "new"])
+    }
+
+    @Test func v3_exactlyOneChangeEventPerCallEvenWhenNothingChanged() async {
+        let stream = registry.changes()
+        registry.setDefaultSegments(["country": "US"], forVisitor: "v1")
+        registry.setCustomSegments(["vip"], forVisitor: "v1")
+        registry.setCustomSegments(["vip"], forVisitor: "v1")
+        registry.setDefaultSegments(["unknown": "x"], forVisitor: "v2")
+        let changes = await take(4, from: stream)
+        #expect(changes.map(\.kind) == [.defaultSegments, .customSegments, .customSegments, .defaultSegments])
+        #expect(changes.map(\.visitorId) == ["v1", "v1", "v1", "v2"])
+        #expect(changes[2].segments == VisitorSegments(country: "US", customSegments: ["vip"]))
+        #expect(changes[3].segments == .empty)
+    }
+
+    @Test func v3_aVisitorsStreamHearsOnlyThatVisitor() async {
+        let stream = registry.changes(forVisitor: "v2")
+        registry.setCustomSegments(["a"], forVisitor: "v1")
+        registry.setCustomSegments(["b"], forVisitor: "v2")
+        registry.setCustomSegments(["c"], forVisitor: "v1")
+        registry.setCustomSegments(["d"], forVisitor: "v2")
+        let changes = await take(2, from: stream)
+        #expect(changes.map(\.segments.customSegments) == [["b"], ["b", "d"]])
+    }
+
+    @Test func v3_hundredConcurrentSetCustomSegmentsCallsLoseNothing() async {
+        let stream = registry.changes()
+        let registry = self.registry
+        // On a plain thread, so the 100 blocking callers never hold the cooperative pool.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                DispatchQueue.concurrentPerform(iterations: 100) { index in
+                    registry.setCustomSegments(["segment-\(index)"], forVisitor: "v1")
+                }
+                done.resume()
+            }
+        }
+        let expected = Set((0..<100).map { "segment-\($0)" })
+        #expect(Set(registry.segments(forVisitor: "v1").customSegments) == expected)
+        #expect(registry.segments(forVisitor: "v1").customSegments.count == 100)
+        #expect(Set(store.visitors["v1"]?.customSegments ?? []) == expected)
+        #expect(store.saveCount == 100)
+        // One event per call, in the order the changes were made: each one more id than the last.
+        let changes = await take(100, from: stream)
+        #expect(changes.map(\.segments.customSegments.count) == Array(1...100))
+    }
+
+    @Test func v3_concurrentCallersFromTasksNeverOverwriteEachOther() async {
+        let registry = self.registry
+        let keys = VisitorSegments.Key.allCases.map(\.rawValue)
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<60 {
+                group.addTask {
+                    if index.isMultiple(of: 2) {
+                        registry.setCustomSegments(["id-\(index)"], forVisitor: "v1")
+                    } else {
+                        registry.setDefaultSegments([keys[(index / 2) % keys.count]: "value"], forVisitor: "v1")
+                    }
+                }
+            }
+        }
+        let segments = registry.segments(forVisitor: "v1")
+        #expect(segments.customSegments.count == 30)
+        #expect(segments.defaultSegments.count == 6)
+    }
+
+    @Test func v3_aFailedSaveIsLoggedAndTheChangeKeptForTheSession() {
+        store.failSaves(with: SegmentsError(.storage, "disk full"))
+        let after = registry.setCustomSegments(["vip"], forVisitor: "v1")
+        #expect(after.customSegments == ["vip"])
+        #expect(registry.segments(forVisitor: "v1").customSegments == ["vip"])
+        #expect(store.visitors["v1"] == nil)
+        #expect(logger.entries.contains { $0.level == .error && $0.message.hasPrefix("Segments: Could not save visitor segments") })
+        store.failSaves(with: nil)
+        registry.setCustomSegments(["beta"], forVisitor: "v1")
+        #expect(store.visitors["v1"]?.customSegments == ["vip", "beta"])
+    }
+
+    @Test func v3_endingTheIterationEndsTheSubscription() async {
+        do {
+            let stream = registry.changes()
+            registry.setCustomSegments(["a"], forVisitor: "v1")
+            #expect(await take(1, from: stream).count == 1)
+        }
+        // A dropped stream must not keep the registry from working.
+        #expect(registry.setCustomSegments(["b"], forVisitor: "v1").customSegments == ["a", "b"])
+    }
+}
