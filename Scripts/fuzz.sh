@@ -25,6 +25,7 @@ TARGETS=(
     "segments-decoder   SegmentsDomain SegmentsNetworking"
     "stored-files       SegmentsDomain SegmentsPersistence"
     "http-parser        SegmentsEmulator"
+    "odp-decoder        SegmentsDomain SegmentsNetworking"
 )
 
 # module → its source folder (as in Package.swift).
