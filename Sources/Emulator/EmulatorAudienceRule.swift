@@ -59,13 +59,7 @@ public struct EmulatorAudienceRule: Hashable, Sendable, Codable {
 
     /// Whether a user with these events qualifies.
     public func matches<Events: Sequence>(_ events: Events) -> Bool where Events.Element == EmulatorEvent {
-        var count = 0
-        var propertySeen = property == nil
-        for event in events where event.eventType == eventType {
-            count += 1
-            if let property, event.properties[property.name] == property.equals { propertySeen = true }
-        }
-        return count >= minimumCount && propertySeen
+        EmulatorEventCondition.holds(for: events, eventType: eventType, minimumCount: minimumCount, property: property)
     }
 }
 

@@ -104,13 +104,7 @@ public struct EmulatorSegmentRule: Hashable, Sendable, Codable {
 
     /// Whether a customer with these events is in the segment.
     public func matches<Events: Sequence>(_ events: Events) -> Bool where Events.Element == EmulatorEvent {
-        var count = 0
-        var propertySeen = property == nil
-        for event in events where event.eventType == eventType {
-            count += 1
-            if let property, event.properties[property.name] == property.equals { propertySeen = true }
-        }
-        return count >= minimumCount && propertySeen
+        EmulatorEventCondition.holds(for: events, eventType: eventType, minimumCount: minimumCount, property: property)
     }
 }
 
