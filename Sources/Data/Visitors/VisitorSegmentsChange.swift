@@ -1,6 +1,6 @@
 import SegmentsDomain
 
-/// One call that changed a visitor's segments, as ``VisitorSegmentsRegistry/changes()`` tells it
+/// One call that changed a visitor's segments, as ``VisitorSegmentsRegistry/changes(forVisitor:)`` tells it
 /// (SPEC V3): exactly one per call, even when the values stayed the same.
 public struct VisitorSegmentsChange: Hashable, Sendable {
     /// Which call made the change.

@@ -1,4 +1,4 @@
-/// An error the ODP GraphQL API reported in its `errors` array, kept as the ``SegmentsDomain/SegmentsError/underlying``
+/// An error the ODP GraphQL API reported in its `errors` array, kept as the ``SegmentsError/underlying``
 /// error of a failed fetch so apps can read the classification (SPEC O4).
 public struct ODPGraphQLError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `errors[0].message`, when present.
