@@ -33,7 +33,8 @@ public final class AudienceSegmentsClient: Sendable {
     ///     segments still work).
     ///   - candidateSegments: the audience names to ask about; none makes every fetch answer `[]`
     ///     without a request. Use ``ODPDatafile/candidateSegments(from:)`` to take them from a datafile.
-    ///   - options: the transport, clock, scheduler, logger, delivery queue and storage to use.
+    ///   - options: transport and middleware, clock, scheduler, logger, delivery queue, cache size
+    ///     and time, and visitor storage.
     /// - Throws: ``SegmentsError`` `.invalidConfiguration` for a bad host or key (never a crash).
     public convenience init(odp: ODPConfiguration?, candidateSegments: [String], options: Options = Options()) throws {
         var fetcher: (any AudienceSegmentFetcher)?
