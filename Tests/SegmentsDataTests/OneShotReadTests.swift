@@ -197,3 +197,21 @@ import Testing
         #expect(harness.repository.links.map { $0.values["registered"] } == ["user-0", "user-1", "user-2"])
     }
 }
+
+extension OneShotReadTests {
+    @Test func g4_aCancelledAsyncReadThrowsCancelledOnceWhileTheSharedFetchServesTheOthers() async {
+        let harness = EngineHarness()
+        harness.repository.delay = 2
+        harness.repository.answer(Self.answer)
+        harness.configure()
+        let other = harness.read(force: true)
+        let cancelled = Task { try await harness.engine.getSegments(category: .discovery(), force: true) }
+        cancelled.cancel()
+        var thrown: SegmentsError?
+        do { _ = try await cancelled.value } catch { thrown = error as? SegmentsError }
+        #expect(thrown?.code == .cancelled)
+        await harness.advance(by: 2)
+        #expect(other.all.map(\.value) == [[Fixture.s1]])
+        #expect(harness.fetchCount == 1)
+    }
+}

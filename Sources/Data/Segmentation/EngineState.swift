@@ -24,6 +24,8 @@ struct EngineState: Sendable {
 
     /// A one-shot read waiting for the network or for configuration (SPEC G).
     struct PendingRead: Sendable {
+        /// Identifies the read, so a cancelled task can withdraw it.
+        let id: Int
         let category: SegmentCategory
         let force: Bool
         let completion: @Sendable (Result<[Segment], SegmentsError>) -> Void
@@ -53,6 +55,7 @@ struct EngineState: Sendable {
     var reloads = Reloads()
     var flight: Flight?
     var nextFlightId = 0
+    var nextReadId = 0
     var reads: [PendingRead] = []
     var trackingIsImmediate = true
     var warnedTrackingNotImmediate = false

@@ -13,8 +13,37 @@ extension SegmentationEngine {
         category: SegmentCategory, force: Bool = false,
         completion: @escaping @Sendable (Result<[Segment], SegmentsError>) -> Void
     ) {
+        startRead(category: category, force: force, completion: completion)
+    }
+
+    /// The `async` form of ``getSegments(category:force:completion:)``: throws ``SegmentsError``.
+    ///
+    /// Cancelling the calling task withdraws the read at once: it throws `.cancelled` (still
+    /// exactly one answer), and a fetch it started goes on for the other readers and listeners.
+    public func getSegments(category: SegmentCategory, force: Bool = false) async throws -> [Segment] {
+        let readId = Locked<Int?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let id = startRead(category: category, force: force) { continuation.resume(with: $0) }
+                readId.withLock { $0 = id }
+                // Cancelled before the read existed: the handler below found nothing to withdraw.
+                if Task.isCancelled { withdrawRead(id) }
+            }
+        } onCancel: {
+            if let id = readId.value { withdrawRead(id) }
+        }
+    }
+
+    /// Registers a read and serves it; returns its id.
+    @discardableResult
+    private func startRead(
+        category: SegmentCategory, force: Bool,
+        completion: @escaping @Sendable (Result<[Segment], SegmentsError>) -> Void
+    ) -> Int {
         mutate { state, effects in
-            let read = EngineState.PendingRead(category: category, force: force, completion: completion)
+            state.nextReadId += 1
+            let read = EngineState.PendingRead(
+                id: state.nextReadId, category: category, force: force, completion: completion)
             switch state.phase {
             case .unconfigured:
                 state.reads.append(read)
@@ -23,13 +52,16 @@ extension SegmentationEngine {
             case .running:
                 serve(read, &state, &effects)
             }
+            return read.id
         }
     }
 
-    /// The `async` form of ``getSegments(category:force:completion:)``: throws ``SegmentsError``.
-    public func getSegments(category: SegmentCategory, force: Bool = false) async throws -> [Segment] {
-        try await withCheckedThrowingContinuation { continuation in
-            getSegments(category: category, force: force) { continuation.resume(with: $0) }
+    /// Answers a still-pending read with `.cancelled`; a read already answered is left alone, so
+    /// every read is answered exactly once.
+    private func withdrawRead(_ id: Int) {
+        mutate { state, _ in
+            guard let index = state.reads.firstIndex(where: { $0.id == id }) else { return }
+            answer(state.reads.remove(at: index), with: .failure(SegmentsError(.cancelled, "the read was cancelled")))
         }
     }
 
