@@ -47,9 +47,8 @@ extension SegmentationEngine {
         mutate { state, effects in
             switch timer {
             case .debounce:
-                guard state.reloads.debounceGeneration == generation, state.reloads.debounce != nil,
-                    let burstStart = state.reloads.burstStart
-                else { return }
+                guard state.reloads.debounceGeneration == generation, state.reloads.debounce != nil else { return }
+                let burstStart = state.reloads.burstStart ?? now
                 let due = dependencies.timings.debounce.fireDate(
                     firstRequest: burstStart, lastRequest: state.reloads.lastRequest ?? burstStart)
                 let remaining = due.timeIntervalSince(now)
