@@ -281,7 +281,7 @@ extension DeliveryTests {
         }
         await harness.scheduler.advance(by: 5)
         // Generous: only a deadlock takes this long.
-        #expect(ended.wait(timeout: .now() + 30) == .success)
+        #expect(await signalled(ended))
         harness.drainDeliveries()
         #expect(calls.count == 1)
     }
@@ -305,7 +305,7 @@ extension DeliveryTests {
             removed.signal()
         }
         await harness.scheduler.advance(by: 5)
-        #expect(removed.wait(timeout: .now() + 30) == .success)  // returned while the handler runs
+        #expect(await signalled(removed))  // returned while the handler runs
         release.signal()
         harness.repository.answer([.discovery(): [Fixture.s2]])
         _ = harness.read(force: true)

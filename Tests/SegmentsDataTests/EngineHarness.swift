@@ -103,3 +103,14 @@ extension Result where Failure == SegmentsError {
         return nil
     }
 }
+
+/// Waits for `semaphore` on a Dispatch thread, not on the test's cooperative thread (which other
+/// tests' tasks need): `true` when it was signalled within `seconds` (generous: only a hang
+/// takes that long).
+func signalled(_ semaphore: DispatchSemaphore, within seconds: TimeInterval = 30) async -> Bool {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(returning: semaphore.wait(timeout: .now() + seconds) == .success)
+        }
+    }
+}

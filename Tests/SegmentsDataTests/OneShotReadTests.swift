@@ -224,18 +224,10 @@ extension OneShotReadTests {
         _ = harness.read(force: true)
         await harness.advance()
         harness.deliveryQueue.suspend()  // as if a listener were stuck
-        let answered = DispatchSemaphore(value: 0)
-        let answer = Locked<[Segment]?>(nil)
-        let engine = harness.engine
-        Task {
-            let segments = try await engine.getSegments(category: .discovery())
-            answer.withLock { $0 = segments }
-            answered.signal()
-        }
-        let result = answered.wait(timeout: .now() + 30)  // generous: only a hang takes this long
+        // Answered through the delivery queue, this would hang until the suite's time limit.
+        let segments = try await harness.engine.getSegments(category: .discovery())
         harness.deliveryQueue.resume()
-        #expect(result == .success)
-        #expect(answer.value == [Fixture.s1])
+        #expect(segments == [Fixture.s1])
     }
 
     @Test func g4_readsWaitingForConfigureAreBoundedAndTheExtraOnesFailClearly() async {
