@@ -74,7 +74,7 @@ struct LRUCacheBenchmark {
             write.append(Double(writeNs) / Double(calls))
         }
         Blackhole.consume(hits)
-        let kept = insertCache.withLock { $0.count }
+        let kept = insertCache.withLock { $0.storedCount }
         let expectedHits = (batches + 2) * calls * answer.count * 2
         var notes: [String] = []
         if hits != expectedHits { notes.append("MISSES: \(hits) of \(expectedHits) expected hit values") }
