@@ -4,6 +4,7 @@ import Foundation
 struct BenchOptions: Sendable {
     static let usage = """
         usage: segments-bench [--quick] [--json FILE] [--only 1,2,...] [--segments-binary PATH] [--scratch DIR]
+               segments-bench --markdown LABEL=FILE [LABEL=FILE ...]
 
         Measures the RealtimeSegments SDK; every figure is printed beside a baseline measured in
         the same run, so a busy machine slows both. Build in release mode:
@@ -16,6 +17,9 @@ struct BenchOptions: Sendable {
                                  one beside this executable; build it with `swift build -c release`)
           --scratch DIR          where temporary storage directories go (default: the system
                                  temporary directory; fsync cost depends on its file system)
+          --markdown LABEL=FILE  measure nothing: print the figures of earlier --json runs as one
+                                 Markdown table, a column group per run (Scripts/performance-doc.sh
+                                 puts it into Docs/Performance.md)
           -h, --help             this text
 
         Benchmarks:
@@ -36,6 +40,8 @@ struct BenchOptions: Sendable {
     var segmentsBinary: String?
     var scratch = FileManager.default.temporaryDirectory
     var wantsHelp = false
+    /// `--markdown`: render these `LABEL=FILE` runs instead of measuring.
+    var markdownRuns: [String]?
     /// Internal: run one scenario as a child process for benchmark 8 (`fanout` or `idle`).
     var child: String?
 
@@ -60,6 +66,14 @@ struct BenchOptions: Sendable {
             case "--segments-binary": segmentsBinary = try value(of: argument)
             case "--scratch": scratch = URL(fileURLWithPath: try value(of: argument), isDirectory: true)
             case "--child": child = try value(of: argument)
+            case "--markdown":
+                var runs: [String] = []
+                while let next = rest.first, !next.hasPrefix("--") {
+                    runs.append(next)
+                    rest.removeFirst()
+                }
+                guard !runs.isEmpty else { throw BenchUsageError(reason: "--markdown needs LABEL=FILE arguments") }
+                markdownRuns = runs
             case "-h", "--help": wantsHelp = true
             default: throw BenchUsageError(reason: "unknown argument '\(argument)' (try --help)")
             }
