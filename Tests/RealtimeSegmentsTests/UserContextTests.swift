@@ -8,7 +8,7 @@ private let patience = AudienceHarness.generous
 
 /// The user context API over a recording backend: the three fetch forms, options, cache and errors
 /// (SPEC O1–O4).
-@Suite struct UserContextTests {
+@Suite(unitTimeLimit) struct UserContextTests {
     @Test func o1_theAsyncFormFetchesAndStoresTheQualifiedSegments() async throws {
         let harness = AudienceHarness()
         harness.fetcher.answer(["seg-2", "seg-1", "not-a-candidate"])
@@ -200,6 +200,34 @@ private let patience = AudienceHarness.generous
         #expect(await completionAnswer(user).error?.code == .notEnabled)
         let blocking = await thrownSegmentsError { _ = try await onBackgroundThread { try user.fetchQualifiedSegments(timeout: 1) } }
         #expect(blocking?.code == .notEnabled)
+    }
+
+    /// Issue 14, defect 1: without an audience backend the early `.notEnabled` answer skipped
+    /// `.clearOnFailure`, in all three forms.
+    @Test func o4_notEnabledHonoursClearOnFailureInEveryForm() async throws {
+        let harness = AudienceHarness(enabled: false)
+        let user = harness.client.createUserContext(userId: "user123")
+
+        user.qualifiedSegments = ["stale"]
+        let kept = await thrownSegmentsError { try await user.fetchQualifiedSegments() }
+        #expect(kept?.code == .notEnabled)
+        #expect(user.qualifiedSegments == ["stale"], "without .clearOnFailure the list stays")
+
+        let async = await thrownSegmentsError { try await user.fetchQualifiedSegments(options: [.clearOnFailure]) }
+        #expect(async?.code == .notEnabled)
+        #expect(user.qualifiedSegments == nil, "async form")
+
+        user.qualifiedSegments = ["stale"]
+        let completion = await completionAnswer(user, options: [.clearOnFailure])
+        #expect(completion.error?.code == .notEnabled && completion.onDeliveryQueue)
+        #expect(user.qualifiedSegments == nil, "completion form")
+
+        user.qualifiedSegments = ["stale"]
+        let blocking = await thrownSegmentsError {
+            _ = try await onBackgroundThread { try user.fetchQualifiedSegments(options: [.clearOnFailure], timeout: patience) }
+        }
+        #expect(blocking?.code == .notEnabled)
+        #expect(user.qualifiedSegments == nil, "blocking form")
     }
 
     @Test func o4_theBackendsErrorsReachTheCaller() async {

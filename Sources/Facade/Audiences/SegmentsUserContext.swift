@@ -48,32 +48,44 @@ public final class SegmentsUserContext: Sendable {
 
     /// Fetches through the client's loader, updates ``qualifiedSegments``, then answers — on the
     /// loader's task or at once, never on the delivery queue, so the blocking form cannot deadlock it.
+    ///
+    /// Every answer, `.notEnabled` included, goes through ``apply(_:ticket:clearsOnFailure:)``, so
+    /// `.clearOnFailure` holds for every failure (issue 14).
     func load(_ options: [AudienceSegmentOption], completion: @escaping @Sendable (Result<[String], SegmentsError>) -> Void) {
-        guard let loader = client.loader else {
-            completion(.failure(SegmentsError(.notEnabled, "Audience segments are not enabled: no ODP integration is configured")))
-            return
-        }
         let ticket = state.withLock { state -> Int in
             state.nextFetch += 1
             return state.nextFetch
         }
         let clearsOnFailure = options.contains(.clearOnFailure)
+        guard let loader = client.loader else {
+            let result = Result<[String], SegmentsError>.failure(
+                SegmentsError(.notEnabled, "Audience segments are not enabled: no ODP integration is configured"))
+            apply(result, ticket: ticket, clearsOnFailure: clearsOnFailure)
+            completion(result)
+            return
+        }
         loader.qualifiedSegments(for: identifier, candidates: client.candidateSegments, options: Set(options)) {
             [weak self] result in
-            self?.state.withLock { state in
-                guard ticket > state.lastApplied else { return }
-                switch result {
-                case .success(let segments):
-                    state.qualifiedSegments = segments
+            self?.apply(result, ticket: ticket, clearsOnFailure: clearsOnFailure)
+            completion(result)
+        }
+    }
+
+    /// Stores the answer of fetch number `ticket` unless a later fetch already stored one: a
+    /// success always, a failure only with `.clearOnFailure` (as `nil`).
+    private func apply(_ result: Result<[String], SegmentsError>, ticket: Int, clearsOnFailure: Bool) {
+        state.withLock { state in
+            guard ticket > state.lastApplied else { return }
+            switch result {
+            case .success(let segments):
+                state.qualifiedSegments = segments
+                state.lastApplied = ticket
+            case .failure:
+                if clearsOnFailure {
+                    state.qualifiedSegments = nil
                     state.lastApplied = ticket
-                case .failure:
-                    if clearsOnFailure {
-                        state.qualifiedSegments = nil
-                        state.lastApplied = ticket
-                    }
                 }
             }
-            completion(result)
         }
     }
 }
