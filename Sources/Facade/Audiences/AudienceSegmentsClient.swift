@@ -41,7 +41,8 @@ public final class AudienceSegmentsClient: Sendable {
         if let odp {
             try odp.validate()
             let transport = SegmentsMiddlewareTransport(transport: options.transport, middlewares: options.middlewares)
-            fetcher = ODPSegmentsClient(configuration: odp, transport: transport, clock: options.clock)
+            fetcher = ODPSegmentsClient(
+                configuration: odp, transport: transport, clock: options.clock, logger: options.logger)
         }
         self.init(fetcher: fetcher, candidateSegments: candidateSegments, options: options)
     }
