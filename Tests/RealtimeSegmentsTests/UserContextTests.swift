@@ -66,6 +66,20 @@ private let patience = AudienceHarness.generous
         #expect(user.qualifiedSegments == ["seg-2"])
     }
 
+    /// Issue 14, item 3: the recording fetcher sees the options, so "options are forwarded" is
+    /// one assertion per form.
+    @Test func o1_everyFormForwardsItsOptionsToTheFetcher() async throws {
+        let harness = AudienceHarness()
+        let user = harness.client.createUserContext(userId: "user123")
+        try await user.fetchQualifiedSegments(options: [.ignoreCache])
+        #expect(harness.fetcher.calls.last?.options == [.ignoreCache])
+        _ = await completionAnswer(user, options: [.ignoreCache, .clearOnFailure])
+        #expect(harness.fetcher.calls.last?.options == [.ignoreCache, .clearOnFailure])
+        _ = try await onBackgroundThread { try user.fetchQualifiedSegments(options: [.resetCache], timeout: patience) }
+        #expect(harness.fetcher.calls.last?.options == [.resetCache])
+        #expect(harness.fetcher.calls.map(\.options) == [[.ignoreCache], [.ignoreCache, .clearOnFailure], [.resetCache]])
+    }
+
     @Test func o1_theBlockingFormTimesOutAndTheFetchStillLandsLater() async throws {
         let harness = AudienceHarness(virtualRequests: true)
         let user = harness.client.createUserContext(userId: "user123")

@@ -4,8 +4,17 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
+/// One minute per test: the loader runs on virtual time, so a test that hits it is stuck. The trait
+/// exists from macOS 13 / iOS 16; older deployment targets get one that changes nothing.
+private let unitTimeLimit: any SuiteTrait = {
+    if #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) {
+        return TimeLimitTrait.timeLimit(.minutes(1))
+    }
+    return ConditionTrait.enabled(if: true)
+}()
+
 /// The cache and request sharing of qualified audience segments, on virtual time (SPEC O2–O4).
-@Suite struct QualifiedSegmentsLoaderTests {
+@Suite(unitTimeLimit) struct QualifiedSegmentsLoaderTests {
     typealias Answer = Result<[String], SegmentsError>
 
     static let candidates = ["seg-1", "seg-2", "seg-3"]
@@ -172,6 +181,16 @@ import Testing
         #expect(fetcher.callCount == 2)
         #expect(try shared.last?.get() == ["seg-1"])
         #expect(try own.last?.get() == ["seg-3"])
+    }
+
+    @Test func o1_theFetcherIsToldTheOptionsOfTheLoadThatSentTheRequest() async throws {
+        fetcher.delay = 1
+        _ = start(Self.user, [.clearOnFailure])
+        _ = start(Self.user, [.resetCache])  // resets, then starts its own request
+        _ = start()  // joins the second request: no call of its own
+        _ = start(Self.user, [.ignoreCache, .clearOnFailure])
+        await scheduler.advance(by: 1)
+        #expect(fetcher.calls.map(\.options) == [[.clearOnFailure], [.resetCache], [.ignoreCache, .clearOnFailure]])
     }
 
     @Test func o2_anAnswerThatStartedBeforeAResetStaysOutOfTheCache() async throws {

@@ -12,6 +12,8 @@ import SegmentsDomain
 ///   in flight then no longer reach the cache.
 /// - No candidates: the answer is `[]`, without a request.
 ///
+/// The fetcher is told the options of the load that sent the request (joining loads send none).
+///
 /// All state sits behind one lock; requests start through the ``Scheduler``, so tests drive them
 /// on virtual time. Completions run outside the lock: at once for a cache hit or no candidates,
 /// otherwise on the request's task.
@@ -102,7 +104,7 @@ public final class QualifiedSegmentsLoader: Sendable {
         case .wait:
             break
         case .start(let id):
-            scheduler.schedule(after: 0) { await self.run(id, key) }
+            scheduler.schedule(after: 0) { await self.run(id, key, options) }
         }
     }
 
@@ -133,10 +135,11 @@ public final class QualifiedSegmentsLoader: Sendable {
         return state.withLock { $0.cache.contains(identifier, now: now) }
     }
 
-    private func run(_ id: Int, _ key: FlightKey) async {
+    private func run(_ id: Int, _ key: FlightKey, _ options: Set<AudienceSegmentOption>) async {
         let result: Result<[String], SegmentsError>
         do {
-            result = .success(try await fetcher.fetchQualifiedSegments(for: key.identifier, candidates: key.candidates))
+            result = .success(
+                try await fetcher.fetchQualifiedSegments(for: key.identifier, candidates: key.candidates, options: options))
         } catch {
             result = .failure(SegmentsError.wrapping(error))
         }
