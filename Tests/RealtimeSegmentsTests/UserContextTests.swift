@@ -198,6 +198,22 @@ private let patience = AudienceHarness.generous
         #expect(harness.fetcher.calls.map(\.identifier.field) == [.vuid, .fsUserId])
     }
 
+    /// Issue 14, item 7: the key type can be given explicitly, as Optimizely's `userKey`.
+    @Test func o3_theIdentifierTypeCanBeGivenExplicitly() async throws {
+        let harness = AudienceHarness()
+        let visitor = harness.client.createUserContext(userId: "3d9e-anonymous", identifierField: .vuid)
+        let user = harness.client.createUserContext(userId: "vuid_looks_anonymous", identifierField: .fsUserId)
+        #expect(visitor.identifier == AudienceIdentifier(field: .vuid, value: "3d9e-anonymous"))
+        try await visitor.fetchQualifiedSegments()
+        try await user.fetchQualifiedSegments()
+        #expect(harness.fetcher.calls.map(\.identifier) == [
+            AudienceIdentifier(field: .vuid, value: "3d9e-anonymous"),
+            AudienceIdentifier(field: .fsUserId, value: "vuid_looks_anonymous"),
+        ])
+        try await harness.client.createUserContext(userId: "3d9e-anonymous").fetchQualifiedSegments()
+        #expect(harness.fetcher.callCount == 3, "the cache is keyed by type and value: fs_user_id 3d9e… is another user")
+    }
+
     @Test func o4_noCandidatesAnswerEmptyWithoutARequest() async throws {
         let harness = AudienceHarness(candidates: [])
         let user = harness.client.createUserContext(userId: "user123")

@@ -23,14 +23,16 @@ public final class SegmentsUserContext: Sendable {
 
     /// The user id.
     public let userId: String
-    /// The id as the audience backend sees it: `vuid` for `vuid_…` ids, else `fs_user_id`.
+    /// The id as the audience backend sees it: the field given to
+    /// ``AudienceSegmentsClient/createUserContext(userId:identifierField:)``, else `vuid` for
+    /// `vuid_…` ids and `fs_user_id` for the others.
     public let identifier: AudienceIdentifier
     let client: AudienceSegmentsClient
     private let state = Locked(State())
 
-    init(userId: String, client: AudienceSegmentsClient) {
+    init(userId: String, identifier: AudienceIdentifier, client: AudienceSegmentsClient) {
         self.userId = userId
-        self.identifier = AudienceIdentifier(userId: userId)
+        self.identifier = identifier
         self.client = client
     }
 
