@@ -16,6 +16,21 @@ import SegmentsDomain
 /// await scheduler.advance(by: 0.1)   // reload() runs and is awaited
 /// #expect(scheduler.pendingWorkCount == 0)
 /// ```
+///
+/// - Important: As the *scheduler* of a client or loader it also holds every request: even one
+///   due now runs only when the test calls ``advance(by:)``, so `try await
+///   user.fetchQualifiedSegments()` (or `getSegments`) with nothing advancing waits forever. When a
+///   test is about outcomes rather than timing, pass `ImmediateScheduler()` as the scheduler and
+///   this as the **clock** only: requests start at once and cache entries still age on virtual time.
+///
+///   ```swift
+///   let clock = TestScheduler()
+///   let audiences = AudienceSegmentsClient(
+///       fetcher: fetcher, candidateSegments: ["seg-1"],
+///       options: .testing(scheduler: ImmediateScheduler(), clock: clock))
+///   try await audiences.createUserContext(userId: "user123").fetchQualifiedSegments()
+///   await clock.advance(by: 600)      // the cached answer expires
+///   ```
 public final class TestScheduler: Clock, Scheduler, Sendable {
     private struct Item: Sendable {
         let deadline: Date

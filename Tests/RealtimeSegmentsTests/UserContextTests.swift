@@ -268,6 +268,23 @@ private let patience = AudienceHarness.generous
         #expect(harness.logger.messages.contains { $0.hasPrefix("Segments: Fetch of qualified segments failed:") })
     }
 
+    /// Issue 14, item 8: tests are safe by default with `Options.testing`.
+    @Test func o1_optionsTestingTouchesNeitherTheDiskNorTheNetwork() async throws {
+        let options = AudienceSegmentsClient.Options.testing
+        guard case .inMemory = options.visitorStorage else {
+            Issue.record("visitor segments must stay in memory")
+            return
+        }
+        let audiences = try AudienceSegmentsClient(
+            odp: ODPConfiguration(apiKey: "public-key"), candidateSegments: ["seg-1"], options: .testing)
+        let user = audiences.createUserContext(userId: "user123")
+        let error = await thrownSegmentsError { try await user.fetchQualifiedSegments() }
+        #expect(error?.code == .network)
+        #expect(error?.message.contains("Options.testing sends no request") == true)
+        user.setCustomSegments(["kept-in-memory"])
+        #expect(user.visitorSegments.customSegments == ["kept-in-memory"])
+    }
+
     @Test(arguments: ["", "nope", "http://odp.example.com", "https://"])
     func o4_aBadODPHostIsAnErrorAtConstructionNeverACrash(host: String) {
         let error = #expect(throws: SegmentsError.self) {

@@ -6,7 +6,7 @@ import Testing
 
 /// One minute per test: the loader runs on virtual time, so a test that hits it is stuck. The trait
 /// exists from macOS 13 / iOS 16; older deployment targets get one that changes nothing.
-private let unitTimeLimit: any SuiteTrait = {
+let unitTimeLimit: any SuiteTrait = {
     if #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) {
         return TimeLimitTrait.timeLimit(.minutes(1))
     }
