@@ -22,16 +22,17 @@ extension SegmentsClient {
     /// Merges hard ids into the current customer and queues a customer update (SPEC E1, T4).
     ///
     /// Ids are added or overwritten, never removed; a `cookie` key is ignored. A change of ids
-    /// requests a segments reload.
+    /// requests a segments reload. Merging the ids and queueing the update are one step: when
+    /// the update cannot be queued, the ids stay as they were.
     /// - Throws: ``SegmentsError`` `.notConfigured`, or `.storage` when the queue cannot be written.
     public func identifyCustomer(
         customerIds: [String: String], properties: [String: JSONValue], timestamp: Date?
     ) throws {
         let pipeline = try configuredPipeline
-        guard let customer = engine.identify(hardIds: customerIds) else {
-            throw SegmentsError(.notConfigured, "the client is not configured")
+        let merged = try engine.identify(hardIds: customerIds) { merged in
+            try pipeline.trackCustomerUpdate(properties: properties, timestamp: timestamp, customer: merged)
         }
-        try pipeline.trackCustomerUpdate(properties: properties, timestamp: timestamp, customer: customer)
+        guard merged != nil else { throw SegmentsError(.notConfigured, "the client is not configured") }
     }
 
     /// When queued events are uploaded; setting it takes effect at once (SPEC E2, T8).

@@ -44,19 +44,23 @@ public final class SegmentsClient: Sendable {
     public func configure(_ configuration: Configuration) throws {
         let parts = try ConfiguredParts(configuration, options: options)
         let engine = self.engine
+        // The engine first: the new pipeline may upload at once, and the reload each upload
+        // requests (SPEC T3) must reach a configured engine.
+        engine.configure(
+            .init(repository: parts.repository, customerStore: parts.customer, baselineStore: parts.baseline))
+        engine.setTrackingImmediate(configuration.flushingMode == .immediate)
         let newPipeline = TrackingPipeline(
             dependencies: .init(
                 scheduler: options.scheduler, clock: options.clock, logger: options.logger,
                 retry: options.uploadRetry),
             store: parts.events, uploader: parts.uploader, mode: configuration.flushingMode,
             onUploaded: { engine.reloadAfterUpload() })
-        pipeline.withLock { current in
-            current?.stop()
-            current = newPipeline
+        let previous = pipeline.withLock { current in
+            defer { current = newPipeline }
+            return current
         }
-        engine.configure(
-            .init(repository: parts.repository, customerStore: parts.customer, baselineStore: parts.baseline))
-        engine.setTrackingImmediate(configuration.flushingMode == .immediate)
+        // Outside the lock: stopping answers waiting flushes, which runs the app's completions.
+        previous?.stop()
     }
 
     /// Whether ``configure(_:)`` succeeded and ``stop()`` did not follow.
@@ -71,10 +75,11 @@ public final class SegmentsClient: Sendable {
     /// Stops the integration (SPEC A3): segment work is cancelled, the baseline deleted, listeners
     /// removed, pending reads failed with `.stopped`; queued events stay on disk for the next start.
     public func stop() {
-        pipeline.withLock { current in
-            current?.stop()
-            current = nil
+        let previous = pipeline.withLock { current in
+            defer { current = nil }
+            return current
         }
+        previous?.stop()
         engine.stop()
     }
 

@@ -30,6 +30,13 @@ public final class RecordingSegmentRepository: SegmentRepository, Sendable {
         var scriptedLinks: [SegmentsError] = []
         var delay: TimeInterval = 0
         var calls: [Call] = []
+        var callsInProgress = 0
+        var peakCallsInProgress = 0
+
+        mutating func began() {
+            callsInProgress += 1
+            peakCallsInProgress = max(peakCallsInProgress, callsInProgress)
+        }
     }
 
     private let scheduler: (any Scheduler)?
@@ -76,6 +83,10 @@ public final class RecordingSegmentRepository: SegmentRepository, Sendable {
         calls.compactMap { if case .fetch(let customer) = $0 { customer } else { nil } }
     }
 
+    /// The most calls (fetches and links) that were ever in progress at once: 1 proves the
+    /// repository never saw two concurrent requests.
+    public var peakConcurrentCalls: Int { state.withLock { $0.peakCallsInProgress } }
+
     /// The customers linked, oldest first.
     public var links: [CustomerIds] {
         calls.compactMap { if case .link(let customer) = $0 { customer } else { nil } }
@@ -85,6 +96,7 @@ public final class RecordingSegmentRepository: SegmentRepository, Sendable {
     public func fetchSegments(for customer: CustomerIds) async throws -> SegmentsByCategory {
         let (result, delay) = state.withLock { state in
             state.calls.append(.fetch(customer))
+            state.began()
             let result: Result<SegmentsByCategory, SegmentsError>
             if !state.scriptedFetches.isEmpty {
                 result = state.scriptedFetches.removeFirst()
@@ -94,6 +106,7 @@ public final class RecordingSegmentRepository: SegmentRepository, Sendable {
             return (result, state.delay)
         }
         await wait(delay)
+        state.withLock { $0.callsInProgress -= 1 }
         return try result.get()
     }
 
@@ -101,9 +114,11 @@ public final class RecordingSegmentRepository: SegmentRepository, Sendable {
     public func linkCustomerIds(_ customer: CustomerIds) async throws {
         let (failure, delay) = state.withLock { state in
             state.calls.append(.link(customer))
+            state.began()
             return (state.scriptedLinks.isEmpty ? nil : state.scriptedLinks.removeFirst(), state.delay)
         }
         await wait(delay)
+        state.withLock { $0.callsInProgress -= 1 }
         if let failure { throw failure }
     }
 

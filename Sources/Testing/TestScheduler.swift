@@ -4,6 +4,10 @@ import SegmentsDomain
 /// One virtual timeline that is both ``Clock`` and ``Scheduler``: time moves only when a test
 /// calls ``advance(by:)``.
 ///
+/// Its ``uptime()`` is the virtual time elapsed since it was created; its wall time ``now()``
+/// follows the same timeline but can also be set like a user setting the device's clock
+/// (``moveWallClock(by:)``), which moves neither ``uptime()`` nor any scheduled deadline (SPEC T10).
+///
 /// Work is registered synchronously by `schedule(after:_:)`, so nothing can race it.
 /// `advance(by:)` runs every piece of work that falls due, in deadline order (ties in the order
 /// they were scheduled), and waits for each to finish — or to park in ``sleep(for:)`` — before it
@@ -17,11 +21,12 @@ import SegmentsDomain
 /// #expect(scheduler.pendingWorkCount == 0)
 /// ```
 ///
-/// - Important: As the *scheduler* of a client or loader it also holds every request: even one
-///   due now runs only when the test calls ``advance(by:)``, so `try await
-///   user.fetchQualifiedSegments()` (or `getSegments`) with nothing advancing waits forever. When a
-///   test is about outcomes rather than timing, pass `ImmediateScheduler()` as the scheduler and
-///   this as the **clock** only: requests start at once and cache entries still age on virtual time.
+/// - Important: As the *scheduler* of an SDK under test it runs nothing until the test advances it:
+///   a fetch or an upload stays pending, even one due now, until ``advance(by:)`` (or
+///   ``runUntilIdle(limit:)``) is called, so `try await user.fetchQualifiedSegments()` (or
+///   `getSegments`) with nothing advancing waits forever. When a test is about outcomes rather than
+///   timing, pass `ImmediateScheduler()` as the scheduler and this as the **clock** only: work
+///   starts at once and cache entries still age on virtual time.
 ///
 ///   ```swift
 ///   let clock = TestScheduler()
@@ -39,7 +44,10 @@ public final class TestScheduler: Clock, Scheduler, Sendable {
     }
 
     private struct State: Sendable {
+        /// The virtual timeline (deadlines are on it).
         var now: Date
+        /// How far the wall clock was set away from the timeline.
+        var wallClockOffset: TimeInterval = 0
         var nextSequence = 0
         var pending: [Item] = []
         /// Work started by `advance` that has neither finished nor parked in `sleep`.
@@ -50,15 +58,28 @@ public final class TestScheduler: Clock, Scheduler, Sendable {
     @TaskLocal private static var isScheduledWork = false
 
     private let state: Locked<State>
+    private let origin: Date
 
     /// A timeline starting at `now` (by default 2023-11-14 22:13:20 UTC, a fixed moment).
     public init(now: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
         state = Locked(State(now: now))
+        origin = now
     }
 
-    /// The virtual now.
+    /// The virtual wall time: the timeline, plus any ``moveWallClock(by:)``.
     public func now() -> Date {
-        state.withLock { $0.now }
+        state.withLock { $0.now.addingTimeInterval($0.wallClockOffset) }
+    }
+
+    /// Virtual seconds elapsed since this scheduler was created; wall-clock moves don't change it.
+    public func uptime() -> TimeInterval {
+        state.withLock { $0.now.timeIntervalSince(origin) }
+    }
+
+    /// Sets the wall clock `seconds` forward (or back, when negative), as a user changing the
+    /// device's time would: ``now()`` jumps, while ``uptime()`` and scheduled work stay put.
+    public func moveWallClock(by seconds: TimeInterval) {
+        state.withLock { $0.wallClockOffset += seconds }
     }
 
     /// Registers `work` to run when virtual time reaches now + `delay`.
@@ -88,7 +109,7 @@ public final class TestScheduler: Clock, Scheduler, Sendable {
     /// deadline order, each to completion (or until it parks in ``sleep(for:)``).
     /// `advance()` with no argument runs the work that is due now.
     public func advance(by interval: TimeInterval = 0) async {
-        let target = now().addingTimeInterval(max(interval, 0))
+        let target = timeline().addingTimeInterval(max(interval, 0))
         while let item = takeNext(dueBy: target) {
             item.run()
             await waitUntilIdle()
@@ -99,9 +120,9 @@ public final class TestScheduler: Clock, Scheduler, Sendable {
     /// Advances to the deadline of each pending piece of work in turn until none is left, or
     /// until `limit` seconds of virtual time have passed (periodic work never ends by itself).
     public func runUntilIdle(limit: TimeInterval = 3600) async {
-        let end = now().addingTimeInterval(limit)
+        let end = timeline().addingTimeInterval(limit)
         while let next = state.withLock({ $0.pending.map(\.deadline).min() }), next <= end {
-            await advance(by: max(next.timeIntervalSince(now()), 0))
+            await advance(by: max(next.timeIntervalSince(timeline()), 0))
         }
     }
 
@@ -116,6 +137,10 @@ public final class TestScheduler: Clock, Scheduler, Sendable {
     }
 
     // MARK: - Internals
+
+    private func timeline() -> Date {
+        state.withLock { $0.now }
+    }
 
     @discardableResult
     private func enqueue(after delay: TimeInterval, _ run: @escaping @Sendable () -> Void) -> Int {

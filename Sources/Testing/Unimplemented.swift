@@ -24,6 +24,11 @@ public struct UnimplementedClock: Clock {
         reportUnimplemented("Clock.now()")
         return .distantPast
     }
+    /// Fails the test and returns 0.
+    public func uptime() -> TimeInterval {
+        reportUnimplemented("Clock.uptime()")
+        return 0
+    }
 }
 
 /// A ``Scheduler`` for tests that must not schedule anything: any call fails the test.

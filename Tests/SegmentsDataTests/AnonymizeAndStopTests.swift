@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC A: anonymize and stop.
-@Suite struct AnonymizeAndStopTests {
+@Suite(.timeLimit(.minutes(2))) struct AnonymizeAndStopTests {
     static let cancelledLine = "Segments: Segments change check has been cancelled meanwhile"
 
     @Test func a1_anonymizeMakesANewCustomerAndForgetsSegmentsAndLinks() async {
@@ -16,6 +16,7 @@ import Testing
         await harness.advance(by: 5)
         #expect(harness.baselineStore.load().linkedCustomers.count == 1)
         let customer = harness.engine.anonymize()
+        harness.drainDeliveries()
         #expect(customer == CustomerIds(cookie: "new-cookie-1"))
         #expect(harness.customerStore.load() == customer)
         #expect(harness.baselineStore.load() == .empty)
@@ -23,15 +24,17 @@ import Testing
         #expect(harness.logger.count(of: Self.cancelledLine) == 0)  // nothing was pending
     }
 
-    @Test func a1_anonymizeCancelsThePendingDebounceAndLogsIt() async {
+    @Test func a1_anonymizeCancelsThePendingDebounceAndReloadsForTheNewCustomer() async {
         let harness = EngineHarness()
         harness.configure()
         harness.listen()
+        await harness.advance(by: 3)
         harness.engine.anonymize()
-        #expect(harness.scheduler.pendingWorkCount == 0)
-        await harness.advance(by: 60)
-        #expect(harness.fetchCount == 0)
         #expect(harness.logger.count(of: Self.cancelledLine) == 1)
+        // The old burst is gone; a new one starts for the new customer (rev 2).
+        #expect(harness.scheduler.pendingDelays == [5])
+        await harness.advance(by: 60)
+        #expect(harness.repository.fetches == [CustomerIds(cookie: "new-cookie-1")])
     }
 
     @Test func a1_anonymizeCancelsRetriesAndDiscardsTheFlightInProgress() async {
@@ -42,17 +45,44 @@ import Testing
         await harness.advance(by: 5)
         #expect(harness.scheduler.pendingDelays == [2])
         harness.engine.anonymize()
-        #expect(harness.scheduler.pendingWorkCount == 0)
+        #expect(harness.scheduler.pendingDelays == [5])  // the retry is gone; a debounce for new-cookie-1
 
         harness.repository.delay = 1
-        harness.repository.answer([.discovery(): [Fixture.s1]])
-        harness.engine.reloadAfterUpload()
+        harness.repository.answer([.discovery(): [Fixture.s1]], forCookie: "new-cookie-1")
+        harness.repository.answer([.discovery(): [Fixture.s2]], forCookie: "new-cookie-2")
         await harness.advance(by: 5.5)  // in flight for new-cookie-1
+        #expect(harness.repository.fetches.last == CustomerIds(cookie: "new-cookie-1"))
         harness.engine.anonymize()
-        await harness.advance(by: 10)
+        await harness.advance(by: 0.5)  // the discarded flight returns: nothing of new-cookie-1 is told
         #expect(recorder.count == 0)
         #expect(harness.baselineStore.load() == .empty)
         #expect(harness.logger.count(of: Self.cancelledLine) == 2)
+        await harness.advance(by: 10)
+        // The first-load promise is kept for the customer who is current (D6).
+        #expect(recorder.all == [[Fixture.s2]])
+    }
+
+    /// Defect: a logout at start-up stranded includeFirstLoad listeners until something was tracked.
+    @Test func a1_d6_anonymizeRightAfterConfigureStillKeepsTheFirstLoadPromise() async {
+        let harness = EngineHarness()
+        harness.repository.answer([.discovery(): [Fixture.s1]], forCookie: "new-cookie-1")
+        harness.configure()
+        let (recorder, _) = harness.listen(includeFirstLoad: true)
+        await harness.advance(by: 1)
+        harness.engine.anonymize()
+        await harness.advance(by: 60)
+        #expect(recorder.all == [[Fixture.s1]])
+        #expect(harness.repository.fetches == [CustomerIds(cookie: "new-cookie-1")])
+    }
+
+    @Test func a1_anonymizeWithoutListenersRequestsNothing() async {
+        let harness = EngineHarness()
+        harness.configure()
+        harness.engine.anonymize()
+        await harness.advance(by: 60)
+        #expect(harness.fetchCount == 0)
+        #expect(harness.scheduler.pendingWorkCount == 0)
+        #expect(harness.logger.count(of: Self.cancelledLine) == 0)
     }
 
     @Test func a2_listenersOfNonEmptyCategoriesAreToldEmptyAtOnce() async {

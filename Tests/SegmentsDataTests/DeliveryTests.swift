@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC D: change detection and delivery.
-@Suite struct DeliveryTests {
+@Suite(.timeLimit(.minutes(2))) struct DeliveryTests {
     /// A harness with one reload done and the baseline holding `initial`.
     func loaded(_ initial: SegmentsByCategory) async -> EngineHarness {
         let harness = EngineHarness()
@@ -211,5 +211,126 @@ extension DeliveryTests {
         await harness.advance()
         #expect(read.all.map(\.value) == [[Fixture.s1]])
         #expect(harness.fetchCount == 1)
+    }
+
+    // MARK: - Revision 2
+
+    /// Defect: listeners kept another project's segments after re-configuring.
+    @Test func d4_reconfiguringToAnotherProjectTellsListenersWhatTheyNoLongerHave() async {
+        let harness = EngineHarness()
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        harness.configure()
+        let (discovery, _) = harness.listen(.discovery())
+        await harness.advance(by: 5)
+        #expect(discovery.all == [[Fixture.s1]])
+
+        let projectB = RecordingSegmentRepository(scheduler: harness.scheduler)
+        projectB.answer([.content(): [Fixture.s3]])
+        harness.engine.configure(
+            .init(
+                repository: projectB, customerStore: RecordingCustomerStore(CustomerIds(cookie: "cookie-b")),
+                baselineStore: RecordingSegmentBaselineStore()))
+        harness.engine.reloadAfterUpload()
+        await harness.advance(by: 5)
+        #expect(discovery.all == [[Fixture.s1], []])
+    }
+
+    @Test func d4_whatListenersWereToldIsForgottenWithTheCategorysLastListener() async {
+        let harness = EngineHarness()
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        harness.configure()
+        let (_, token) = harness.listen(.discovery())
+        await harness.advance(by: 5)
+        harness.engine.removeListener(token)
+
+        let projectB = RecordingSegmentRepository(scheduler: harness.scheduler)
+        harness.engine.configure(
+            .init(
+                repository: projectB, customerStore: RecordingCustomerStore(CustomerIds(cookie: "cookie-b")),
+                baselineStore: RecordingSegmentBaselineStore()))
+        let (newcomer, _) = harness.listen(.discovery())
+        await harness.advance(by: 5)
+        #expect(projectB.fetches.count == 1)
+        #expect(newcomer.count == 0)  // it was never told [s1], so [] is no change for it
+    }
+
+    /// Defect: removal waited for a running handler, so a handler that syncs to the main queue
+    /// deadlocked with a main thread removing it (or stopping, or re-configuring).
+    @Test(arguments: ["removeListener", "stop", "configure"])
+    func d7_aHandlerSyncingToTheMainQueueNeverDeadlocksWithMainEndingIt(_ ending: String) async {
+        let harness = EngineHarness()
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        harness.configure()
+        let main = DispatchQueue(label: "test.main")
+        let handlerStarted = DispatchSemaphore(value: 0)
+        let calls = Recorder<[Segment]>()
+        let token = harness.engine.addListener(SegmentListener(category: .discovery(), includeFirstLoad: true) { segments in
+            calls.record(segments)
+            handlerStarted.signal()
+            main.sync {}  // needs the main thread, as UI code does
+        })
+        let ended = DispatchSemaphore(value: 0)
+        main.async {
+            handlerStarted.wait()
+            switch ending {
+            case "removeListener": harness.engine.removeListener(token)
+            case "stop": harness.engine.stop()
+            default: harness.configure()
+            }
+            ended.signal()
+        }
+        await harness.scheduler.advance(by: 5)
+        // Generous: only a deadlock takes this long.
+        #expect(ended.wait(timeout: .now() + 30) == .success)
+        harness.drainDeliveries()
+        #expect(calls.count == 1)
+    }
+
+    @Test func d7_removalReturnsWhileTheHandlerIsStillRunningAndNoNewCallStartsAfter() async {
+        let harness = EngineHarness()
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        harness.configure()
+        let handlerStarted = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let calls = Recorder<[Segment]>()
+        let token = harness.engine.addListener(SegmentListener(category: .discovery(), includeFirstLoad: true) { segments in
+            calls.record(segments)
+            handlerStarted.signal()
+            release.wait()  // a slow handler
+        })
+        let removed = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            handlerStarted.wait()
+            harness.engine.removeListener(token)
+            removed.signal()
+        }
+        await harness.scheduler.advance(by: 5)
+        #expect(removed.wait(timeout: .now() + 30) == .success)  // returned while the handler runs
+        release.signal()
+        harness.repository.answer([.discovery(): [Fixture.s2]])
+        _ = harness.read(force: true)
+        await harness.advance()
+        #expect(calls.all == [[Fixture.s1]])
+    }
+
+    @Test func d7_aHandlerMayRemoveItsOwnListenerAndIsNotCalledAgain() async {
+        let harness = EngineHarness()
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        harness.configure()
+        let calls = Recorder<[Segment]>()
+        let token = Locked<ListenerToken?>(nil)
+        let engine = harness.engine
+        token.withLock {
+            $0 = engine.addListener(SegmentListener(category: .discovery(), includeFirstLoad: true) { segments in
+                calls.record(segments)
+                if let own = token.value { engine.removeListener(own) }
+            })
+        }
+        await harness.advance(by: 5)
+        harness.repository.answer([.discovery(): [Fixture.s2]])
+        _ = harness.read(force: true)
+        await harness.advance()
+        #expect(calls.all == [[Fixture.s1]])
+        #expect(engine.listenerCount == 0)
     }
 }

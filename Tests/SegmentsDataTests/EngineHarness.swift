@@ -17,6 +17,7 @@ final class EngineHarness: Sendable {
     let scheduler = TestScheduler()
     let logger = CapturingLogger()
     let deliveryQueue = DispatchQueue(label: "test.delivery")
+    let storageQueue = DispatchQueue(label: "test.storage")
     let repository: RecordingSegmentRepository
     let customerStore: RecordingCustomerStore
     let baselineStore: RecordingSegmentBaselineStore
@@ -33,7 +34,7 @@ final class EngineHarness: Sendable {
         let counter = cookieCounter
         engine = SegmentationEngine(
             dependencies: .init(
-                scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: deliveryQueue,
+                scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: deliveryQueue, storageQueue: storageQueue,
                 timings: timings, random: { 0.5 },
                 makeCookie: {
                     counter.withLock { count in
@@ -57,7 +58,9 @@ final class EngineHarness: Sendable {
         drainDeliveries()
     }
 
+    /// Waits until every queued delivery and every queued save has run.
     func drainDeliveries() {
+        storageQueue.sync {}
         deliveryQueue.sync {}
     }
 

@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC G: one-shot reads.
-@Suite struct OneShotReadTests {
+@Suite(.timeLimit(.minutes(2))) struct OneShotReadTests {
     static let answer: SegmentsByCategory = [.discovery(): [Fixture.s1], .content(): [Fixture.s2, Fixture.s3]]
 
     /// A configured harness whose baseline was just fetched for the current customer.
@@ -212,6 +212,41 @@ extension OneShotReadTests {
         #expect(thrown?.code == .cancelled)
         await harness.advance(by: 2)
         #expect(other.all.map(\.value) == [[Fixture.s1]])
+        #expect(harness.fetchCount == 1)
+    }
+
+    /// Revision 2: the async form resumes the awaiting task directly, so a delivery queue blocked
+    /// by a slow listener does not hold up an `await`.
+    @Test func g4_theAsyncFormIsAnsweredEvenWhileTheDeliveryQueueIsBlocked() async throws {
+        let harness = EngineHarness()
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        harness.configure()
+        _ = harness.read(force: true)
+        await harness.advance()
+        harness.deliveryQueue.suspend()  // as if a listener were stuck
+        let answered = DispatchSemaphore(value: 0)
+        let answer = Locked<[Segment]?>(nil)
+        let engine = harness.engine
+        Task {
+            let segments = try await engine.getSegments(category: .discovery())
+            answer.withLock { $0 = segments }
+            answered.signal()
+        }
+        let result = answered.wait(timeout: .now() + 30)  // generous: only a hang takes this long
+        harness.deliveryQueue.resume()
+        #expect(result == .success)
+        #expect(answer.value == [Fixture.s1])
+    }
+
+    @Test func g4_readsWaitingForConfigureAreBoundedAndTheExtraOnesFailClearly() async {
+        let harness = EngineHarness()
+        let reads = (0..<1_001).map { _ in harness.read() }
+        harness.drainDeliveries()
+        #expect(reads.prefix(1_000).allSatisfy { $0.count == 0 })
+        #expect(reads[1_000].all.first?.error?.code == .notConfigured)
+        harness.configure()
+        await harness.advance()
+        #expect(reads.prefix(1_000).allSatisfy { $0.count == 1 })
         #expect(harness.fetchCount == 1)
     }
 }

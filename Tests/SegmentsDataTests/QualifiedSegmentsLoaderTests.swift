@@ -4,17 +4,8 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// One minute per test: the loader runs on virtual time, so a test that hits it is stuck. The trait
-/// exists from macOS 13 / iOS 16; older deployment targets get one that changes nothing.
-let unitTimeLimit: any SuiteTrait = {
-    if #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) {
-        return TimeLimitTrait.timeLimit(.minutes(1))
-    }
-    return ConditionTrait.enabled(if: true)
-}()
-
 /// The cache and request sharing of qualified audience segments, on virtual time (SPEC O2–O4).
-@Suite(unitTimeLimit) struct QualifiedSegmentsLoaderTests {
+@Suite(.timeLimit(.minutes(2))) struct QualifiedSegmentsLoaderTests {
     typealias Answer = Result<[String], SegmentsError>
 
     static let candidates = ["seg-1", "seg-2", "seg-3"]

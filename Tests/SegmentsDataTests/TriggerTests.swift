@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC T: triggers and scheduling of automatic reloads.
-@Suite struct TriggerTests {
+@Suite(.timeLimit(.minutes(2))) struct TriggerTests {
     @Test func t1_registeringAListenerWhileConfiguredRequestsADebouncedReload() async {
         let harness = EngineHarness()
         harness.configure()
@@ -272,5 +272,210 @@ import Testing
         #expect(harness.scheduler.pendingWorkCount == 0)
         #expect(recorder.count == 0)
         #expect(harness.baselineStore.load() == .empty)
+    }
+
+    // MARK: - Revision 2
+
+    /// Defect: a reload owed during a fetch was lost when that fetch failed permanently.
+    @Test func t6_aReloadOwedDuringAFetchThatFailsPermanentlyStillRunsOnce() async {
+        let harness = EngineHarness()
+        harness.configure()
+        harness.listen()
+        await harness.advance(by: 5)  // the reload T1 asked for: fetch 1
+        harness.repository.delay = 2
+        harness.repository.failNextFetches(with: Fixture.permanent)
+        let read = harness.read(force: true)  // fetch 2, t = 5…7
+        await harness.advance(by: 1)
+        harness.engine.reloadAfterUpload()  // during the flight: one follow-up is owed
+        await harness.advance(by: 1)
+        #expect(read.all.first?.error?.httpStatus == 404)
+        #expect(harness.fetchCount == 2)
+        await harness.advance(by: 4.9)
+        #expect(harness.fetchCount == 2)  // debounced …
+        await harness.advance(by: 0.1)
+        #expect(harness.fetchCount == 3)  // … and then run
+        await harness.advance(by: 120)
+        #expect(harness.fetchCount == 3)  // exactly one
+        #expect(harness.repository.peakConcurrentCalls == 1)
+    }
+
+    @Test func t6_steadyTriggersAgainstASlowBackendNeverPutTwoFetchesInFlight() async {
+        let harness = EngineHarness()
+        harness.repository.delay = 7  // longer than the debounce
+        harness.configure()
+        harness.listen()
+        for second in 0..<120 {
+            harness.engine.reloadAfterUpload()
+            if second % 10 == 3 { _ = harness.read(force: true) }
+            await harness.advance(by: 1)
+        }
+        await harness.advance(by: 120)
+        #expect(harness.fetchCount >= 8)
+        #expect(harness.repository.peakConcurrentCalls == 1)
+    }
+
+    @Test func t6_reconfiguringKeepsAPendingDebounce() async {
+        let harness = EngineHarness()
+        harness.listen()
+        harness.configure()  // no first load wanted: nothing requested (T2)
+        harness.engine.reloadAfterUpload()
+        await harness.advance(by: 2)
+        harness.configure()
+        await harness.advance(by: 60)
+        #expect(harness.fetchCount == 1)
+    }
+
+    @Test func t6_reconfiguringKeepsAPendingRetry() async {
+        let harness = EngineHarness()
+        harness.repository.failNextFetches(with: Fixture.transient)
+        harness.listen()
+        harness.configure()
+        harness.engine.reloadAfterUpload()
+        await harness.advance(by: 5)
+        #expect(harness.scheduler.pendingDelays == [2])
+        harness.configure()
+        await harness.advance(by: 60)
+        #expect(harness.fetchCount == 2)
+    }
+
+    @Test func t6_reconfiguringDuringAFlightRunsTheOwedReloadOnTheNewBackend() async {
+        let harness = EngineHarness()
+        harness.repository.delay = 2
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        let (recorder, _) = harness.listen()
+        harness.configure()
+        harness.engine.reloadAfterUpload()
+        await harness.advance(by: 6)  // in flight on the first backend
+        let other = RecordingSegmentRepository(scheduler: harness.scheduler)
+        other.answer([.discovery(): [Fixture.s2]])
+        harness.engine.configure(
+            .init(
+                repository: other, customerStore: RecordingCustomerStore(CustomerIds(cookie: "cookie-b")),
+                baselineStore: RecordingSegmentBaselineStore()))
+        await harness.advance(by: 60)
+        #expect(other.fetches == [CustomerIds(cookie: "cookie-b")])
+        #expect(recorder.all == [[Fixture.s2]])  // the first backend's late answer was dropped
+    }
+
+    /// Defect: the attempt counter survived the end of a chain, so the next chain started near the cap.
+    @Test func t7_theAttemptCounterRestartsWhenAChainEndsInAPermanentFailure() async {
+        let harness = EngineHarness()
+        harness.repository.failNextFetches(2, with: Fixture.transient)
+        harness.repository.failNextFetches(1, with: Fixture.permanent)
+        harness.configure()
+        harness.listen()
+        await harness.advance(by: 5)
+        #expect(harness.scheduler.pendingDelays == [2])
+        await harness.advance(by: 2)
+        #expect(harness.scheduler.pendingDelays == [4])
+        await harness.advance(by: 4)  // permanent: the chain ends
+        #expect(harness.scheduler.pendingWorkCount == 0)
+
+        harness.repository.failNextFetches(with: Fixture.transient)
+        harness.engine.reloadAfterUpload()
+        await harness.advance(by: 5)
+        #expect(harness.scheduler.pendingDelays == [2])
+    }
+
+    @Test func t7_theAttemptCounterRestartsWhenAChainEndsForLackOfListeners() async {
+        let harness = EngineHarness()
+        harness.repository.failNextFetches(2, with: Fixture.transient)
+        harness.configure()
+        let (_, token) = harness.listen()
+        await harness.advance(by: 7)
+        #expect(harness.scheduler.pendingDelays == [4])
+        harness.engine.removeListener(token)
+        await harness.advance(by: 4)  // the retry finds no listener: the chain ends
+        harness.repository.failNextFetches(with: Fixture.transient)
+        harness.listen()
+        await harness.advance(by: 5)
+        #expect(harness.scheduler.pendingDelays == [2])
+    }
+
+    @Test func t7_aRetryAfterLongerThanTenMinutesCountsAsTenMinutes() async {
+        let harness = EngineHarness()
+        harness.repository.failNextFetches(
+            with: SegmentsError(.httpStatus, "busy", httpStatus: 503, retryAfter: 86_400))
+        harness.configure()
+        harness.listen()
+        await harness.advance(by: 5)
+        #expect(harness.scheduler.pendingDelays == [600])
+    }
+
+    /// Defect: the cache ran on the wall clock.
+    @Test(arguments: [-3600.0, 3600.0])
+    func t10_movingTheWallClockAfterAFetchNeitherStretchesNorEndsTheCache(hours offset: TimeInterval) async {
+        let harness = EngineHarness()
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        harness.configure()
+        _ = harness.read(force: true)
+        await harness.advance()
+        harness.scheduler.moveWallClock(by: offset)
+        await harness.advance(by: 4.9)
+        let cached = harness.read()
+        await harness.advance()
+        #expect(cached.all.first?.value == [Fixture.s1])
+        #expect(harness.fetchCount == 1)
+        await harness.advance(by: 0.1)
+        _ = harness.read()
+        await harness.advance()
+        #expect(harness.fetchCount == 2)
+    }
+
+    @Test func t10_movingTheWallClockMovesNeitherTheDebounceNorTheBackoff() async {
+        let harness = EngineHarness()
+        harness.repository.failNextFetches(with: Fixture.transient)
+        harness.configure()
+        harness.listen()
+        await harness.advance(by: 3)
+        harness.scheduler.moveWallClock(by: -7200)
+        harness.engine.reloadAfterUpload()  // the burst's last request: 5 s from here
+        harness.scheduler.moveWallClock(by: 86_400)
+        await harness.advance(by: 4.9)
+        #expect(harness.fetchCount == 0)
+        await harness.advance(by: 0.1)
+        #expect(harness.fetchCount == 1)
+        harness.scheduler.moveWallClock(by: -86_400)
+        #expect(harness.scheduler.pendingDelays == [2])
+        await harness.advance(by: 2)
+        #expect(harness.fetchCount == 2)
+    }
+
+    @Test func t10_aPersistedFetchedAtInTheFutureCountsAsStale() async {
+        let scheduler = TestScheduler()
+        let future = SegmentSnapshot(
+            customer: Fixture.customerA, segments: [.discovery(): [Fixture.s1]],
+            fetchedAt: scheduler.now().addingTimeInterval(60))
+        let harness = EngineHarness(baseline: SegmentBaseline(snapshot: future))
+        harness.configure()
+        _ = harness.read()
+        await harness.advance()
+        #expect(harness.fetchCount == 1)
+    }
+
+    @Test func t10_aPersistedFetchedAtSecondsAgoStillAnswersAfterARestart() async {
+        let recent = SegmentSnapshot(
+            customer: Fixture.customerA, segments: [.discovery(): [Fixture.s1]],
+            fetchedAt: TestScheduler().now().addingTimeInterval(-2))
+        let harness = EngineHarness(baseline: SegmentBaseline(snapshot: recent))
+        harness.configure()
+        let read = harness.read()
+        await harness.advance()
+        #expect(read.all.first?.value == [Fixture.s1])
+        #expect(harness.fetchCount == 0)
+    }
+
+    /// Defect: a stored empty cookie passed the nil check and failed every fetch forever.
+    @Test func c5_aStoredEmptyCookieIsReplacedAndLogged() async {
+        let harness = EngineHarness(customer: CustomerIds(["cookie": "", "registered": "jane"]))
+        harness.configure()
+        let read = harness.read(force: true)
+        await harness.advance()
+        let expected = CustomerIds(["cookie": "new-cookie-1", "registered": "jane"])
+        #expect(harness.engine.customer == expected)
+        #expect(harness.customerStore.load() == expected)
+        #expect(read.all.first?.error == nil)
+        #expect(harness.repository.fetches == [expected])
+        #expect(harness.logger.count(of: "Segments: The stored customer had an empty cookie; a new one was made") == 1)
     }
 }

@@ -3,7 +3,7 @@ import SegmentsDomain
 import Testing
 
 /// The LRU cache of qualified segments, as a pure value on explicit time (SPEC O3).
-@Suite(unitTimeLimit) struct AudienceCacheTests {
+@Suite(.timeLimit(.minutes(2))) struct AudienceCacheTests {
     static let t0 = Date(timeIntervalSince1970: 1_000)
 
     @Test(arguments: [

@@ -2,7 +2,7 @@ import SegmentsDomain
 import Testing
 
 /// The identifier type rule (WIRE.md "ODP") and the visitor segments value (SPEC V1, V2).
-@Suite(unitTimeLimit) struct AudienceModelTests {
+@Suite(.timeLimit(.minutes(2))) struct AudienceModelTests {
     @Test(arguments: [
         ("vuid_123", "vuid"),
         ("VUID_abc", "vuid"),

@@ -3,7 +3,7 @@ import SegmentsDomain
 import Testing
 
 /// The pure policies, table-driven.
-@Suite struct PolicyTests {
+@Suite(.timeLimit(.minutes(2))) struct PolicyTests {
     static let t0 = Date(timeIntervalSince1970: 1_000)
 
     @Test(arguments: [

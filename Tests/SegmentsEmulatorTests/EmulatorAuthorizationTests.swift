@@ -2,7 +2,7 @@ import Foundation
 import SegmentsEmulator
 import Testing
 
-@Suite struct EmulatorAuthorizationTests {
+@Suite(.timeLimit(.minutes(2))) struct EmulatorAuthorizationTests {
     @Test func projectModeRequiresTheExactAuthorizationValue() async throws {
         try await withEmulator { emulator, client in
             emulator.requireAuthorization("Token KEY")

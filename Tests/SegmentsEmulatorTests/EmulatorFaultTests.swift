@@ -3,7 +3,7 @@ import SegmentsEmulator
 import Testing
 
 /// Every fault kind, observed through URLSession and/or a raw socket, and the queue semantics.
-@Suite struct EmulatorFaultTests {
+@Suite(.timeLimit(.minutes(2))) struct EmulatorFaultTests {
     private let fetchPath = "/webxp/projects/t/segments?cookie=c"
 
     private func expectHealthy(_ client: EmulatorTestClient) async throws {

@@ -3,7 +3,7 @@ import SegmentsEmulator
 import Testing
 
 /// Fetch answers: rules over received events, fixed answers, and the rules file format.
-@Suite struct EmulatorSegmentsTests {
+@Suite(.timeLimit(.minutes(2))) struct EmulatorSegmentsTests {
     private let buyers = EmulatorSegmentRule(category: "discovery", segmentId: "buyers", segmentationId: "g1",
                                              eventType: "purchase", minimumCount: 2)
     private let shoes = EmulatorSegmentRule(category: "merchandising", segmentId: "shoes", segmentationId: "g2",

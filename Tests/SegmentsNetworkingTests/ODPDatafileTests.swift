@@ -4,7 +4,7 @@ import SegmentsNetworking
 import Testing
 
 /// Candidate segments and the ODP integration from an Optimizely-style datafile.
-@Suite(unitTimeLimit) struct ODPDatafileTests {
+@Suite(.timeLimit(.minutes(2))) struct ODPDatafileTests {
     static func leaf(_ value: String, match: String = "qualified") -> String {
         #"{"value":"\#(value)","type":"third_party_dimension","name":"odp.audiences","match":"\#(match)"}"#
     }

@@ -15,6 +15,7 @@ final class Timeline: Sendable {
 struct FixedClock: Clock {
     var date: Date
     func now() -> Date { date }
+    func uptime() -> TimeInterval { 0 }
 }
 
 /// A scheduler on virtual time: `sleep` records the delay and returns at once; scheduled work

@@ -2,7 +2,7 @@ import Foundation
 import SegmentsNetworking
 import Testing
 
-@Suite struct TransportValueTests {
+@Suite(.timeLimit(.minutes(2))) struct TransportValueTests {
     @Test func headersAreLookedUpCaseInsensitively() {
         let headers: SegmentsHTTPHeaders = ["Content-Type": "application/json", "retry-after": "5"]
         #expect(headers["content-type"] == "application/json")

@@ -3,7 +3,7 @@ import SegmentsDomain
 import SegmentsPersistence
 import Testing
 
-@Suite struct CustomerStoreTests {
+@Suite(.timeLimit(.minutes(2))) struct CustomerStoreTests {
     static let fileName = "customer.json"
 
     @Test func p1_savedCustomerLoadsBack() throws {

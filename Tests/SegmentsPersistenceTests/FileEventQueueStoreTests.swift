@@ -4,7 +4,7 @@ import Testing
 
 @testable import SegmentsPersistence
 
-@Suite struct FileEventQueueStoreTests {
+@Suite(.timeLimit(.minutes(2))) struct FileEventQueueStoreTests {
     static let fileName = "event-queue.journal"
 
     @Test func e1_appendedItemsLoadOldestFirst() throws {

@@ -3,7 +3,7 @@ import SegmentsDomain
 import SegmentsPersistence
 import Testing
 
-@Suite struct InMemoryStoreTests {
+@Suite(.timeLimit(.minutes(2))) struct InMemoryStoreTests {
     @Test func p1_inMemoryCustomerStoreRoundTrips() {
         let store = InMemoryCustomerStore()
         #expect(store.load() == nil)

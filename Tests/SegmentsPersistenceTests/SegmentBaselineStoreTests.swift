@@ -3,7 +3,7 @@ import SegmentsDomain
 import SegmentsPersistence
 import Testing
 
-@Suite struct SegmentBaselineStoreTests {
+@Suite(.timeLimit(.minutes(2))) struct SegmentBaselineStoreTests {
     static let fileName = "segment-baseline.json"
 
     @Test func d1_savedBaselineLoadsBackExactly() throws {

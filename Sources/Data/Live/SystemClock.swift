@@ -1,11 +1,32 @@
 import Foundation
 import SegmentsDomain
 
-/// The wall clock: the live ``Clock``.
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The live ``Clock``: `Date()` for wall time, and a monotonic clock that keeps counting while the
+/// device sleeps for durations (SPEC T10).
 public struct SystemClock: Clock {
     /// Creates the clock.
     public init() {}
 
     /// `Date()`.
     public func now() -> Date { Date() }
+
+    /// `CLOCK_MONOTONIC` on Apple platforms (it includes sleep there), `CLOCK_BOOTTIME` on Linux
+    /// (Linux's `CLOCK_MONOTONIC` stops during suspend). Never affected by setting the wall clock.
+    public func uptime() -> TimeInterval {
+        var spec = timespec()
+        #if canImport(Darwin)
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        #else
+        clock_gettime(CLOCK_BOOTTIME, &spec)
+        #endif
+        return TimeInterval(spec.tv_sec) + TimeInterval(spec.tv_nsec) / 1e9
+    }
 }

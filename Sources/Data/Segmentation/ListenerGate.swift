@@ -1,27 +1,25 @@
 import Foundation
+import SegmentsDomain
 
-/// Lets a listener's handler run only while its registration lasts.
+/// Lets a listener's handler start only while its registration lasts (SPEC D7).
 ///
-/// Closing waits for a handler that is running on the delivery queue, so once a removal returns
-/// the handler is never called again (SPEC D7) — the promise an app needs to remove a listener in
-/// `deinit`. The lock is recursive so a handler may remove its own listener. Audited: the flag is
-/// only touched under the lock; the engine closes gates outside its own lock, so a handler that
-/// calls back into the engine cannot deadlock against a removal.
-final class ListenerGate: @unchecked Sendable {
-    private let lock = NSRecursiveLock()
-    private var isOpen = true
+/// Closing never waits: it flips a flag and returns, so removing a listener, stopping or
+/// re-configuring cannot block on a running handler (a handler that synchronously dispatches to
+/// the main queue while the main thread removes it would otherwise deadlock). Once ``close()``
+/// has returned, ``run(_:)`` starts no new call; a call that started before may finish. No lock
+/// is held while the handler runs, so a handler may remove its own listener or call the SDK.
+final class ListenerGate: Sendable {
+    private let isOpen = Locked(true)
 
-    /// Runs `body` if the gate is still open, holding the gate for its duration.
+    /// Runs `body` if the gate is still open. The flag is read under the lock, the body runs
+    /// after it is released.
     func run(_ body: () -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        if isOpen { body() }
+        guard isOpen.value else { return }
+        body()
     }
 
-    /// Closes the gate, after any running `body` has finished.
+    /// Closes the gate at once; returns without waiting for a running body.
     func close() {
-        lock.lock()
-        isOpen = false
-        lock.unlock()
+        isOpen.withLock { $0 = false }
     }
 }

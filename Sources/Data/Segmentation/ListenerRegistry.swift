@@ -32,7 +32,27 @@ final class WeakOwner: @unchecked Sendable {
     init(_ object: AnyObject) { self.object = object }
 }
 
-/// The registered listeners in registration order, with O(1) add and remove.
+/// One handler call the delivery queue makes: the registration's gate and owner are checked when
+/// it runs, not when it was decided (SPEC D7).
+struct Delivery: Sendable {
+    let gate: ListenerGate
+    let owner: WeakOwner?
+    let handler: @Sendable ([Segment]) -> Void
+    let segments: [Segment]
+
+    /// Calls the handler unless the registration ended or its owner is gone.
+    func run() {
+        gate.run {
+            if owner == nil || owner?.object != nil { handler(segments) }
+        }
+    }
+}
+
+/// The registered listeners, indexed by category in registration order (SPEC M4, D5–D7).
+///
+/// Adding is O(1); removing is O(log n) to find plus a move inside its category's list; finding
+/// whom to tell about a category's change touches only that category's listeners, so one change
+/// reaches 10,000 listeners without sorting or filtering every registration.
 struct ListenerRegistry: Sendable {
     struct Registration: Sendable {
         let token: ListenerToken
@@ -42,14 +62,20 @@ struct ListenerRegistry: Sendable {
         let owner: WeakOwner?
         /// Closed when the registration ends; deliveries run through it.
         let gate = ListenerGate()
-        /// Whether the first-load promise of D6 is still to be kept.
-        var awaitingFirstLoad: Bool
 
         var isAlive: Bool { owner == nil || owner?.object != nil }
+
+        func delivery(of segments: [Segment]) -> Delivery {
+            Delivery(gate: gate, owner: owner, handler: listener.handler, segments: segments)
+        }
     }
 
     private var byToken: [Int: Registration] = [:]
+    /// Tokens of each category, ascending: registration order.
+    private var tokensByCategory: [SegmentCategory: [Int]] = [:]
     private var tokensByGroup: [UUID: Set<Int>] = [:]
+    /// Registrations whose first-load promise (SPEC D6) is still to be kept.
+    private(set) var awaitingFirstLoad: Set<Int> = []
     /// The registrations tied to an owner: the only ones that can end by themselves, so pruning
     /// and liveness checks cost nothing when no listener has an owner.
     private var ownedTokens: Set<Int> = []
@@ -59,46 +85,55 @@ struct ListenerRegistry: Sendable {
         let token = ListenerToken(rawValue: nextToken)
         nextToken += 1
         byToken[token.rawValue] = Registration(
-            token: token, listener: listener, group: group, owner: owner.map(WeakOwner.init),
-            awaitingFirstLoad: listener.includeFirstLoad)
+            token: token, listener: listener, group: group, owner: owner.map(WeakOwner.init))
+        tokensByCategory[listener.category, default: []].append(token.rawValue)
         if let group { tokensByGroup[group, default: []].insert(token.rawValue) }
         if owner != nil { ownedTokens.insert(token.rawValue) }
+        if listener.includeFirstLoad { awaitingFirstLoad.insert(token.rawValue) }
         return token
     }
 
-    /// Removes a registration; returns its gate for the caller to close outside the engine lock.
+    /// Removes a registration and closes its gate; returns its category when that was the
+    /// category's last listener.
     @discardableResult
-    mutating func remove(_ token: ListenerToken) -> [ListenerGate] {
-        guard let registration = byToken.removeValue(forKey: token.rawValue) else { return [] }
+    mutating func remove(_ token: ListenerToken) -> SegmentCategory? {
+        guard let registration = byToken.removeValue(forKey: token.rawValue) else { return nil }
+        registration.gate.close()
         ownedTokens.remove(token.rawValue)
+        awaitingFirstLoad.remove(token.rawValue)
         if let group = registration.group {
             tokensByGroup[group]?.remove(token.rawValue)
             if tokensByGroup[group]?.isEmpty == true { tokensByGroup[group] = nil }
         }
-        return [registration.gate]
+        let category = registration.listener.category
+        var tokens = tokensByCategory[category] ?? []
+        if let index = tokens.binarySearch(token.rawValue) { tokens.remove(at: index) }
+        tokensByCategory[category] = tokens.isEmpty ? nil : tokens
+        return tokens.isEmpty ? category : nil
     }
 
-    /// Removes every registration of `group`; returns their gates.
-    mutating func removeGroup(_ group: UUID) -> [ListenerGate] {
-        (tokensByGroup[group] ?? []).flatMap { remove(ListenerToken(rawValue: $0)) }
+    /// Removes every registration of `group`; returns the categories left without listeners.
+    mutating func removeGroup(_ group: UUID) -> [SegmentCategory] {
+        (tokensByGroup[group] ?? []).sorted().compactMap { remove(ListenerToken(rawValue: $0)) }
     }
 
-    /// Removes every registration; returns their gates.
-    mutating func removeAll() -> [ListenerGate] {
-        defer {
-            byToken = [:]
-            tokensByGroup = [:]
-            ownedTokens = []
-        }
-        return byToken.values.map(\.gate)
+    /// Removes every registration and closes their gates.
+    mutating func removeAll() {
+        for registration in byToken.values { registration.gate.close() }
+        self = ListenerRegistry(nextToken: nextToken)
     }
 
-    /// Drops registrations whose owner is gone.
-    mutating func pruneReleasedOwners() {
-        for token in ownedTokens where byToken[token]?.isAlive == false {
-            // Nothing to close: a delivery checks the owner itself, and the owner is gone.
-            remove(ListenerToken(rawValue: token))
-        }
+    private init(nextToken: Int) {
+        self.nextToken = nextToken
+    }
+
+    init() {}
+
+    /// Drops registrations whose owner is gone; returns the categories left without listeners.
+    @discardableResult
+    mutating func pruneReleasedOwners() -> [SegmentCategory] {
+        ownedTokens.filter { byToken[$0]?.isAlive == false }.sorted()
+            .compactMap { remove(ListenerToken(rawValue: $0)) }
     }
 
     var isEmpty: Bool {
@@ -107,14 +142,37 @@ struct ListenerRegistry: Sendable {
     var count: Int {
         ownedTokens.isEmpty ? byToken.count : byToken.values.filter(\.isAlive).count
     }
-    var anyWantsFirstLoad: Bool { byToken.values.contains { $0.isAlive && $0.listener.includeFirstLoad } }
+    var anyWantsFirstLoad: Bool {
+        awaitingFirstLoad.contains { byToken[$0]?.isAlive == true }
+    }
+    /// The categories that have at least one registration.
+    var categories: Dictionary<SegmentCategory, [Int]>.Keys { tokensByCategory.keys }
 
-    /// Live registrations in registration order.
-    var ordered: [Registration] {
-        byToken.values.filter(\.isAlive).sorted { $0.token.rawValue < $1.token.rawValue }
+    /// The calls that tell every listener of `category` (in registration order) `segments`.
+    func deliveries(of segments: [Segment], to category: SegmentCategory) -> [Delivery] {
+        (tokensByCategory[category] ?? []).compactMap { byToken[$0]?.delivery(of: segments) }
     }
 
-    mutating func markFirstLoadKept(_ token: ListenerToken) {
-        byToken[token.rawValue]?.awaitingFirstLoad = false
+    /// The listeners still waiting for their first load, by category, in registration order.
+    var awaitingFirstLoadByCategory: [SegmentCategory: [Registration]] {
+        Dictionary(grouping: awaitingFirstLoad.sorted().compactMap { byToken[$0] }, by: \.listener.category)
+    }
+
+    /// A successful reload kept every pending first-load promise (SPEC D6).
+    mutating func keepFirstLoadPromises() {
+        awaitingFirstLoad = []
+    }
+}
+
+extension Array where Element == Int {
+    /// The index of `value` in this ascending array, if present.
+    fileprivate func binarySearch(_ value: Int) -> Int? {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low < count && self[low] == value ? low : nil
     }
 }

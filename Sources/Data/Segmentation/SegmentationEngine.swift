@@ -4,11 +4,14 @@ import SegmentsDomain
 /// The real-time segmentation core of one client: listeners, automatic reloads, change delivery
 /// and one-shot reads (SPEC T, C, D, G, A).
 ///
-/// All state sits behind one lock, so the synchronous entry points (`addListener`,
-/// `removeListener`, the completion form of `getSegments`) keep their call order from any thread.
-/// Every asynchronous step — debounce, backoff, each fetch — goes through the injected
-/// ``Scheduler``, so tests drive the engine on virtual time. Deliveries run on one serial
-/// delivery queue, never under the lock (SPEC D8).
+/// Every decision is made by a value state machine (`SegmentationStateMachine`) held under one
+/// lock, so the synchronous entry points (`addListener`, `removeListener`, the completion form of
+/// `getSegments`) keep their call order from any thread. A transition returns actions; the engine
+/// carries them out **after releasing the lock**, in the order they were decided (one ordered
+/// outbox, drained by one thread at a time), so no handler, store, logger, scheduler or
+/// repository ever runs under it. Every asynchronous step — debounce, backoff, each fetch — goes
+/// through the injected ``Scheduler``, so tests drive the engine on virtual time. Deliveries run on
+/// one serial delivery queue (SPEC D8); saves run on one serial storage queue, in order.
 public final class SegmentationEngine: Sendable {
     /// The ports that live as long as the engine.
     public struct Dependencies: Sendable {
@@ -20,6 +23,8 @@ public final class SegmentationEngine: Sendable {
         public var logger: any SegmentsLogger
         /// The serial queue listeners and one-shot reads are called on.
         public var deliveryQueue: DispatchQueue
+        /// The serial queue every store load and save runs on, in order, off the caller's thread.
+        public var storageQueue: DispatchQueue
         /// Every timing.
         public var timings: SegmentationTimings
         /// A value in `0..<1` for backoff jitter.
@@ -32,6 +37,7 @@ public final class SegmentationEngine: Sendable {
             scheduler: any Scheduler = TaskScheduler(), clock: any Clock = SystemClock(),
             logger: any SegmentsLogger,
             deliveryQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.delivery"),
+            storageQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.storage"),
             timings: SegmentationTimings = SegmentationTimings(),
             random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
             makeCookie: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
@@ -40,6 +46,7 @@ public final class SegmentationEngine: Sendable {
             self.clock = clock
             self.logger = logger
             self.deliveryQueue = deliveryQueue
+            self.storageQueue = storageQueue
             self.timings = timings
             self.random = random
             self.makeCookie = makeCookie
@@ -66,25 +73,69 @@ public final class SegmentationEngine: Sendable {
         }
     }
 
+    /// The machine, the actions it decided that are not carried out yet, and the tokens of the
+    /// timers that may still fire.
+    struct Core: Sendable {
+        var machine: SegmentationStateMachine
+        var outbox: [SegmentationStateMachine.Action] = []
+        /// Whether some thread is carrying out the outbox; only that thread does, in order.
+        var draining = false
+        var timers: [SegmentationStateMachine.TimerID: ScheduledWork] = [:]
+    }
+
     let dependencies: Dependencies
-    let state = Locked(EngineState())
+    let core: Locked<Core>
 
     /// An unconfigured engine: listeners and reads can be registered; they are served after
     /// ``configure(_:)``.
     public init(dependencies: Dependencies) {
         self.dependencies = dependencies
+        core = Locked(Core(machine: SegmentationStateMachine(timings: dependencies.timings, random: dependencies.random)))
     }
 
-    /// Runs `body` under the lock, then writes its log lines.
+    /// The current moment on both clocks, read before the lock is taken (the clock is a port).
+    var moment: SegmentationStateMachine.Moment {
+        SegmentationStateMachine.Moment(uptime: dependencies.clock.uptime(), wall: dependencies.clock.now())
+    }
+
+    /// Runs one transition under the lock, then carries out what it decided (and anything other
+    /// threads decided meanwhile), outside the lock.
     @discardableResult
-    func mutate<Result>(_ body: (inout EngineState, inout EngineEffects) -> Result) -> Result {
-        var effects = EngineEffects()
-        let result = state.withLock { body(&$0, &effects) }
-        for (level, message) in effects.logs {
-            dependencies.logger.log(level, message)
+    func transition<Result>(
+        _ body: (inout SegmentationStateMachine) -> (Result, [SegmentationStateMachine.Action])
+    ) -> Result {
+        let (result, drains) = core.withLock { core -> (Result, Bool) in
+            let (result, actions) = body(&core.machine)
+            core.outbox += actions
+            guard !core.draining, !core.outbox.isEmpty else { return (result, false) }
+            core.draining = true
+            return (result, true)
         }
+        if drains { drainOutbox() }
         return result
     }
 
-    var now: Date { dependencies.clock.now() }
+    /// A transition without a result.
+    func transition(_ body: (inout SegmentationStateMachine) -> [SegmentationStateMachine.Action]) {
+        transition { machine in ((), body(&machine)) }
+    }
+
+    /// A read of the machine's state.
+    func read<Result>(_ body: (SegmentationStateMachine) -> Result) -> Result {
+        core.withLock { body($0.machine) }
+    }
+
+    /// Carries out the outbox in order until it is empty. Actions that other threads (or the
+    /// code called here) add meanwhile are carried out by this loop too, never concurrently.
+    private func drainOutbox() {
+        while true {
+            let batch = core.withLock { core -> [SegmentationStateMachine.Action] in
+                if core.outbox.isEmpty { core.draining = false }
+                defer { core.outbox = [] }
+                return core.outbox
+            }
+            if batch.isEmpty { return }
+            for action in batch { perform(action) }
+        }
+    }
 }

@@ -17,6 +17,14 @@ public struct DebouncePolicy: Hashable, Sendable {
     /// The moment the reload fires for a burst that began at `firstRequest` and whose latest
     /// request came at `lastRequest`.
     public func fireDate(firstRequest: Date, lastRequest: Date) -> Date {
-        min(lastRequest.addingTimeInterval(delay), firstRequest.addingTimeInterval(maxWait))
+        Date(
+            timeIntervalSinceReferenceDate: fireTime(
+                firstRequest: firstRequest.timeIntervalSinceReferenceDate,
+                lastRequest: lastRequest.timeIntervalSinceReferenceDate))
+    }
+
+    /// ``fireDate(firstRequest:lastRequest:)`` on a monotonic clock's seconds (SPEC T10).
+    public func fireTime(firstRequest: TimeInterval, lastRequest: TimeInterval) -> TimeInterval {
+        min(lastRequest + delay, firstRequest + maxWait)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// How long to wait before retrying a failed request (SPEC T7, E3): capped exponential backoff
-/// with jitter, never shorter than the server's `Retry-After`.
+/// with jitter, never shorter than the server's `Retry-After` — but a `Retry-After` longer than
+/// ``maximumRetryAfter`` (10 minutes) counts as that much, so a server cannot park the SDK for days.
 public struct RetryBackoff: Hashable, Sendable {
     /// The wait before the first retry.
     public var initial: TimeInterval
@@ -9,6 +10,8 @@ public struct RetryBackoff: Hashable, Sendable {
     public var maximum: TimeInterval
     /// The share of the wait that is randomised, `0...1` (0.2 → ±20 %).
     public var jitter: Double
+    /// The longest `Retry-After` honoured (SPEC T7): 600 s.
+    public static let maximumRetryAfter: TimeInterval = 600
 
     /// The defaults are 2 s doubling to 60 s with ±20 % jitter.
     public init(initial: TimeInterval = 2, maximum: TimeInterval = 60, jitter: Double = 0.2) {
@@ -21,12 +24,14 @@ public struct RetryBackoff: Hashable, Sendable {
     ///
     /// - Parameters:
     ///   - random: a value in `0..<1` that places the wait inside the jitter band (0.5 = no jitter).
-    ///   - retryAfter: the server's `Retry-After` in seconds, if it sent one; the wait is at least that.
+    ///   - retryAfter: the server's `Retry-After` in seconds, if it sent one; the wait is at least
+    ///     that, capped at ``maximumRetryAfter``.
     public func delay(attempt: Int, random: Double, retryAfter: TimeInterval? = nil) -> TimeInterval {
         let exponent = Double(min(max(attempt, 1) - 1, 62))
         let base = min(initial * pow(2, exponent), maximum)
         let unit = min(max(random, 0), 1)
         let jittered = min(base * (1 + jitter * (2 * unit - 1)), maximum)
-        return max(jittered, retryAfter ?? 0)
+        let serverWait = min(max(retryAfter ?? 0, 0), Self.maximumRetryAfter)
+        return max(jittered, serverWait.isNaN ? 0 : serverWait)
     }
 }

@@ -4,7 +4,7 @@ import SegmentsNetworking
 import Testing
 
 /// `URLSessionSegmentsTransport` against a real socket on 127.0.0.1 (no emulator, no internet).
-@Suite struct URLSessionTransportTests {
+@Suite(.timeLimit(.minutes(2))) struct URLSessionTransportTests {
     @Test func sendsTheRequestAndReturnsStatusHeadersAndBody() async throws {
         let server = try LoopbackServer { _ in
             .close(after: LoopbackServer.response("200 OK", headers: ["Content-Type: application/json", "X-Custom: v"], body: Data("{}".utf8)))

@@ -1,0 +1,133 @@
+import Foundation
+import SegmentsDomain
+
+/// Configure, stop, anonymize, identify (SPEC T2, T4, T6, T8, A1–A3, E1).
+extension SegmentationStateMachine {
+    /// What `configure` read from the new backend's stores, off the engine's lock.
+    struct Loaded: Sendable {
+        var customer: CustomerIds?
+        var baseline: SegmentBaseline
+        /// A fresh cookie, made when the stored customer has none (or an empty one).
+        var newCookie: String?
+    }
+
+    /// Configures (or re-configures) with `backend` (SPEC T2, T6): a reload that was pending,
+    /// owed or in flight is requested again on the new backend; listeners and what they were told
+    /// stay; reads made before are served.
+    mutating func configure(_ backend: SegmentationEngine.Backend, loaded: Loaded, at now: Moment) -> [Action] {
+        var actions: [Action] = []
+        let reloadWasPending: Bool
+        if case .fetching(let flight, let followUpOwed) = reload {
+            reloadWasPending = flight.carriesReload || followUpOwed
+        } else {
+            reloadWasPending = currentTimer != nil
+        }
+        _ = cancelReload(&actions)
+        phase = .running(backend)
+
+        var loadedCustomer = loaded.customer ?? CustomerIds([:])
+        if loadedCustomer.cookie?.isEmpty ?? true {
+            if loadedCustomer.cookie != nil {
+                actions.append(.log(.warning, "Segments: The stored customer had an empty cookie; a new one was made"))
+            }
+            var values = loadedCustomer.values
+            values[CustomerIds.cookieKey] = loaded.newCookie ?? UUID().uuidString.lowercased()
+            loadedCustomer = CustomerIds(values)
+            actions.append(.saveCustomer(loadedCustomer, to: backend.customerStore))
+        }
+        customer = loadedCustomer
+        baseline = loaded.baseline
+        snapshotUptime = nil
+
+        if listeners.isEmpty {
+            actions.append(.log(.verbose, SegmentsLogText.initialSkippedNoCallback))
+        } else if reloadWasPending || listeners.anyWantsFirstLoad {
+            requestReload(at: now, &actions)
+        } else {
+            actions.append(.log(.verbose, SegmentsLogText.initialSkippedNotRequired))
+        }
+        warnIfTrackingNotImmediate(&actions)
+
+        let waiting = reads
+        reads = []
+        for read in waiting { serve(read, at: now, &actions) }
+        return actions
+    }
+
+    /// Stops (SPEC A3): cancels and discards segment work, deletes the baseline and link memory,
+    /// removes every listener, fails pending reads with `.stopped`, rejects work until configured.
+    mutating func stop() -> [Action] {
+        var actions: [Action] = []
+        if cancelReload(&actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
+        forgetSegments(&actions)
+        answerReads(with: .failure(SegmentsError(.stopped, "the integration was stopped")), &actions)
+        phase = .stopped
+        customer = nil
+        listeners.removeAll()
+        told = [:]
+        return actions
+    }
+
+    /// A new anonymous customer (SPEC A1, A2): cancels pending and in-flight work, deletes the
+    /// baseline and link memory, tells listeners of non-empty categories `[]`, answers pending
+    /// reads with `[]`, and, when listeners exist, requests a reload for the new customer so
+    /// first-load promises are kept (D6).
+    mutating func anonymize(newCookie: String, at now: Moment) -> (CustomerIds?, [Action]) {
+        guard let backend else { return (nil, []) }
+        var actions: [Action] = []
+        if cancelReload(&actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
+        let anonymous = CustomerIds(cookie: newCookie)
+        customer = anonymous
+        actions.append(.saveCustomer(anonymous, to: backend.customerStore))
+        var emptied: SegmentsByCategory = [:]
+        for (category, segments) in (baseline.snapshot?.segments ?? [:]).merging(told, uniquingKeysWith: { $1 })
+        where !segments.isEmpty {
+            emptied[category] = []
+        }
+        forgetSegments(&actions)
+        deliver(emptied, firstLoad: nil, &actions)
+        answerReads(with: .success([:]), &actions)
+        forgetTold(listeners.pruneReleasedOwners())
+        if !listeners.isEmpty { requestReload(at: now, &actions) }
+        return (anonymous, actions)
+    }
+
+    /// Merges hard ids into the current customer; never removes ids (SPEC E1). When the ids
+    /// change, the backoff of the old ids ends and a reload is requested (T4).
+    mutating func identify(hardIds: [String: String], at now: Moment) -> (CustomerIds?, [Action]) {
+        guard let backend, let current = customer else { return (nil, []) }
+        let merged = current.merging(hardIds: hardIds)
+        guard merged != current else { return (current, []) }
+        customer = merged
+        var actions: [Action] = [.saveCustomer(merged, to: backend.customerStore)]
+        if case .retrying(_, let timer) = reload {
+            actions.append(.cancelTimer(timer))
+            reload = .idle
+        }
+        if !listeners.isEmpty { requestReload(at: now, &actions) }
+        return (merged, actions)
+    }
+
+    /// Whether tracked events are uploaded immediately (SPEC T8).
+    mutating func setTrackingImmediate(_ immediate: Bool) -> [Action] {
+        trackingIsImmediate = immediate
+        if immediate { warnedTrackingNotImmediate = false }
+        var actions: [Action] = []
+        warnIfTrackingNotImmediate(&actions)
+        return actions
+    }
+
+    /// One warning that segments lag when listeners exist and flushing is not immediate (T8).
+    mutating func warnIfTrackingNotImmediate(_ actions: inout [Action]) {
+        guard backend != nil, !trackingIsImmediate, !warnedTrackingNotImmediate, !listeners.isEmpty else { return }
+        warnedTrackingNotImmediate = true
+        actions.append(.log(.warning, SegmentsLogText.flushingNotImmediate))
+    }
+
+    /// Deletes the baseline and the link memory, in memory and on disk.
+    private mutating func forgetSegments(_ actions: inout [Action]) {
+        baseline = .empty
+        snapshotUptime = nil
+        if let backend { actions.append(.saveBaseline(baseline, to: backend.baselineStore)) }
+    }
+}
