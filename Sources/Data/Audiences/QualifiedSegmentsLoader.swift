@@ -5,7 +5,7 @@ import SegmentsDomain
 /// user at a time (SPEC O2–O4).
 ///
 /// - The cache keeps successful answers only, keyed by identifier field and value: 100 users for
-///   600 s by default, on the injected ``Clock``.
+///   600 s by default, on the injected ``Clock``'s monotonic uptime (SPEC T10).
 /// - Concurrent loads for one user (with the same candidates) that need the network share one
 ///   request; a load with `.ignoreCache` always sends its own request and stores nothing.
 /// - `.resetCache` empties the cache for every user first; answers of requests that were already
@@ -77,7 +77,7 @@ public final class QualifiedSegmentsLoader: Sendable {
     ) {
         let key = FlightKey(identifier: identifier, candidates: candidates)
         let usesCache = !options.contains(.ignoreCache)
-        let now = clock.now()
+        let now = cacheTime()
         enum Step { case answer([String]), wait, start(Int) }
         let step = state.withLock { state -> Step in
             if options.contains(.resetCache) {
@@ -131,8 +131,15 @@ public final class QualifiedSegmentsLoader: Sendable {
 
     /// Whether the cache holds a valid answer for `identifier` now.
     public func isCached(_ identifier: AudienceIdentifier) -> Bool {
-        let now = clock.now()
+        let now = cacheTime()
         return state.withLock { $0.cache.contains(identifier, now: now) }
+    }
+
+    /// The time cache entries age on: the clock's monotonic ``Clock/uptime()`` (SPEC T10), so
+    /// setting the device's clock neither expires nor revives an answer. The cache compares only
+    /// differences, so any fixed origin does.
+    private func cacheTime() -> Date {
+        Date(timeIntervalSinceReferenceDate: clock.uptime())
     }
 
     private func run(_ id: Int, _ key: FlightKey, _ options: Set<AudienceSegmentOption>) async {
@@ -143,7 +150,7 @@ public final class QualifiedSegmentsLoader: Sendable {
         } catch {
             result = .failure(SegmentsError.wrapping(error))
         }
-        let now = clock.now()
+        let now = cacheTime()
         let waiters = state.withLock { state -> [Completion] in
             guard let flight = state.flights.removeValue(forKey: id) else { return [] }
             if state.shared[key] == id { state.shared[key] = nil }
