@@ -29,6 +29,7 @@ struct BenchRunner {
             (6, "cold start", { try await ColdStartBenchmark(options: options, template: template!).run() }),
             (7, "event queue appends", { try await EventQueueBenchmark(options: options, template: template!).run() }),
             (8, "peak memory", { try await MemoryBenchmark(options: options).run() }),
+            (9, "audience LRU cache", { try LRUCacheBenchmark(options: options).run() }),
         ]
         for (number, name, body) in benchmarks where options.runs(number) {
             log("[\(number)] \(name) …")

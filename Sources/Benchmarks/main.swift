@@ -5,6 +5,8 @@ do {
     let options = try BenchOptions(Array(CommandLine.arguments.dropFirst()))
     if options.wantsHelp {
         print(BenchOptions.usage)
+    } else if let runs = options.markdownRuns {
+        print(try MarkdownTable.render(runs))
     } else if let child = options.child {
         try await MemoryBenchmark.runChild(child, quick: options.quick)
     } else {

@@ -32,7 +32,7 @@ struct ConfiguredParts {
             let transport = SegmentsMiddlewareTransport(transport: options.transport, middlewares: options.middlewares)
             repository = ODPAudienceRepository(
                 configuration: odp, transport: transport, clock: options.clock, candidates: candidates,
-                category: category)
+                category: category, logger: options.logger)
             uploader = DiscardingEventUploader(logger: options.logger)
             integrationId = "odp-\(odp.apiKey)"
         case .custom(let id, let customRepository, let customUploader):

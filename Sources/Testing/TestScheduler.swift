@@ -8,11 +8,6 @@ import SegmentsDomain
 /// follows the same timeline but can also be set like a user setting the device's clock
 /// (``moveWallClock(by:)``), which moves neither ``uptime()`` nor any scheduled deadline (SPEC T10).
 ///
-/// As the scheduler of an SDK under test it runs nothing until the test advances it: a fetch or
-/// an upload stays pending until ``advance(by:)`` (or ``runUntilIdle(limit:)``) is called. To run
-/// work at once but keep virtual time, use `ImmediateScheduler` as the scheduler and a
-/// `TestScheduler` as the clock.
-///
 /// Work is registered synchronously by `schedule(after:_:)`, so nothing can race it.
 /// `advance(by:)` runs every piece of work that falls due, in deadline order (ties in the order
 /// they were scheduled), and waits for each to finish — or to park in ``sleep(for:)`` — before it
@@ -25,6 +20,22 @@ import SegmentsDomain
 /// await scheduler.advance(by: 0.1)   // reload() runs and is awaited
 /// #expect(scheduler.pendingWorkCount == 0)
 /// ```
+///
+/// - Important: As the *scheduler* of an SDK under test it runs nothing until the test advances it:
+///   a fetch or an upload stays pending, even one due now, until ``advance(by:)`` (or
+///   ``runUntilIdle(limit:)``) is called, so `try await user.fetchQualifiedSegments()` (or
+///   `getSegments`) with nothing advancing waits forever. When a test is about outcomes rather than
+///   timing, pass `ImmediateScheduler()` as the scheduler and this as the **clock** only: work
+///   starts at once and cache entries still age on virtual time.
+///
+///   ```swift
+///   let clock = TestScheduler()
+///   let audiences = AudienceSegmentsClient(
+///       fetcher: fetcher, candidateSegments: ["seg-1"],
+///       options: .testing(scheduler: ImmediateScheduler(), clock: clock))
+///   try await audiences.createUserContext(userId: "user123").fetchQualifiedSegments()
+///   await clock.advance(by: 600)      // the cached answer expires
+///   ```
 public final class TestScheduler: Clock, Scheduler, Sendable {
     private struct Item: Sendable {
         let deadline: Date

@@ -66,6 +66,20 @@ private let patience = AudienceHarness.generous
         #expect(user.qualifiedSegments == ["seg-2"])
     }
 
+    /// Issue 14, item 3: the recording fetcher sees the options, so "options are forwarded" is
+    /// one assertion per form.
+    @Test func o1_everyFormForwardsItsOptionsToTheFetcher() async throws {
+        let harness = AudienceHarness()
+        let user = harness.client.createUserContext(userId: "user123")
+        try await user.fetchQualifiedSegments(options: [.ignoreCache])
+        #expect(harness.fetcher.calls.last?.options == [.ignoreCache])
+        _ = await completionAnswer(user, options: [.ignoreCache, .clearOnFailure])
+        #expect(harness.fetcher.calls.last?.options == [.ignoreCache, .clearOnFailure])
+        _ = try await onBackgroundThread { try user.fetchQualifiedSegments(options: [.resetCache], timeout: patience) }
+        #expect(harness.fetcher.calls.last?.options == [.resetCache])
+        #expect(harness.fetcher.calls.map(\.options) == [[.ignoreCache], [.ignoreCache, .clearOnFailure], [.resetCache]])
+    }
+
     @Test func o1_theBlockingFormTimesOutAndTheFetchStillLandsLater() async throws {
         let harness = AudienceHarness(virtualRequests: true)
         let user = harness.client.createUserContext(userId: "user123")
@@ -184,6 +198,22 @@ private let patience = AudienceHarness.generous
         #expect(harness.fetcher.calls.map(\.identifier.field) == [.vuid, .fsUserId])
     }
 
+    /// Issue 14, item 7: the key type can be given explicitly, as Optimizely's `userKey`.
+    @Test func o3_theIdentifierTypeCanBeGivenExplicitly() async throws {
+        let harness = AudienceHarness()
+        let visitor = harness.client.createUserContext(userId: "3d9e-anonymous", identifierField: .vuid)
+        let user = harness.client.createUserContext(userId: "vuid_looks_anonymous", identifierField: .fsUserId)
+        #expect(visitor.identifier == AudienceIdentifier(field: .vuid, value: "3d9e-anonymous"))
+        try await visitor.fetchQualifiedSegments()
+        try await user.fetchQualifiedSegments()
+        #expect(harness.fetcher.calls.map(\.identifier) == [
+            AudienceIdentifier(field: .vuid, value: "3d9e-anonymous"),
+            AudienceIdentifier(field: .fsUserId, value: "vuid_looks_anonymous"),
+        ])
+        try await harness.client.createUserContext(userId: "3d9e-anonymous").fetchQualifiedSegments()
+        #expect(harness.fetcher.callCount == 3, "the cache is keyed by type and value: fs_user_id 3d9e… is another user")
+    }
+
     @Test func o4_noCandidatesAnswerEmptyWithoutARequest() async throws {
         let harness = AudienceHarness(candidates: [])
         let user = harness.client.createUserContext(userId: "user123")
@@ -202,12 +232,57 @@ private let patience = AudienceHarness.generous
         #expect(blocking?.code == .notEnabled)
     }
 
+    /// Issue 14, defect 1: without an audience backend the early `.notEnabled` answer skipped
+    /// `.clearOnFailure`, in all three forms.
+    @Test func o4_notEnabledHonoursClearOnFailureInEveryForm() async throws {
+        let harness = AudienceHarness(enabled: false)
+        let user = harness.client.createUserContext(userId: "user123")
+
+        user.qualifiedSegments = ["stale"]
+        let kept = await thrownSegmentsError { try await user.fetchQualifiedSegments() }
+        #expect(kept?.code == .notEnabled)
+        #expect(user.qualifiedSegments == ["stale"], "without .clearOnFailure the list stays")
+
+        let async = await thrownSegmentsError { try await user.fetchQualifiedSegments(options: [.clearOnFailure]) }
+        #expect(async?.code == .notEnabled)
+        #expect(user.qualifiedSegments == nil, "async form")
+
+        user.qualifiedSegments = ["stale"]
+        let completion = await completionAnswer(user, options: [.clearOnFailure])
+        #expect(completion.error?.code == .notEnabled && completion.onDeliveryQueue)
+        #expect(user.qualifiedSegments == nil, "completion form")
+
+        user.qualifiedSegments = ["stale"]
+        let blocking = await thrownSegmentsError {
+            _ = try await onBackgroundThread { try user.fetchQualifiedSegments(options: [.clearOnFailure], timeout: patience) }
+        }
+        #expect(blocking?.code == .notEnabled)
+        #expect(user.qualifiedSegments == nil, "blocking form")
+    }
+
     @Test func o4_theBackendsErrorsReachTheCaller() async {
         let harness = AudienceHarness()
         let user = harness.client.createUserContext(userId: "user123")
         harness.fetcher.failNextFetches(with: SegmentsError(.invalidIdentifier, "unknown user"))
         #expect(await thrownSegmentsError { try await user.fetchQualifiedSegments() }?.code == .invalidIdentifier)
         #expect(harness.logger.messages.contains { $0.hasPrefix("Segments: Fetch of qualified segments failed:") })
+    }
+
+    /// Issue 14, item 8: tests are safe by default with `Options.testing`.
+    @Test func o1_optionsTestingTouchesNeitherTheDiskNorTheNetwork() async throws {
+        let options = AudienceSegmentsClient.Options.testing
+        guard case .inMemory = options.visitorStorage else {
+            Issue.record("visitor segments must stay in memory")
+            return
+        }
+        let audiences = try AudienceSegmentsClient(
+            odp: ODPConfiguration(apiKey: "public-key"), candidateSegments: ["seg-1"], options: .testing)
+        let user = audiences.createUserContext(userId: "user123")
+        let error = await thrownSegmentsError { try await user.fetchQualifiedSegments() }
+        #expect(error?.code == .network)
+        #expect(error?.message.contains("Options.testing sends no request") == true)
+        user.setCustomSegments(["kept-in-memory"])
+        #expect(user.visitorSegments.customSegments == ["kept-in-memory"])
     }
 
     @Test(arguments: ["", "nope", "http://odp.example.com", "https://"])

@@ -174,6 +174,28 @@ import Testing
         #expect(try own.last?.get() == ["seg-3"])
     }
 
+    @Test func o1_theFetcherIsToldTheOptionsOfTheLoadThatSentTheRequest() async throws {
+        fetcher.delay = 1
+        _ = start(Self.user, [.clearOnFailure])
+        _ = start(Self.user, [.resetCache])  // resets, then starts its own request
+        _ = start()  // joins the second request: no call of its own
+        _ = start(Self.user, [.ignoreCache, .clearOnFailure])
+        await scheduler.advance(by: 1)
+        #expect(fetcher.calls.map(\.options) == [[.clearOnFailure], [.resetCache], [.ignoreCache, .clearOnFailure]])
+    }
+
+    @Test func t10_o3_settingTheWallClockNeitherExpiresNorKeepsACachedAnswer() async throws {
+        await load()
+        scheduler.moveWallClock(by: 3600)  // an hour forward: not 600 s of cache age
+        await load()
+        scheduler.moveWallClock(by: -7200)  // and back: not "stored in the future"
+        await load()
+        #expect(fetcher.callCount == 1)
+        await scheduler.advance(by: 600)  // 600 s really pass
+        await load()
+        #expect(fetcher.callCount == 2)
+    }
+
     @Test func o2_anAnswerThatStartedBeforeAResetStaysOutOfTheCache() async throws {
         fetcher.delay = 1
         let early = start()

@@ -6,10 +6,10 @@ import Testing
 
 /// Decoding of ODP answers and the mapping of every error shape (WIRE.md "ODP", SPEC O4).
 @Suite(.timeLimit(.minutes(2))) struct ODPResponseTests {
-    private func fetch(_ answer: MockTransport.Answer) async throws -> [String] {
+    private func fetch(_ answer: MockTransport.Answer, logger: CapturingLogger? = nil) async throws -> [String] {
         let client = ODPSegmentsClient(
             configuration: ODPConfiguration(apiKey: "k"), transport: MockTransport(fallback: answer),
-            clock: FixedClock(date: Harness.now))
+            clock: FixedClock(date: Harness.now), logger: logger)
         return try await client.fetchQualifiedSegments(userId: "user123", candidates: ["a", "b", "c"])
     }
 
@@ -43,6 +43,7 @@ import Testing
     func o4_invalidIdentifierInItsCurrentAndLegacyForms(body: String) async {
         let error = await failure(.json(body))
         #expect(error?.code == .invalidIdentifier)
+        #expect(error?.reason == .invalidIdentifier)
         #expect(error?.isTransient == false)
         #expect((error?.underlying as? ODPGraphQLError)?.isInvalidIdentifier == true)
         #expect(error.map { !$0.description.contains("_fs_user_id") } ?? false)
@@ -56,6 +57,7 @@ import Testing
         #expect(error?.message.contains(classification) == true)
         let graphQL = error?.underlying as? ODPGraphQLError
         #expect(graphQL?.classification == classification)
+        #expect(error?.reason == SegmentsError.Reason(rawValue: classification))
         #expect(graphQL?.reason == classification)
         #expect(graphQL?.message == "boom")
     }
@@ -64,6 +66,7 @@ import Testing
         let error = await failure(.json(#"{"errors":[{"message":"odd"}]}"#))
         #expect(error?.code == .invalidResponse)
         #expect((error?.underlying as? ODPGraphQLError)?.reason == "decode error")
+        #expect(error?.reason == .decodeError)
     }
 
     @Test(arguments: [400, 404, 413, 500, 502, 503])
@@ -71,6 +74,7 @@ import Testing
         let error = await failure(.json(Self.edges([("a", "qualified")]), status: status))
         #expect(error?.code == .httpStatus)
         #expect(error?.httpStatus == status)
+        #expect(error?.reason == .httpStatus(status) && error?.reason.rawValue == String(status))
     }
 
     @Test(arguments: [401, 403])
@@ -78,6 +82,7 @@ import Testing
         let error = await failure(.status(status))
         #expect(error?.code == .unauthorized)
         #expect(error?.httpStatus == status)
+        #expect(error?.reason == .httpStatus(status))
     }
 
     @Test(arguments: [
@@ -91,15 +96,40 @@ import Testing
         #"{"data":{"customer":{}}}"#,
         #"{"data":{"customer":{"audiences":{}}}}"#,
         #"{"data":{"customer":{"audiences":{"edges":{}}}}}"#,
-        #"{"data":{"customer":{"audiences":{"edges":[{"node":{"name":"a"}}]}}}}"#,
-        #"{"data":{"customer":{"audiences":{"edges":[{"node":{"name":1,"state":"qualified"}}]}}}}"#,
-        #"{"data":{"customer":{"audiences":{"edges":[{"name":"a","state":"qualified"}]}}}}"#,
         #"{"data":{"customer":"user123"}}"#,
     ])
     func o4_aBodyMissingDataCustomerAudiencesEdgesIsADecodeError(body: String) async {
         let error = await failure(.json(body))
         #expect(error?.code == .invalidResponse)
+        #expect(error?.reason == .decodeError)
         #expect(error?.message.contains("decode error") == true)
+    }
+
+    /// Issue 14, defect 2: one bad node failed the whole answer with `.invalidResponse`.
+    @Test(arguments: [
+        #"{"node":{"name":"x"}}"#,
+        #"{"node":{"state":"qualified"}}"#,
+        #"{"node":{"name":1,"state":"qualified"}}"#,
+        #"{"node":{"name":"x","state":null}}"#,
+        #"{"name":"x","state":"qualified"}"#,
+        #"{"node":null}"#,
+        #"null"#,
+        #""x""#,
+    ])
+    func o4_aMalformedNodeIsDroppedWithAWarningAndTheRestKept(badEdge: String) async throws {
+        let logger = CapturingLogger()
+        let body = #"{"data":{"customer":{"audiences":{"edges":["#
+            + #"{"node":{"name":"a","state":"qualified"}},\#(badEdge),{"node":{"name":"b","state":"not_qualified"}},"#
+            + #"\#(badEdge),{"node":{"name":"c","state":"qualified"}}]}}}}"#
+        #expect(try await fetch(.json(body), logger: logger) == ["a", "c"])
+        #expect(logger.messages == ["Segments: Ignored 2 ODP audience node(s) without name or state"])
+        #expect(logger.entries.map(\.level) == [.warning])
+    }
+
+    @Test func o4_aWellFormedAnswerLogsNothing() async throws {
+        let logger = CapturingLogger()
+        #expect(try await fetch(.json(Self.edges([("a", "qualified")])), logger: logger) == ["a"])
+        #expect(logger.entries.isEmpty)
     }
 
     @Test(arguments: [
@@ -111,5 +141,6 @@ import Testing
     func o4_transportFailuresKeepTheirCodeAndUnderlyingError(thrown: any Error, code: SegmentsError.Code) async {
         let error = await failure(.failure(thrown))
         #expect(error?.code == code)
+        #expect(error?.reason == [.timeout: .timeout, .network: .networkError, .cancelled: SegmentsError.Reason(rawValue: "cancelled")][code])
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 struct BenchOptions: Sendable {
     static let usage = """
         usage: segments-bench [--quick] [--json FILE] [--only 1,2,...] [--segments-binary PATH] [--scratch DIR]
+               segments-bench --markdown LABEL=FILE [LABEL=FILE ...]
 
         Measures the RealtimeSegments SDK; every figure is printed beside a baseline measured in
         the same run, so a busy machine slows both. Build in release mode:
@@ -11,11 +12,14 @@ struct BenchOptions: Sendable {
 
           --quick                small counts and shortened timings: a smoke run of about a minute
           --json FILE            also write the figures, the machine and the mode as JSON
-          --only LIST            run only these benchmarks (numbers 1-8, comma separated)
+          --only LIST            run only these benchmarks (numbers 1-9, comma separated)
           --segments-binary PATH the `segments` executable measured by benchmark 8 (default: the
                                  one beside this executable; build it with `swift build -c release`)
           --scratch DIR          where temporary storage directories go (default: the system
                                  temporary directory; fsync cost depends on its file system)
+          --markdown LABEL=FILE  measure nothing: print the figures of earlier --json runs as one
+                                 Markdown table, a column group per run (Scripts/performance-doc.sh
+                                 puts it into Docs/Performance.md)
           -h, --help             this text
 
         Benchmarks:
@@ -27,6 +31,7 @@ struct BenchOptions: Sendable {
           6  cold start on 3 x 1,000 stored segments and 10,000 queued events
           7  durable event-queue appends per second at length 10 and 10,000 vs a rewrite-the-file store
           8  peak resident memory of `segments demo` and of benchmark 2
+          9  the audience LRU cache alone: a hit, and an insert that evicts, vs a dictionary read under a lock
         """
 
     var quick = false
@@ -35,6 +40,8 @@ struct BenchOptions: Sendable {
     var segmentsBinary: String?
     var scratch = FileManager.default.temporaryDirectory
     var wantsHelp = false
+    /// `--markdown`: render these `LABEL=FILE` runs instead of measuring.
+    var markdownRuns: [String]?
     /// Internal: run one scenario as a child process for benchmark 8 (`fanout` or `idle`).
     var child: String?
 
@@ -52,13 +59,21 @@ struct BenchOptions: Sendable {
             case "--json": jsonPath = try value(of: argument)
             case "--only":
                 let numbers = try value(of: argument).split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-                guard !numbers.isEmpty, numbers.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 8 }) else {
-                    throw BenchUsageError(reason: "--only takes benchmark numbers from 1 to 8, e.g. --only 1,3")
+                guard !numbers.isEmpty, numbers.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 9 }) else {
+                    throw BenchUsageError(reason: "--only takes benchmark numbers from 1 to 9, e.g. --only 1,3")
                 }
                 only = Set(numbers.compactMap { $0 })
             case "--segments-binary": segmentsBinary = try value(of: argument)
             case "--scratch": scratch = URL(fileURLWithPath: try value(of: argument), isDirectory: true)
             case "--child": child = try value(of: argument)
+            case "--markdown":
+                var runs: [String] = []
+                while let next = rest.first, !next.hasPrefix("--") {
+                    runs.append(next)
+                    rest.removeFirst()
+                }
+                guard !runs.isEmpty else { throw BenchUsageError(reason: "--markdown needs LABEL=FILE arguments") }
+                markdownRuns = runs
             case "-h", "--help": wantsHelp = true
             default: throw BenchUsageError(reason: "unknown argument '\(argument)' (try --help)")
             }

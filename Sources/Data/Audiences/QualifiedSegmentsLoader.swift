@@ -5,12 +5,14 @@ import SegmentsDomain
 /// user at a time (SPEC O2–O4).
 ///
 /// - The cache keeps successful answers only, keyed by identifier field and value: 100 users for
-///   600 s by default, on the injected ``Clock``.
+///   600 s by default, on the injected ``Clock``'s monotonic uptime (SPEC T10).
 /// - Concurrent loads for one user (with the same candidates) that need the network share one
 ///   request; a load with `.ignoreCache` always sends its own request and stores nothing.
 /// - `.resetCache` empties the cache for every user first; answers of requests that were already
 ///   in flight then no longer reach the cache.
 /// - No candidates: the answer is `[]`, without a request.
+///
+/// The fetcher is told the options of the load that sent the request (joining loads send none).
 ///
 /// All state sits behind one lock; requests start through the ``Scheduler``, so tests drive them
 /// on virtual time. Completions run outside the lock: at once for a cache hit or no candidates,
@@ -75,7 +77,7 @@ public final class QualifiedSegmentsLoader: Sendable {
     ) {
         let key = FlightKey(identifier: identifier, candidates: candidates)
         let usesCache = !options.contains(.ignoreCache)
-        let now = clock.now()
+        let now = cacheTime()
         enum Step { case answer([String]), wait, start(Int) }
         let step = state.withLock { state -> Step in
             if options.contains(.resetCache) {
@@ -102,7 +104,7 @@ public final class QualifiedSegmentsLoader: Sendable {
         case .wait:
             break
         case .start(let id):
-            scheduler.schedule(after: 0) { await self.run(id, key) }
+            scheduler.schedule(after: 0) { await self.run(id, key, options) }
         }
     }
 
@@ -129,18 +131,26 @@ public final class QualifiedSegmentsLoader: Sendable {
 
     /// Whether the cache holds a valid answer for `identifier` now.
     public func isCached(_ identifier: AudienceIdentifier) -> Bool {
-        let now = clock.now()
+        let now = cacheTime()
         return state.withLock { $0.cache.contains(identifier, now: now) }
     }
 
-    private func run(_ id: Int, _ key: FlightKey) async {
+    /// The time cache entries age on: the clock's monotonic ``Clock/uptime()`` (SPEC T10), so
+    /// setting the device's clock neither expires nor revives an answer. The cache compares only
+    /// differences, so any fixed origin does.
+    private func cacheTime() -> Date {
+        Date(timeIntervalSinceReferenceDate: clock.uptime())
+    }
+
+    private func run(_ id: Int, _ key: FlightKey, _ options: Set<AudienceSegmentOption>) async {
         let result: Result<[String], SegmentsError>
         do {
-            result = .success(try await fetcher.fetchQualifiedSegments(for: key.identifier, candidates: key.candidates))
+            result = .success(
+                try await fetcher.fetchQualifiedSegments(for: key.identifier, candidates: key.candidates, options: options))
         } catch {
             result = .failure(SegmentsError.wrapping(error))
         }
-        let now = clock.now()
+        let now = cacheTime()
         let waiters = state.withLock { state -> [Completion] in
             guard let flight = state.flights.removeValue(forKey: id) else { return [] }
             if state.shared[key] == id { state.shared[key] = nil }

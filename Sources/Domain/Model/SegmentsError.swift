@@ -46,17 +46,22 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
     public let retryAfter: TimeInterval?
     /// The error this one wraps, if any.
     public let underlying: (any Error)?
+    /// The reason given at creation; ``reason`` falls back to the one the code implies.
+    let explicitReason: Reason?
 
     /// Creates an error.
+    ///
+    /// - Parameter reason: why, as a value (see ``reason``); by default the one `code` implies.
     public init(
         _ code: Code, _ message: String, httpStatus: Int? = nil, retryAfter: TimeInterval? = nil,
-        underlying: (any Error)? = nil
+        underlying: (any Error)? = nil, reason: Reason? = nil
     ) {
         self.code = code
         self.message = message
         self.httpStatus = httpStatus
         self.retryAfter = retryAfter
         self.underlying = underlying
+        self.explicitReason = reason
     }
 
     /// Whether trying again later can succeed (WIRE.md "Status handling"): network failures,

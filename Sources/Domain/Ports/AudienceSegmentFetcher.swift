@@ -8,4 +8,21 @@ public protocol AudienceSegmentFetcher: Sendable {
     ///
     /// An unknown user without an error is `[]`. Callers never pass an empty `candidates`.
     func fetchQualifiedSegments(for identifier: AudienceIdentifier, candidates: [String]) async throws -> [String]
+
+    /// The same request, told the options of the fetch that sent it (SPEC O1: every form forwards
+    /// the options). The loader always calls this one; the cache options are already carried out
+    /// by then, so a backend rarely needs them, but a test double can record them. The default
+    /// ignores `options` and calls ``fetchQualifiedSegments(for:candidates:)``.
+    func fetchQualifiedSegments(
+        for identifier: AudienceIdentifier, candidates: [String], options: Set<AudienceSegmentOption>
+    ) async throws -> [String]
+}
+
+extension AudienceSegmentFetcher {
+    /// Ignores `options`: calls ``fetchQualifiedSegments(for:candidates:)``.
+    public func fetchQualifiedSegments(
+        for identifier: AudienceIdentifier, candidates: [String], options: Set<AudienceSegmentOption>
+    ) async throws -> [String] {
+        try await fetchQualifiedSegments(for: identifier, candidates: candidates)
+    }
 }

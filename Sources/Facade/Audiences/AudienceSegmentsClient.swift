@@ -41,7 +41,8 @@ public final class AudienceSegmentsClient: Sendable {
         if let odp {
             try odp.validate()
             let transport = SegmentsMiddlewareTransport(transport: options.transport, middlewares: options.middlewares)
-            fetcher = ODPSegmentsClient(configuration: odp, transport: transport, clock: options.clock)
+            fetcher = ODPSegmentsClient(
+                configuration: odp, transport: transport, clock: options.clock, logger: options.logger)
         }
         self.init(fetcher: fetcher, candidateSegments: candidateSegments, options: options)
     }
@@ -77,7 +78,19 @@ public final class AudienceSegmentsClient: Sendable {
     /// A context for `userId`: ODP identifies it as `vuid` when it starts with `vuid_` (any case),
     /// otherwise as `fs_user_id`; its visitor segments are kept under `userId`.
     public func createUserContext(userId: String) -> SegmentsUserContext {
-        SegmentsUserContext(userId: userId, client: self)
+        SegmentsUserContext(userId: userId, identifier: AudienceIdentifier(userId: userId), client: self)
+    }
+
+    /// A context for `userId` that ODP always asks about as `identifierField`, whatever the id
+    /// looks like: the key type Optimizely's segment manager takes as `userKey` (`.vuid` or
+    /// `.fsUserId`; another field must be listed in `ODPConfiguration.additionalIdentifierFields`,
+    /// or its fetches fail with `.invalidConfiguration`). Its visitor segments are kept under `userId`.
+    ///
+    /// ```swift
+    /// let visitor = audiences.createUserContext(userId: "3d9e…", identifierField: .vuid)
+    /// ```
+    public func createUserContext(userId: String, identifierField: AudienceIdentifier.Field) -> SegmentsUserContext {
+        SegmentsUserContext(userId: userId, identifier: AudienceIdentifier(field: identifierField, value: userId), client: self)
     }
 
     /// Empties the cache of qualified segments for every user, as the `.resetCache` option does.

@@ -23,14 +23,16 @@ public final class SegmentsUserContext: Sendable {
 
     /// The user id.
     public let userId: String
-    /// The id as the audience backend sees it: `vuid` for `vuid_…` ids, else `fs_user_id`.
+    /// The id as the audience backend sees it: the field given to
+    /// ``AudienceSegmentsClient/createUserContext(userId:identifierField:)``, else `vuid` for
+    /// `vuid_…` ids and `fs_user_id` for the others.
     public let identifier: AudienceIdentifier
     let client: AudienceSegmentsClient
     private let state = Locked(State())
 
-    init(userId: String, client: AudienceSegmentsClient) {
+    init(userId: String, identifier: AudienceIdentifier, client: AudienceSegmentsClient) {
         self.userId = userId
-        self.identifier = AudienceIdentifier(userId: userId)
+        self.identifier = identifier
         self.client = client
     }
 
@@ -48,32 +50,44 @@ public final class SegmentsUserContext: Sendable {
 
     /// Fetches through the client's loader, updates ``qualifiedSegments``, then answers — on the
     /// loader's task or at once, never on the delivery queue, so the blocking form cannot deadlock it.
+    ///
+    /// Every answer, `.notEnabled` included, goes through ``apply(_:ticket:clearsOnFailure:)``, so
+    /// `.clearOnFailure` holds for every failure (issue 14).
     func load(_ options: [AudienceSegmentOption], completion: @escaping @Sendable (Result<[String], SegmentsError>) -> Void) {
-        guard let loader = client.loader else {
-            completion(.failure(SegmentsError(.notEnabled, "Audience segments are not enabled: no ODP integration is configured")))
-            return
-        }
         let ticket = state.withLock { state -> Int in
             state.nextFetch += 1
             return state.nextFetch
         }
         let clearsOnFailure = options.contains(.clearOnFailure)
+        guard let loader = client.loader else {
+            let result = Result<[String], SegmentsError>.failure(
+                SegmentsError(.notEnabled, "Audience segments are not enabled: no ODP integration is configured"))
+            apply(result, ticket: ticket, clearsOnFailure: clearsOnFailure)
+            completion(result)
+            return
+        }
         loader.qualifiedSegments(for: identifier, candidates: client.candidateSegments, options: Set(options)) {
             [weak self] result in
-            self?.state.withLock { state in
-                guard ticket > state.lastApplied else { return }
-                switch result {
-                case .success(let segments):
-                    state.qualifiedSegments = segments
+            self?.apply(result, ticket: ticket, clearsOnFailure: clearsOnFailure)
+            completion(result)
+        }
+    }
+
+    /// Stores the answer of fetch number `ticket` unless a later fetch already stored one: a
+    /// success always, a failure only with `.clearOnFailure` (as `nil`).
+    private func apply(_ result: Result<[String], SegmentsError>, ticket: Int, clearsOnFailure: Bool) {
+        state.withLock { state in
+            guard ticket > state.lastApplied else { return }
+            switch result {
+            case .success(let segments):
+                state.qualifiedSegments = segments
+                state.lastApplied = ticket
+            case .failure:
+                if clearsOnFailure {
+                    state.qualifiedSegments = nil
                     state.lastApplied = ticket
-                case .failure:
-                    if clearsOnFailure {
-                        state.qualifiedSegments = nil
-                        state.lastApplied = ticket
-                    }
                 }
             }
-            completion(result)
         }
     }
 }

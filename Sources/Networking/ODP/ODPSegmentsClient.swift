@@ -19,12 +19,18 @@ import SegmentsDomain
 ///   body that is not the documented shape ("decode error");
 /// - `.network`, `.timeout`, `.cancelled`: no answer.
 ///
+/// Every error's ``SegmentsError/reason`` says why as a value (`decode error`, the status, the
+/// GraphQL classification, …).
+///
 /// No candidates answers `[]` without a request; `customer: null` (an unknown user) answers `[]`.
+/// An audience node without a `name` and `state` is dropped, the rest of the answer kept, and a
+/// warning logged: `Segments: Ignored <n> ODP audience node(s) without name or state`.
 public struct ODPSegmentsClient: AudienceSegmentFetcher {
     /// The host, key, time-out and allowed fields.
     public let configuration: ODPConfiguration
     private let transport: any SegmentsTransport
     private let clock: any Clock
+    private let logger: (any SegmentsLogger)?
 
     /// Creates an adapter.
     ///
@@ -32,10 +38,15 @@ public struct ODPSegmentsClient: AudienceSegmentFetcher {
     ///   - configuration: the host, key, time-out and allowed identifier fields.
     ///   - transport: sends the requests; wrap it in middleware to sign or measure them.
     ///   - clock: the "now" that an HTTP-date `Retry-After` is measured from.
-    public init(configuration: ODPConfiguration, transport: any SegmentsTransport, clock: any Clock) {
+    ///   - logger: receives `Segments:` warnings (audience nodes dropped as malformed); `nil` logs nothing.
+    public init(
+        configuration: ODPConfiguration, transport: any SegmentsTransport, clock: any Clock,
+        logger: (any SegmentsLogger)? = nil
+    ) {
         self.configuration = configuration
         self.transport = transport
         self.clock = clock
+        self.logger = logger
     }
 
     /// The segments among `candidates` that `userId` qualifies for, in response order; the
@@ -58,7 +69,11 @@ public struct ODPSegmentsClient: AudienceSegmentFetcher {
         if let failure = HTTPFailure.error(for: response, operation: operation, now: clock.now()) {
             throw failure
         }
-        return try ODPResponseDecoder.qualifiedSegments(from: response.body)
+        let answer = try ODPResponseDecoder.decode(response.body)
+        if answer.droppedNodes > 0 {
+            logger?.log(.warning, "Segments: Ignored \(answer.droppedNodes) ODP audience node(s) without name or state")
+        }
+        return answer.qualified
     }
 
     /// The request for `identifier` and `candidates`: URL, headers, GraphQL body and deadline.

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Regenerates the generated tables of Docs/Performance.md from committed segments-bench runs, so
+# every figure there comes from a JSON file in Docs/, never typed by hand.
+#
+#   Scripts/performance-doc.sh           # rewrite the tables in place
+#   Scripts/performance-doc.sh --check   # exit 1 when Docs/Performance.md is out of date
+#
+# Each table sits between `<!-- generated: NAME -->` and `<!-- end generated: NAME -->`; NAME is
+# listed below with the runs it shows (LABEL=FILE, files relative to the repository root).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+declare -A tables=(
+    [lru]="before=Docs/Performance-LRU-before.json after=Docs/Performance-LRU.json"
+)
+
+doc=Docs/Performance.md
+swift build -c release --product segments-bench >&2
+bench=.build/release/segments-bench
+out=$(mktemp)
+cp "$doc" "$out"
+for name in "${!tables[@]}"; do
+    # shellcheck disable=SC2086  # the run list is split on purpose
+    table=$("$bench" --markdown ${tables[$name]})
+    begin="<!-- generated: $name -->"
+    end="<!-- end generated: $name -->"
+    grep -qF "$begin" "$out" || { echo "error: $doc has no '$begin' marker" >&2; exit 1; }
+    TABLE="$table" awk -v begin="$begin" -v end="$end" '
+        $0 == begin { print; print "<!-- from Scripts/performance-doc.sh: do not edit by hand -->"; print ENVIRON["TABLE"]; skip = 1; next }
+        $0 == end { skip = 0 }
+        !skip { print }
+    ' "$out" >"$out.next"
+    mv "$out.next" "$out"
+done
+if [[ "${1:-}" == "--check" ]]; then
+    if ! diff -u "$doc" "$out"; then
+        echo "error: $doc is out of date; run Scripts/performance-doc.sh" >&2
+        exit 1
+    fi
+    rm -f "$out"
+else
+    mv "$out" "$doc"
+    echo "updated $doc" >&2
+fi

@@ -1,0 +1,29 @@
+import Foundation
+import SegmentsDomain
+import Testing
+
+/// A failed fetch's reason as a value (SPEC O4, issue 14): given explicitly, or implied by the code.
+@Suite(.timeLimit(.minutes(2))) struct SegmentsErrorReasonTests {
+    @Test(arguments: [
+        (SegmentsError(.network, "offline"), "network error"),
+        (SegmentsError(.timeout, "slow"), "timeout"),
+        (SegmentsError(.httpStatus, "down", httpStatus: 503), "503"),
+        (SegmentsError(.unauthorized, "refused", httpStatus: 401), "401"),
+        (SegmentsError(.invalidResponse, "garbled"), "decode error"),
+        (SegmentsError(.invalidIdentifier, "who?"), "invalid identifier"),
+        (SegmentsError(.notEnabled, "off"), "not enabled"),
+        (SegmentsError(.storage, "disk"), "storage"),
+        (SegmentsError(.invalidResponse, "boom", reason: SegmentsError.Reason(rawValue: "DataFetchingException")),
+         "DataFetchingException"),
+    ])
+    func o4_everyErrorHasAReadableReason(error: SegmentsError, reason: String) {
+        #expect(error.reason.rawValue == reason)
+        #expect(error.reason.description == reason)
+    }
+
+    @Test func o4_reasonsCompareAsValues() {
+        #expect(SegmentsError(.httpStatus, "x", httpStatus: 429).reason == .httpStatus(429))
+        #expect(SegmentsError(.invalidResponse, "x").reason == .decodeError)
+        #expect(SegmentsError.wrapping(SegmentsError(.network, "x")).reason == .networkError)
+    }
+}
