@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(
             name: "RealtimeSegmentsTests",
             dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator", "segments"]),
-        .testTarget(name: "SegmentsEmulatorTests", dependencies: ["SegmentsEmulator"]),
+        .testTarget(name: "SegmentsEmulatorTests", dependencies: ["SegmentsEmulator", "SegmentsTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,7 @@ import SegmentsTesting
 import Testing
 
 /// The instance API over fakes, on virtual time.
-@Suite(.timeLimit(.minutes(2))) struct SegmentsClientTests {
+@Suite(hangTimeLimit(minutes: 2)) struct SegmentsClientTests {
     @Test func aConfiguredClientTracksIdentifiesAndReloadsAfterUploads() async throws {
         let harness = ClientHarness()
         harness.repository.answer([.discovery(): [Fixture.s1]])

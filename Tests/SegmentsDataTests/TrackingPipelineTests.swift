@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC E (and T3's hook): the tracking pipeline on virtual time.
-@Suite(.timeLimit(.minutes(2))) struct TrackingPipelineTests {
+@Suite(hangTimeLimit(minutes: 2)) struct TrackingPipelineTests {
     final class Harness: Sendable {
         let scheduler = TestScheduler()
         let logger = CapturingLogger()

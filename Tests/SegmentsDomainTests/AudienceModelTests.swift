@@ -1,8 +1,9 @@
 import SegmentsDomain
+import SegmentsTesting
 import Testing
 
 /// The identifier type rule (WIRE.md "ODP") and the visitor segments value (SPEC V1, V2).
-@Suite(.timeLimit(.minutes(2))) struct AudienceModelTests {
+@Suite(hangTimeLimit(minutes: 2)) struct AudienceModelTests {
     @Test(arguments: [
         ("vuid_123", "vuid"),
         ("VUID_abc", "vuid"),

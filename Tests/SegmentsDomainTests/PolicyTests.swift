@@ -1,9 +1,10 @@
 import Foundation
 import SegmentsDomain
+import SegmentsTesting
 import Testing
 
 /// The pure policies, table-driven.
-@Suite(.timeLimit(.minutes(2))) struct PolicyTests {
+@Suite(hangTimeLimit(minutes: 2)) struct PolicyTests {
     static let t0 = Date(timeIntervalSince1970: 1_000)
 
     @Test(arguments: [

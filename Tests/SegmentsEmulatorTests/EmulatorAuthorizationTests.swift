@@ -1,8 +1,9 @@
 import Foundation
 import SegmentsEmulator
+import SegmentsTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct EmulatorAuthorizationTests {
+@Suite(hangTimeLimit(minutes: 2)) struct EmulatorAuthorizationTests {
     @Test func projectModeRequiresTheExactAuthorizationValue() async throws {
         try await withEmulator { emulator, client in
             emulator.requireAuthorization("Token KEY")

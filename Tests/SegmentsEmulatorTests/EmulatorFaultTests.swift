@@ -1,9 +1,10 @@
 import Foundation
 import SegmentsEmulator
+import SegmentsTesting
 import Testing
 
 /// Every fault kind, observed through URLSession and/or a raw socket, and the queue semantics.
-@Suite(.timeLimit(.minutes(2))) struct EmulatorFaultTests {
+@Suite(hangTimeLimit(minutes: 2)) struct EmulatorFaultTests {
     private let fetchPath = "/webxp/projects/t/segments?cookie=c"
 
     private func expectHealthy(_ client: EmulatorTestClient) async throws {

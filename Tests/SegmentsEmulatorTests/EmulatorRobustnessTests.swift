@@ -1,5 +1,6 @@
 import Foundation
 import SegmentsEmulator
+import SegmentsTesting
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +10,7 @@ import Darwin
 
 /// Malformed and hostile input over raw sockets: each gets a 4xx (or a close) and the server keeps
 /// answering normal requests.
-@Suite(.timeLimit(.minutes(2))) struct EmulatorRobustnessTests {
+@Suite(hangTimeLimit(minutes: 2)) struct EmulatorRobustnessTests {
     private let fetch = rawRequest("GET", "/webxp/projects/t/segments?cookie=c")
 
     /// A normal request on a new connection still works.

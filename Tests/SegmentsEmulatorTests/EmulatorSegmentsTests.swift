@@ -1,9 +1,10 @@
 import Foundation
 import SegmentsEmulator
+import SegmentsTesting
 import Testing
 
 /// Fetch answers: rules over received events, fixed answers, and the rules file format.
-@Suite(.timeLimit(.minutes(2))) struct EmulatorSegmentsTests {
+@Suite(hangTimeLimit(minutes: 2)) struct EmulatorSegmentsTests {
     private let buyers = EmulatorSegmentRule(category: "discovery", segmentId: "buyers", segmentationId: "g1",
                                              eventType: "purchase", minimumCount: 2)
     private let shoes = EmulatorSegmentRule(category: "merchandising", segmentId: "shoes", segmentationId: "g2",

@@ -1,8 +1,9 @@
 import Foundation
 import SegmentsEmulator
+import SegmentsTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct HTTPRequestParserTests {
+@Suite(hangTimeLimit(minutes: 2)) struct HTTPRequestParserTests {
     private let post = "POST /track/v2/projects/t/customers/events HTTP/1.1\r\nHost: x\r\nContent-Length: 7\r\n\r\n{\"a\":1}"
 
     private func parse(_ text: String, parser: inout HTTPRequestParser) -> HTTPRequestParser.Outcome {

@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct RetryAfterTests {
+@Suite(hangTimeLimit(minutes: 2)) struct RetryAfterTests {
     /// Sun, 06 Nov 1994 08:49:37 GMT, the RFC's example date.
     private static let rfcDate = Date(timeIntervalSince1970: 784_111_777)
 

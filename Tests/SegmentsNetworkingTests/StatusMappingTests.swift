@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct StatusMappingTests {
+@Suite(hangTimeLimit(minutes: 2)) struct StatusMappingTests {
     private static let path = "/webxp/projects/TOKEN/segments"
 
     private func fetchError(_ answer: MockTransport.Answer) async -> SegmentsError? {

@@ -1,8 +1,9 @@
 import Foundation
 import SegmentsNetworking
+import SegmentsTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct TransportValueTests {
+@Suite(hangTimeLimit(minutes: 2)) struct TransportValueTests {
     @Test func headersAreLookedUpCaseInsensitively() {
         let headers: SegmentsHTTPHeaders = ["Content-Type": "application/json", "retry-after": "5"]
         #expect(headers["content-type"] == "application/json")

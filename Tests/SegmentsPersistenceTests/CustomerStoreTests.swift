@@ -1,9 +1,10 @@
 import Foundation
 import SegmentsDomain
 import SegmentsPersistence
+import SegmentsTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct CustomerStoreTests {
+@Suite(hangTimeLimit(minutes: 2)) struct CustomerStoreTests {
     static let fileName = "customer.json"
 
     @Test func p1_savedCustomerLoadsBack() throws {

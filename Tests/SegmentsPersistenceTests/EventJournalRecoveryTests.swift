@@ -1,10 +1,11 @@
 import Foundation
 import SegmentsDomain
 import SegmentsPersistence
+import SegmentsTesting
 import Testing
 
 /// What the event queue does with whatever a crash or damage left in its journal (SPEC P2, E4).
-@Suite(.timeLimit(.minutes(2))) struct EventJournalRecoveryTests {
+@Suite(hangTimeLimit(minutes: 2)) struct EventJournalRecoveryTests {
     static let fileName = "event-queue.journal"
 
     /// A journal holding `events`, written by the store itself.

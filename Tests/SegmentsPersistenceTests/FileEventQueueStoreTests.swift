@@ -1,10 +1,11 @@
 import Foundation
 import SegmentsDomain
+import SegmentsTesting
 import Testing
 
 @testable import SegmentsPersistence
 
-@Suite(.timeLimit(.minutes(2))) struct FileEventQueueStoreTests {
+@Suite(hangTimeLimit(minutes: 2)) struct FileEventQueueStoreTests {
     static let fileName = "event-queue.journal"
 
     @Test func e1_appendedItemsLoadOldestFirst() throws {

@@ -1,9 +1,10 @@
 import Foundation
 import SegmentsDomain
 import SegmentsPersistence
+import SegmentsTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct InMemoryStoreTests {
+@Suite(hangTimeLimit(minutes: 2)) struct InMemoryStoreTests {
     @Test func p1_inMemoryCustomerStoreRoundTrips() {
         let store = InMemoryCustomerStore()
         #expect(store.load() == nil)

@@ -1,12 +1,13 @@
 import Foundation
 import SegmentsDomain
+import SegmentsTesting
 import Testing
 
 @testable import SegmentsPersistence
 
 /// The journal's reader must read exactly what `JSONEncoder` writes, agree with `JSONValue`'s own
 /// decoding, and reject damage rather than guess (SPEC P2).
-@Suite(.timeLimit(.minutes(2))) struct JSONReaderTests {
+@Suite(hangTimeLimit(minutes: 2)) struct JSONReaderTests {
     private func read(_ text: String) throws -> JSONValue {
         try JSONReader.value(from: Data(text.utf8))
     }

@@ -1,9 +1,10 @@
 import Foundation
 import SegmentsDomain
 import SegmentsPersistence
+import SegmentsTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct SegmentBaselineStoreTests {
+@Suite(hangTimeLimit(minutes: 2)) struct SegmentBaselineStoreTests {
     static let fileName = "segment-baseline.json"
 
     @Test func d1_savedBaselineLoadsBackExactly() throws {

@@ -1,9 +1,10 @@
 import Foundation
+import SegmentsTesting
 import Testing
 
 @testable import SegmentsPersistence
 
-@Suite(.timeLimit(.minutes(2))) struct StorageLocationTests {
+@Suite(hangTimeLimit(minutes: 2)) struct StorageLocationTests {
     @Test func p1_safeIntegrationIdIsUsedAsIs() {
         #expect(StorageLocation.folderName(forIntegrationId: "a1b2-c3_d4.e5") == "a1b2-c3_d4.e5")
     }

@@ -1,13 +1,14 @@
 import Foundation
 import RealtimeSegments
 import SegmentsEmulator
+import SegmentsTesting
 import Testing
 
 /// SPEC E4 against real crashes: `segments track` (a separate process with file storage) is killed
 /// with SIGKILL at random moments, 20 times on one storage directory, with uploads slowed or
 /// failing so that items are queued when it dies; a last run only uploads. Every event the child
 /// reported as accepted must reach the emulator at least once, and storage must load every time.
-@Suite(.timeLimit(.minutes(2))) struct CrashTests {
+@Suite(hangTimeLimit(minutes: 2)) struct CrashTests {
     static let killedRuns = 20
     static let eventsPerRun = 12
 

@@ -1,3 +1,4 @@
+import SegmentsTesting
 import Testing
 
 /// The integration suites: the real `URLSessionSegmentsTransport` and Bloomreach adapters against a
@@ -10,4 +11,4 @@ import Testing
 /// and shows up at once (this is how a stray wake-up byte from a stopped emulator's `deinit` was
 /// found), and timing assertions do not compete with a hundred other tests for two cores. The set
 /// still takes only a few seconds.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct LiveIntegrationTests {}
+@Suite(.serialized, hangTimeLimit(minutes: 5)) struct LiveIntegrationTests {}
