@@ -3,7 +3,7 @@ import Foundation
 /// Turns one parsed request into the emulator's answer, reading and updating the shared state.
 ///
 /// Order of decisions: log the request → route it (400/404/405) → play the next fault aimed at the
-/// route (a `.status` fault answers without processing; every other fault lets the request be
+/// route (a `.status` or `.redirect` fault answers without processing; every other fault lets the request be
 /// processed and garbles or delays only the answer, as a broken proxy would) → check authorization
 /// (401) → validate the body (400) → record and answer.
 struct EmulatorRequestHandler: Sendable {
@@ -32,7 +32,7 @@ struct EmulatorRequestHandler: Sendable {
                 return .error(400, reason)
             case .matched(let match):
                 let fault = state.faults.take(for: match.route)
-                if let fault, case .status = fault {
+                if let fault, fault.answersWithoutProcessing {
                     return fault.apply(to: .error(500, "not processed"))
                 }
                 let normal = Self.answer(match, request: request, record: record, state: &state)

@@ -46,6 +46,16 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
         entry.continuation.resume(with: result)
     }
 
+    /// Refuses every redirect (SPEC P6): URLSession would otherwise re-send the headers —
+    /// `Authorization`, `x-api-key` — and the body to the `Location`, whatever its host or scheme.
+    /// Declining makes the 3xx itself the task's response, which ``HTTPFailure`` turns into an error.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
         let expected = dataTask.response?.expectedContentLength ?? -1
