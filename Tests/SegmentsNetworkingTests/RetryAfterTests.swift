@@ -57,3 +57,22 @@ import Testing
         #expect(error.httpStatus == 429)
     }
 }
+
+/// A `Retry-After` from a hostile server never becomes an infinite or negative wait (SPEC P7).
+@Suite(suiteTimeLimit()) struct RetryAfterBoundsTests {
+    @Test(arguments: [String(repeating: "9", count: 400), "99999999999999999999", "0000000000000000000086401"])
+    func p7_aHugeDeltaIsFiniteAndCapped(value: String) throws {
+        let seconds = try #require(RetryAfter.seconds(from: value, now: Date(timeIntervalSince1970: 0)))
+        #expect(seconds.isFinite)
+        #expect(seconds == RetryAfter.maximumSeconds)
+    }
+
+    @Test func p7_leadingZerosStillCount() {
+        #expect(RetryAfter.seconds(from: String(repeating: "0", count: 50) + "7", now: Date()) == 7)
+    }
+
+    @Test func p7_aFarFutureDateIsCapped() {
+        let seconds = RetryAfter.seconds(from: "Fri, 31 Dec 9999 23:59:59 GMT", now: Date(timeIntervalSince1970: 0))
+        #expect(seconds == RetryAfter.maximumSeconds)
+    }
+}
