@@ -21,7 +21,7 @@ struct TrackCommand {
           --prefix P            the first part of each `seq` (default "run")
           --authorization A     "Token <key>", "Bearer <token>" or "none" (default)
           --event-type E        the event type (default crash_test)
-          --retry SECONDS       the first upload retry delay (default: the SDK's, 2)
+          --retry SECONDS       the first upload retry delay, more than 0 (default: the SDK's, 2)
           --flush               call flush() after the last event as well
           --timeout SECONDS     how long to wait for the queue to empty (default 10)
         Output: `loaded <n>` (items queued from earlier runs), one `accepted <seq>` per event, then
@@ -54,6 +54,8 @@ struct TrackCommand {
         let eventType = arguments.value("event-type") ?? "crash_test"
         guard !eventType.isEmpty else { throw UsageError(reason: "--event-type must not be empty") }
         let retry = try seconds("retry", default: RetryBackoff().initial)
+        // A zero backoff retries a failing upload in a tight loop (SPEC P7).
+        guard retry > 0 else { throw UsageError(reason: "--retry must be more than 0 seconds") }
         let timeout = try seconds("timeout", default: 10)
 
         let client = SegmentsClient(

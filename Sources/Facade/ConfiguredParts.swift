@@ -12,6 +12,7 @@ struct ConfiguredParts {
     let events: any EventQueueStore
 
     init(_ configuration: SegmentsClient.Configuration, options: SegmentsClient.Options) throws {
+        try options.validate()
         let integrationId: String
         switch configuration.backend {
         case .bloomreach(let bloomreach):

@@ -21,7 +21,7 @@ public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible {
     public var apiKey: String
     /// The API host; `/v3/graphql` is joined to it with exactly one `/`.
     public var apiHost: String
-    /// The deadline of each request, in seconds.
+    /// The deadline of each request, in seconds: more than 0, at most 300 (SPEC P7).
     public var requestTimeout: TimeInterval
     /// Whether a plain `http` host that is not loopback is allowed (SPEC P3); `false` by default.
     public var allowsInsecureHTTP: Bool
@@ -42,7 +42,8 @@ public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Checks the settings without sending anything: a non-empty key, a valid host (absolute,
-    /// `https` unless allowed otherwise), a positive time-out and valid additional field names.
+    /// `https` unless allowed otherwise), a time-out within `0 < t ≤ 300` s and valid additional
+    /// field names.
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`, never crashes. The adapter checks the
     ///   same before every request, so calling this is optional.
@@ -66,9 +67,7 @@ public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible {
         guard !apiKey.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw SegmentsError(.invalidConfiguration, "The ODP API key is empty")
         }
-        guard requestTimeout > 0, requestTimeout.isFinite else {
-            throw SegmentsError(.invalidConfiguration, "The ODP request time-out must be positive")
-        }
+        try DurationRules.checkTimeout(requestTimeout, "The ODP request time-out")
         if let bad = additionalIdentifierFields.sorted().first(where: { !ODPQuery.isName($0) }) {
             throw SegmentsError(.invalidConfiguration, "'\(bad)' is not a valid GraphQL field name")
         }
