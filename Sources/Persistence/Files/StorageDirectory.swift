@@ -19,6 +19,15 @@ struct StorageDirectory: Sendable {
 
     /// The directory.
     let url: URL
+    /// Fault injection for the stores' tests (a full disk cannot be had on demand): when set,
+    /// ``replace(_:with:)`` fails with the `errno` it returns for the file's name, before writing.
+    var simulatedWriteFailure: (@Sendable (_ name: String) -> Int32?)?
+
+    /// The storage directory at `url`.
+    init(url: URL, simulatedWriteFailure: (@Sendable (_ name: String) -> Int32?)? = nil) {
+        self.url = url
+        self.simulatedWriteFailure = simulatedWriteFailure
+    }
 
     /// The directory's path.
     var path: String { url.path }
@@ -61,6 +70,9 @@ struct StorageDirectory: Sendable {
     /// directory is written and synced, renamed over `name`, and the directory is synced. A crash
     /// at any point leaves either the old or the new content, plus at worst a stray temporary file.
     func replace(_ name: String, with data: Data) throws {
+        if let code = simulatedWriteFailure?(name) {
+            throw POSIXFile.failure("write", path(of: name), code: code)
+        }
         let temporary = path(of: Self.temporaryPrefix(of: name) + UUID().uuidString)
         let fd = try POSIXFile.createExclusive(temporary)
         do {
@@ -78,6 +90,13 @@ struct StorageDirectory: Sendable {
             throw error
         }
         POSIXFile.syncDirectory(path)
+    }
+
+    /// Deletes `name` durably; `true` when it is gone (or never existed). Needs no free space.
+    func remove(_ name: String) -> Bool {
+        let gone = unlink(path(of: name)) == 0 || errno == ENOENT
+        POSIXFile.syncDirectory(path)
+        return gone
     }
 
     /// Deletes the temporary files a crash left behind for `name`. They are never read: the
