@@ -31,6 +31,10 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
                 return nil
             }
             data = contents
+        } catch let untrusted as UntrustedFile {
+            let asideName = directory.setAside(name)
+            diagnostics.setAside(name, problem: .untrusted(untrusted), asideName: asideName, detail: nil)
+            return nil
         } catch {
             diagnostics.unreadable(name, error: error)
             return nil
