@@ -8,8 +8,11 @@ import SegmentsDomain
 /// try odp.validate()   // optional: fail early on a bad host or key
 /// ```
 ///
-/// Its `description` never shows the API key (SPEC P4).
-public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible {
+/// Printing never shows the API key — `description`, `debugDescription`, `dump` and `Mirror` alike
+/// (SPEC P4).
+public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// `https://api.zaius.com`, the Optimizely Data Platform API host.
     public static let defaultAPIHost = "https://api.zaius.com"
     /// The default deadline of each request: 10 s.
@@ -60,6 +63,19 @@ public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// The host and the time-out, without the key.
     public var description: String {
         "ODPConfiguration(apiHost: \(apiHost), apiKey: <redacted>, requestTimeout: \(requestTimeout))"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// Every setting, with the key as `<redacted>`.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "apiKey": "<redacted>", "apiHost": apiHost, "requestTimeout": requestTimeout,
+                "allowsInsecureHTTP": allowsInsecureHTTP, "additionalIdentifierFields": additionalIdentifierFields,
+            ], displayStyle: .struct)
     }
 
     /// `{apiHost}/v3/graphql`, after validating every setting.
