@@ -1,5 +1,5 @@
 import Foundation
-import RealtimeSegments
+@testable import RealtimeSegments
 import Testing
 
 /// SPEC P4: a credential never shows when a value holding it is printed, debug-printed, dumped or
@@ -66,5 +66,16 @@ import Testing
         #expect(Self.headers.description.contains("Accept: application/json"))
         #expect(Self.headers.description.contains("Proxy-Authorization: <redacted>"))
         #expect(Self.headers["cookie"] == "session=\(Self.secret)", "the value itself is still there to send")
+    }
+}
+
+/// SPEC P4 for storage: the default folder of an ODP integration does not carry its API key.
+@Suite(suiteTimeLimit()) struct StorageFolderSecretTests {
+    @Test func p4_theODPStorageFolderIsNamedByAHashOfTheKey() {
+        let key = "W4WzcEs-ABgXorzY7h1LCQ"
+        let backend = SegmentsClient.Backend.odp(ODPConfiguration(apiKey: key), candidates: ["a"])
+        #expect(!backend.storageIntegrationId.contains(key))
+        #expect(!StorageLocation.defaultDirectory(integrationId: backend.storageIntegrationId).path.contains(key))
+        #expect(backend.legacyStorageIntegrationId == "odp-\(key)", "the old folder is found to be renamed")
     }
 }
