@@ -146,3 +146,26 @@ import Darwin
         }
     }
 }
+
+/// A planted, deeply nested stored file is set aside before a recursive decoder sees it.
+@Suite(suiteTimeLimit()) struct DeepStoredFileTests {
+    @Test func p7_aDeeplyNestedFileIsSetAsideNotDecoded() throws {
+        try TemporaryDirectory.with { dir in
+            let deep = String(repeating: "[", count: 400) + String(repeating: "]", count: 400)
+            try dir.write(#"{"version":1,"customerIds":{"cookie":"c","x":\#(deep)}}"#, to: "customer.json")
+            let storage = dir.storage
+            let log = LineLog()
+            // Apple's secondary-thread stack: the recursive decoders would overflow it.
+            let done = DispatchSemaphore(value: 0)
+            let thread = Thread {
+                _ = FileCustomerStore(directory: storage, logger: log).load()
+                done.signal()
+            }
+            thread.stackSize = 512 * 1024
+            thread.start()
+            done.wait()
+
+            #expect(log.problems.contains { $0.contains("unexpected content") && $0.contains("corrupt-1") })
+        }
+    }
+}

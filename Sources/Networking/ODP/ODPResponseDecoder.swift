@@ -15,6 +15,10 @@ enum ODPResponseDecoder {
     static let operation = "Fetching qualified segments"
 
     static func qualifiedSegments(from body: Data) throws -> [String] {
+        // Before the recursive decoder: a deeply nested body could overflow a thread's stack.
+        guard !JSONDepth.exceeds(in: body) else {
+            throw decodeError("the body nests deeper than \(JSONDepth.maximum) levels")
+        }
         let json: JSONValue
         do {
             json = try JSONDecoder().decode(JSONValue.self, from: body)
