@@ -25,13 +25,13 @@ public final class SegmentsEmulator: Sendable {
     private let requestedPort: UInt16
     private let limits: EmulatorLimits
     let state: EmulatorLocked<EmulatorState>
-    private let server = EmulatorLocked<EmulatorSocketServer?>(nil)
+    let server = EmulatorLocked<EmulatorSocketServer?>(nil)
 
     /// An emulator that will listen on 127.0.0.1:`port` (0, the default, picks a free port).
     public init(port: UInt16 = 0, limits: EmulatorLimits = EmulatorLimits()) {
         requestedPort = port
         self.limits = limits
-        state = EmulatorLocked(EmulatorState(maxLoggedRequests: limits.maxLoggedRequests))
+        state = EmulatorLocked(EmulatorState(maxLoggedRequests: limits.maxLoggedRequests, maxStoredRecords: limits.maxStoredRecords))
     }
 
     deinit {
