@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 @testable import SegmentsPersistence
 import Testing
 
@@ -61,6 +62,22 @@ import Testing
             StorageLocation.moveLegacyFolder(legacy, to: current)
 
             #expect(try Data(contentsOf: current.appendingPathComponent("customer.json")) == Data("kept".utf8))
+        }
+    }
+
+    @Test func p4_aStorageErrorNamesNeitherTheFolderNorThePath() throws {
+        try TemporaryDirectory.with { dir in
+            // A file where the folder should be: creating the directory fails.
+            let folder = dir.root.appendingPathComponent("odp-SECRETKEY", isDirectory: true)
+            try Data().write(to: folder)
+            let store = FileCustomerStore(directory: folder, logger: LineLog())
+
+            let error = #expect(throws: SegmentsError.self) { try store.save(CustomerIds(cookie: "c")) }
+
+            #expect(error?.code == .storage)
+            let text = error.map { "\($0) \(String(reflecting: $0))" } ?? ""
+            #expect(!text.contains("SECRETKEY"))
+            #expect(!text.contains(dir.root.path))
         }
     }
 }
