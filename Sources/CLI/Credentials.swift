@@ -10,14 +10,23 @@ enum Credentials {
     /// The largest key file read.
     static let maximumKeyFileSize = 64 * 1024
 
-    /// The help lines shared by the commands that authorize.
-    static let help = """
-          --authorization S   the scheme: "token" (Authorization: Token <key>), "bearer" or "none";
-                              default "token" when a key is given, else "none"
-          --api-key-file F    read the key or token from file F (surrounding white space ignored)
-        The key itself is never an argument (it would show in `ps` and the shell history): set
-        \(environmentVariable) or use --api-key-file.
-        """
+    /// The help lines shared by the commands that authorize, descriptions starting at `column`.
+    static func help(column: Int) -> String {
+        func option(_ name: String, _ lines: [String]) -> String {
+            let pad = String(repeating: " ", count: max(1, column - 2 - name.count))
+            let indent = String(repeating: " ", count: column)
+            return "  " + name + pad + lines.joined(separator: "\n" + indent)
+        }
+        return [
+            option("--authorization S", [
+                #"the scheme: "token" (Authorization: Token <key>), "bearer" or"#,
+                #""none"; default "token" when a key is given, else "none""#,
+            ]),
+            option("--api-key-file F", ["read the key or token from file F (white space around it ignored)"]),
+            "The key itself is never an argument (it would show in `ps` and the shell history): set",
+            "\(environmentVariable) or use --api-key-file.",
+        ].joined(separator: "\n")
+    }
 
     /// The authorization for `--authorization` and the key from `--api-key-file` or the environment.
     static func authorization(

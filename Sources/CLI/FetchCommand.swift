@@ -12,7 +12,7 @@ struct FetchCommand {
           --cookie C          the customer's cookie (anonymous id)
           --base-url U        the API base URL (default https://api.exponea.com; http only for loopback)
           --category c        print only this category's list
-        \(Credentials.help)
+        \(Credentials.help(column: 22))
         Example: SEGMENTS_API_KEY=… segments fetch --project-token T --cookie C
         Exit status: 0 on success, 1 when the fetch fails, 2 on bad arguments.
         """

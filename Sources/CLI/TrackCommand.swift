@@ -23,7 +23,7 @@ struct TrackCommand {
           --retry SECONDS       the first upload retry delay, more than 0 (default: the SDK's, 2)
           --flush               call flush() after the last event as well
           --timeout SECONDS     how long to wait for the queue to empty (default 10)
-        \(Credentials.help)
+        \(Credentials.help(column: 24))
         Output: `loaded <n>` (items queued from earlier runs), one `accepted <seq>` per event, then
         `queue empty`. Exit status: 0 when the queue emptied, 1 on a failure or time-out, 2 on bad
         arguments.
