@@ -26,6 +26,7 @@ TARGETS=(
     "stored-files       SegmentsDomain SegmentsPersistence"
     "http-parser        SegmentsEmulator"
     "odp-decoder        SegmentsDomain SegmentsNetworking"
+    "url-and-retry-after SegmentsDomain SegmentsNetworking"
 )
 
 # module → its source folder (as in Package.swift).

@@ -4,14 +4,16 @@ import RealtimeSegments
 /// `segments fetch`: one read of a customer's segments from any Bloomreach-compatible backend.
 struct FetchCommand {
     static let help = """
-        usage: segments fetch --project-token T --authorization "Token K" --cookie C [--base-url U] [--category c]
+        usage: segments fetch --project-token T --cookie C [--authorization S] [--api-key-file F]
+                              [--base-url U] [--category c]
 
         Reads the segments of the customer with cookie C once and prints them as JSON.
           --project-token T   the project token
-          --authorization A   "Token <key>", "Bearer <token>" or "none"
           --cookie C          the customer's cookie (anonymous id)
           --base-url U        the API base URL (default https://api.exponea.com; http only for loopback)
           --category c        print only this category's list
+        \(Credentials.help(column: 22))
+        Example: SEGMENTS_API_KEY=… segments fetch --project-token T --cookie C
         Exit status: 0 on success, 1 when the fetch fails, 2 on bad arguments.
         """
 
@@ -19,7 +21,7 @@ struct FetchCommand {
 
     init(arguments: [String]) throws {
         self.arguments = try Arguments(
-            arguments, options: ["project-token", "authorization", "cookie", "base-url", "category"])
+            arguments, options: ["project-token", "authorization", "api-key-file", "cookie", "base-url", "category"])
     }
 
     func run() async throws {
@@ -27,7 +29,8 @@ struct FetchCommand {
         let configuration = BloomreachConfiguration(
             integration: .project(token: try arguments.required("project-token")),
             baseURL: arguments.value("base-url") ?? BloomreachConfiguration.defaultBaseURL,
-            authorization: try Self.authorization(try arguments.required("authorization")))
+            authorization: try Credentials.authorization(
+                scheme: arguments.value("authorization"), keyFile: arguments.value("api-key-file")))
         do { try configuration.validate() } catch { throw UsageError(reason: "\(error)") }
         let cookie = try arguments.required("cookie")
         let scheduler = TaskScheduler()
@@ -44,15 +47,5 @@ struct FetchCommand {
             output = try encoder.encode(Dictionary(uniqueKeysWithValues: segments.map { ($0.key.name, $0.value) }))
         }
         print(String(decoding: output, as: UTF8.self))
-    }
-
-    static func authorization(_ text: String) throws -> BloomreachAuthorization {
-        let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
-        switch (parts.first?.lowercased(), parts.count) {
-        case ("none", 1): return .none
-        case ("token", 2): return .token(parts[1])
-        case ("bearer", 2): return .bearer(parts[1])
-        default: throw UsageError(reason: "--authorization must be \"Token <key>\", \"Bearer <token>\" or \"none\"")
-        }
     }
 }

@@ -7,8 +7,8 @@ import RealtimeSegments
 struct TrackCommand {
     static let help = """
         usage: segments track --base-url U --project-token T --storage DIR [--count N] [--prefix P]
-                              [--authorization A] [--event-type E] [--retry SECONDS] [--flush]
-                              [--timeout SECONDS]
+                              [--authorization S] [--api-key-file F] [--event-type E]
+                              [--retry SECONDS] [--flush] [--timeout SECONDS]
 
         Configures a client against a Bloomreach-compatible backend with its files in DIR (the
         queue left by an earlier run is loaded and uploaded), tracks N events of type E whose
@@ -19,11 +19,11 @@ struct TrackCommand {
           --storage DIR         the storage directory (created if missing)
           --count N             events to track (default 10; 0 only uploads what is queued)
           --prefix P            the first part of each `seq` (default "run")
-          --authorization A     "Token <key>", "Bearer <token>" or "none" (default)
           --event-type E        the event type (default crash_test)
-          --retry SECONDS       the first upload retry delay (default: the SDK's, 2)
+          --retry SECONDS       the first upload retry delay, more than 0 (default: the SDK's, 2)
           --flush               call flush() after the last event as well
           --timeout SECONDS     how long to wait for the queue to empty (default 10)
+        \(Credentials.help(column: 24))
         Output: `loaded <n>` (items queued from earlier runs), one `accepted <seq>` per event, then
         `queue empty`. Exit status: 0 when the queue emptied, 1 on a failure or time-out, 2 on bad
         arguments.
@@ -35,7 +35,8 @@ struct TrackCommand {
         self.arguments = try Arguments(
             arguments,
             options: [
-                "base-url", "project-token", "storage", "count", "prefix", "authorization", "event-type", "retry",
+                "base-url", "project-token", "storage", "count", "prefix", "authorization", "api-key-file", "event-type",
+                "retry",
                 "timeout",
             ],
             flags: ["flush"])
@@ -46,7 +47,8 @@ struct TrackCommand {
         let configuration = BloomreachConfiguration(
             integration: .project(token: try arguments.required("project-token")),
             baseURL: try arguments.required("base-url"),
-            authorization: try FetchCommand.authorization(arguments.value("authorization") ?? "none"))
+            authorization: try Credentials.authorization(
+                scheme: arguments.value("authorization"), keyFile: arguments.value("api-key-file")))
         do { try configuration.validate() } catch { throw UsageError(reason: "\(error)") }
         let storage = URL(fileURLWithPath: try arguments.required("storage"), isDirectory: true)
         let count = try number("count", default: 10, in: 0...1_000_000)
@@ -54,6 +56,8 @@ struct TrackCommand {
         let eventType = arguments.value("event-type") ?? "crash_test"
         guard !eventType.isEmpty else { throw UsageError(reason: "--event-type must not be empty") }
         let retry = try seconds("retry", default: RetryBackoff().initial)
+        // A zero backoff retries a failing upload in a tight loop (SPEC P7).
+        guard retry > 0 else { throw UsageError(reason: "--retry must be more than 0 seconds") }
         let timeout = try seconds("timeout", default: 10)
 
         let client = SegmentsClient(

@@ -21,6 +21,9 @@ public enum EmulatorFault: Hashable, Sendable {
     case wrongShape
     /// Answer 200 with a JSON body of exactly this many bytes (a string value padded with `x`).
     case oversizedBody(bytes: Int)
+    /// Answer with this redirect status (301, 302, 303, 307 or 308) and `Location: location`,
+    /// without processing the request, as a hostile or misconfigured server might (SPEC P6).
+    case redirect(Int, location: String)
 }
 
 /// The faults waiting to be played, consumed per request in FIFO order.
@@ -55,12 +58,25 @@ struct EmulatorFaultQueue: Sendable {
 }
 
 extension EmulatorFault {
+    /// Whether the fault answers in place of the endpoint: `.status` and `.redirect` do; every other
+    /// fault lets the request be processed and garbles or delays only the answer.
+    var answersWithoutProcessing: Bool {
+        switch self {
+        case .status, .redirect: true
+        default: false
+        }
+    }
+
     /// Turns the normal answer into the faulty one.
     func apply(to normal: EmulatorHTTPResponse) -> EmulatorHTTPResponse {
         switch self {
         case .status(let code, let retryAfter):
             var response = EmulatorHTTPResponse.error(code, "injected status \(code)")
             if let retryAfter { response.headers.append(("Retry-After", retryAfter)) }
+            return response
+        case .redirect(let code, let location):
+            var response = EmulatorHTTPResponse.error(code, "moved")
+            response.headers.append(("Location", location))
             return response
         case .delay(let seconds):
             var response = normal

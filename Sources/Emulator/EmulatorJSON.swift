@@ -18,9 +18,40 @@ public enum EmulatorJSON: Hashable, Sendable {
     /// An object.
     case object([String: EmulatorJSON])
 
-    /// Parses UTF-8 JSON text (any top-level value); throws on malformed input.
+    /// The deepest nesting parsed: 128 levels (the SDK sends properties up to 64 deep).
+    public static let maximumDepth = 128
+
+    /// Parses UTF-8 JSON text (any top-level value); throws on malformed input and on nesting
+    /// deeper than ``maximumDepth``, which the recursive decoder could not survive on a
+    /// connection thread's stack.
     public init(jsonData: Data) throws {
+        guard !Self.nestsDeeper(than: Self.maximumDepth, jsonData) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "JSON nested deeper than \(Self.maximumDepth) levels"))
+        }
         self = try JSONDecoder().decode(EmulatorJSON.self, from: jsonData)
+    }
+
+    /// Counts `[` and `{` outside strings without recursion; validates nothing else.
+    private static func nestsDeeper(than limit: Int, _ data: Data) -> Bool {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in data {
+            if inString {
+                if escaped { escaped = false } else if byte == 0x5C { escaped = true } else if byte == 0x22 { inString = false }
+                continue
+            }
+            switch byte {
+            case 0x22: inString = true
+            case 0x5B, 0x7B:
+                depth += 1
+                if depth > limit { return true }
+            case 0x5D, 0x7D: depth = max(0, depth - 1)
+            default: break
+            }
+        }
+        return false
     }
 
     /// The value of `key` when this is an object, else `nil`.

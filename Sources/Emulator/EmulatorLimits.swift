@@ -13,16 +13,25 @@ public struct EmulatorLimits: Hashable, Sendable {
     public var maxConnections: Int
     /// Requests kept in the request log; older ones are dropped first.
     public var maxLoggedRequests: Int
+    /// Events, customer updates, links and customers kept, each; the oldest are dropped first, so a
+    /// client that never stops sending cannot make the emulator grow without bound.
+    public var maxStoredRecords: Int
+    /// Seconds one request may take to arrive, from its first byte to its last; a client that
+    /// trickles bytes slower than that loses the connection (408) instead of holding it forever.
+    public var requestDeadline: TimeInterval
 
     /// Limits with defaults: 16 KiB of headers, 1 MiB of body, 5 s read time-out,
-    /// 256 connections, 10 000 logged requests.
+    /// 256 connections, 10 000 logged requests, 100 000 stored records of each kind, 30 s per request.
     public init(maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 1024 * 1024, readTimeout: TimeInterval = 5,
-                maxConnections: Int = 256, maxLoggedRequests: Int = 10_000) {
+                maxConnections: Int = 256, maxLoggedRequests: Int = 10_000, maxStoredRecords: Int = 100_000,
+                requestDeadline: TimeInterval = 30) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
         self.readTimeout = readTimeout
         self.maxConnections = maxConnections
         self.maxLoggedRequests = maxLoggedRequests
+        self.maxStoredRecords = maxStoredRecords
+        self.requestDeadline = requestDeadline
     }
 }
 

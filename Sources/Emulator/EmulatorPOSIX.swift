@@ -8,7 +8,9 @@ import Darwin
 /// The few POSIX socket calls the server needs, with the Glibc/Darwin differences in one place.
 enum EmulatorPOSIX {
     #if canImport(Glibc)
-    private static let streamType = Int32(SOCK_STREAM.rawValue)
+    // Close-on-exec from the start: a child process (e.g. `segments demo` spawning a shell) must
+    // not inherit the listener or a connection.
+    private static let streamType = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
     private static let sendFlags = Int32(MSG_NOSIGNAL)
     #else
     private static let streamType = SOCK_STREAM
@@ -19,6 +21,7 @@ enum EmulatorPOSIX {
     static func makeListener(port: UInt16, backlog: Int32 = 128) throws -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, streamType, 0)
         guard fd >= 0 else { throw EmulatorError(operation: "socket", code: errno) }
+        setCloseOnExec(fd)
         var reuse: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
@@ -50,33 +53,77 @@ enum EmulatorPOSIX {
         throw EmulatorError(operation: operation, code: code)
     }
 
-    /// A pipe whose read end wakes the accept loop on stop.
+    /// A pipe whose read end wakes the accept loop on stop; both ends close on exec.
     static func makePipe() throws -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
+        // `pipe2` and `accept4` are not in the Glibc module (they need _GNU_SOURCE), so the flag
+        // is set right after creation; the emulator itself never forks in between.
         guard pipe(&fds) == 0 else { throw EmulatorError(operation: "pipe", code: errno) }
+        setCloseOnExec(fds[0])
+        setCloseOnExec(fds[1])
         return (fds[0], fds[1])
     }
 
-    /// Blocks until one of `fds` is readable (or hung up); returns which ones are.
-    static func waitReadable(_ fds: [Int32]) -> [Bool] {
+    /// Sets `FD_CLOEXEC` when it is not set yet.
+    static func setCloseOnExec(_ fd: Int32) {
+        let flags = fcntl(fd, F_GETFD)
+        if flags >= 0 && flags & FD_CLOEXEC == 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+    }
+
+    /// Whether `fd` is closed on exec.
+    static func closesOnExec(_ fd: Int32) -> Bool {
+        let flags = fcntl(fd, F_GETFD)
+        return flags >= 0 && flags & FD_CLOEXEC != 0
+    }
+
+    /// Blocks until one of `fds` is readable (or hung up), or `timeout` seconds passed (`nil`:
+    /// no limit); returns which ones are.
+    static func waitReadable(_ fds: [Int32], timeout: TimeInterval? = nil) -> [Bool] {
         var polled = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        while poll(&polled, nfds_t(polled.count), -1) < 0 {
+        let milliseconds = timeout.map { Int32(min(max($0, 0), 60) * 1000) } ?? -1
+        while poll(&polled, nfds_t(polled.count), milliseconds) < 0 {
             if errno != EINTR { break }
         }
         return polled.map { $0.revents != 0 }
     }
 
-    /// The next pending connection, or `nil` when there is none right now.
-    static func accept(_ fd: Int32) -> Int32? {
+    /// What `accept` gave.
+    enum Accepted {
+        /// A new connection (close-on-exec).
+        case connection(Int32)
+        /// No connection is pending.
+        case none
+        /// `accept` failed with this `errno`, e.g. `EMFILE` at the descriptor limit: the pending
+        /// connection stays queued, so retrying at once would spin.
+        case failed(Int32)
+    }
+
+    /// The next pending connection.
+    static func accept(_ fd: Int32) -> Accepted {
         while true {
             #if canImport(Glibc)
             let client = Glibc.accept(fd, nil, nil)
             #else
             let client = Darwin.accept(fd, nil, nil)
             #endif
-            if client >= 0 { return client }
-            if errno != EINTR { return nil }
+            if client >= 0 {
+                setCloseOnExec(client)
+                return .connection(client)
+            }
+            let code = errno
+            if code == EINTR || code == ECONNABORTED { continue }
+            if code == EAGAIN || code == EWOULDBLOCK { return .none }
+            return .failed(code)
         }
+    }
+
+    /// Sets the receive time-out alone (the time left of a request's deadline).
+    static func setReceiveTimeout(_ fd: Int32, _ seconds: TimeInterval) {
+        var value = timeval()
+        let clamped = max(0.001, seconds)
+        value.tv_sec = Int(clamped)
+        value.tv_usec = numericCast(Int((clamped - Double(Int(clamped))) * 1_000_000))
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Blocking mode, read/send time-outs and, on Darwin, no SIGPIPE for an accepted socket.

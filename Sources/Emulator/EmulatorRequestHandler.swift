@@ -2,8 +2,9 @@ import Foundation
 
 /// Turns one parsed request into the emulator's answer, reading and updating the shared state.
 ///
-/// Order of decisions: log the request → route it (400/404/405) → play the next fault aimed at the
-/// route (a `.status` fault answers without processing; every other fault lets the request be
+/// Order of decisions: log the request → refuse a `Host` that is not loopback (403, against DNS
+/// rebinding; a request without `Host` is served) → route it (400/404/405) → play the next fault aimed at the
+/// route (a `.status` or `.redirect` fault answers without processing; every other fault lets the request be
 /// processed and garbles or delays only the answer, as a broken proxy would) → check authorization
 /// (401) → validate the body (400) → record and answer.
 struct EmulatorRequestHandler: Sendable {
@@ -21,6 +22,9 @@ struct EmulatorRequestHandler: Sendable {
 
         return state.withLock { state in
             state.log(record)
+            if let host = request.header("Host"), !EmulatorHost.isLoopback(host) {
+                return .error(403, "the Host header must name loopback (127.0.0.1, localhost or [::1])")
+            }
             switch routing {
             case .notFound:
                 return .error(404, "no such endpoint")
@@ -32,7 +36,7 @@ struct EmulatorRequestHandler: Sendable {
                 return .error(400, reason)
             case .matched(let match):
                 let fault = state.faults.take(for: match.route)
-                if let fault, case .status = fault {
+                if let fault, fault.answersWithoutProcessing {
                     return fault.apply(to: .error(500, "not processed"))
                 }
                 let normal = Self.answer(match, request: request, record: record, state: &state)

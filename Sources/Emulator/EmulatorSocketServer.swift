@@ -22,6 +22,7 @@ final class EmulatorSocketServer: @unchecked Sendable {
 
     private let limits: EmulatorLimits
     private let respond: @Sendable (ParsedHTTPRequest) -> EmulatorHTTPResponse
+    private let accept: @Sendable (Int32) -> EmulatorPOSIX.Accepted
     private let listener: Int32
     private let wake: (read: Int32, write: Int32)
     private let threads = DispatchGroup()
@@ -30,8 +31,10 @@ final class EmulatorSocketServer: @unchecked Sendable {
     private var closed = false
     private var connections: Set<Int32> = []
 
-    /// Binds 127.0.0.1:`port` (0 = ephemeral) and starts accepting.
+    /// Binds 127.0.0.1:`port` (0 = ephemeral) and starts accepting. `accept` is the system call
+    /// unless a test simulates its failures.
     init(port: UInt16, limits: EmulatorLimits,
+         accept: @escaping @Sendable (Int32) -> EmulatorPOSIX.Accepted = EmulatorPOSIX.accept,
          respond: @escaping @Sendable (ParsedHTTPRequest) -> EmulatorHTTPResponse) throws {
         let bound = try EmulatorPOSIX.makeListener(port: port)
         do {
@@ -43,6 +46,7 @@ final class EmulatorSocketServer: @unchecked Sendable {
         listener = bound.fd
         self.port = bound.port
         self.limits = limits
+        self.accept = accept
         self.respond = respond
         threads.enter()
         let thread = Thread { [self] in
@@ -88,14 +92,44 @@ final class EmulatorSocketServer: @unchecked Sendable {
 
     // MARK: Accepting
 
+    /// The longest pause after a failed `accept`.
+    static let maximumAcceptBackoff: TimeInterval = 1
+
     private func acceptLoop() {
+        var backoff: TimeInterval = 0
         while true {
+            if backoff > 0 {
+                // `accept` failed (e.g. EMFILE at the descriptor limit) and the connection is still
+                // queued, so the listener stays readable: wait on the stop pipe alone for a while
+                // instead of spinning.
+                if EmulatorPOSIX.waitReadable([wake.read], timeout: backoff)[0] || isStopped { return }
+            }
             let ready = EmulatorPOSIX.waitReadable([listener, wake.read])
             if ready[1] || isStopped { return }
-            while let client = EmulatorPOSIX.accept(listener) {
-                admit(client)
+            acceptPending: while true {
+                switch accept(listener) {
+                case .connection(let client):
+                    backoff = 0
+                    admit(client)
+                case .none:
+                    break acceptPending
+                case .failed:
+                    backoff = min(max(backoff * 2, 0.01), Self.maximumAcceptBackoff)
+                    acceptFailures.withLock { $0 += 1 }
+                    break acceptPending
+                }
             }
         }
+    }
+
+    /// How many times `accept` failed (for tests of the back-off).
+    let acceptFailures = EmulatorLocked(0)
+
+    /// Every descriptor the server holds now: the listener, the wake pipe and open connections.
+    var descriptors: [Int32] {
+        condition.lock()
+        defer { condition.unlock() }
+        return closed ? [] : [listener, wake.read, wake.write] + connections.sorted()
     }
 
     private func admit(_ fd: Int32) {
@@ -135,9 +169,14 @@ final class EmulatorSocketServer: @unchecked Sendable {
         EmulatorPOSIX.configureConnection(fd, timeout: limits.readTimeout)
         var parser = HTTPRequestParser(maxHeaderBytes: limits.maxHeaderBytes, maxBodyBytes: limits.maxBodyBytes)
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        // When the first byte of the request being read arrived: the whole request must follow
+        // within `requestDeadline`, however slowly a client trickles it (one byte per read
+        // time-out would otherwise hold the connection forever).
+        var requestStarted: Date?
         while true {
             switch parser.next() {
             case .request(let request):
+                requestStarted = parser.bufferedByteCount > 0 ? Date() : nil
                 let response = respond(request)
                 if response.delay > 0 && !pause(response.delay) { return }
                 let keepAlive = request.keepsAlive && response.allowsKeepAlive && !isStopped
@@ -150,8 +189,19 @@ final class EmulatorSocketServer: @unchecked Sendable {
                 if parser.takeContinueRequest() {
                     _ = EmulatorPOSIX.send(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)[...])
                 }
+                var waitLimit = limits.readTimeout
+                if let requestStarted {
+                    let left = limits.requestDeadline - Date().timeIntervalSince(requestStarted)
+                    guard left > 0 else {
+                        _ = write(.error(408, "request took too long"), to: fd, keepAlive: false)
+                        return
+                    }
+                    waitLimit = min(waitLimit, left)
+                }
+                EmulatorPOSIX.setReceiveTimeout(fd, waitLimit)
                 let count = EmulatorPOSIX.receive(fd, into: &chunk)
                 if count > 0 {
+                    if requestStarted == nil { requestStarted = Date() }
                     parser.append(chunk[0..<count])
                 } else {
                     let timedOut = count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)

@@ -24,18 +24,54 @@ struct EmulatorState: Sendable {
     private(set) var customers: [String: EmulatorCustomer] = [:]
 
     private let maxLoggedRequests: Int
+    private let maxStoredRecords: Int
     private var requestLog: [EmulatorRecordedRequest] = []
     private var cookiesByExternalID: [EmulatorExternalID: Set<String>] = [:]
     private var eventIndicesByCookie: [String: [Int]] = [:]
     private var eventIndicesByExternalID: [EmulatorExternalID: [Int]] = [:]
+    /// Cookies in the order their customers appeared, so the oldest can be dropped.
+    private var customerOrder: [String] = []
 
-    init(maxLoggedRequests: Int) {
+    init(maxLoggedRequests: Int, maxStoredRecords: Int = 100_000) {
         self.maxLoggedRequests = max(1, maxLoggedRequests)
+        self.maxStoredRecords = max(1, maxStoredRecords)
     }
 
     /// Back to a fresh state: rules, answers, authorization, faults and all records cleared.
     mutating func reset() {
-        self = EmulatorState(maxLoggedRequests: maxLoggedRequests)
+        self = EmulatorState(maxLoggedRequests: maxLoggedRequests, maxStoredRecords: maxStoredRecords)
+    }
+
+    /// The newest `maxStoredRecords` of each kind once any kind reaches twice that: trimming in
+    /// batches keeps recording amortised O(1) while bounding memory: the emulator is a developer
+    /// tool, but it listens on a port.
+    private mutating func trimRecords() {
+        let keep = maxStoredRecords
+        if customerUpdates.count >= 2 * keep { customerUpdates.removeFirst(customerUpdates.count - keep) }
+        if links.count >= 2 * keep { links.removeFirst(links.count - keep) }
+        if events.count >= 2 * keep {
+            events.removeFirst(events.count - keep)
+            eventIndicesByCookie = [:]
+            eventIndicesByExternalID = [:]
+            for (position, event) in events.enumerated() { index(event, at: position) }
+        }
+        if customerOrder.count >= 2 * keep {
+            for cookie in customerOrder.prefix(customerOrder.count - keep) { customers.removeValue(forKey: cookie) }
+            customerOrder.removeFirst(customerOrder.count - keep)
+            cookiesByExternalID = [:]
+            for customer in customers.values {
+                for id in customer.linkedIds { cookiesByExternalID[id, default: []].insert(customer.cookie) }
+            }
+        }
+    }
+
+    private mutating func index(_ event: EmulatorEvent, at position: Int) {
+        if let cookie = event.customerIds["cookie"] {
+            eventIndicesByCookie[cookie, default: []].append(position)
+        }
+        for id in Self.externalIDs(event.customerIds) {
+            eventIndicesByExternalID[id, default: []].append(position)
+        }
     }
 
     // MARK: Request log
@@ -60,15 +96,10 @@ struct EmulatorState: Sendable {
     // MARK: Customers and events
 
     mutating func record(_ event: EmulatorEvent) {
-        let index = events.count
+        index(event, at: events.count)
         events.append(event)
-        if let cookie = event.customerIds["cookie"] {
-            eventIndicesByCookie[cookie, default: []].append(index)
-        }
-        for id in Self.externalIDs(event.customerIds) {
-            eventIndicesByExternalID[id, default: []].append(index)
-        }
         linkIds(in: event.customerIds)
+        trimRecords()
     }
 
     mutating func record(_ update: EmulatorCustomerUpdate) {
@@ -77,6 +108,7 @@ struct EmulatorState: Sendable {
         for cookie in cookies(for: update.customerIds) {
             customers[cookie]?.properties.merge(update.properties) { _, new in new }
         }
+        trimRecords()
     }
 
     mutating func record(_ link: EmulatorLink) {
@@ -84,6 +116,7 @@ struct EmulatorState: Sendable {
         var ids = link.externalIds
         ids["cookie"] = link.cookie
         linkIds(in: ids)
+        trimRecords()
     }
 
     /// The events that count for a cookie: tracked with it, or with an external id linked to it.
@@ -105,6 +138,7 @@ struct EmulatorState: Sendable {
     private mutating func linkIds(in customerIds: [String: String]) {
         guard let cookie = customerIds["cookie"], !cookie.isEmpty else { return }
         let ids = Self.externalIDs(customerIds)
+        if customers[cookie] == nil { customerOrder.append(cookie) }
         customers[cookie, default: EmulatorCustomer(cookie: cookie)].linkedIds.formUnion(ids)
         for id in ids { cookiesByExternalID[id, default: []].insert(cookie) }
     }

@@ -18,7 +18,8 @@ extension SegmentsEmulator {
         state.withLock { $0.clearRequestLog() }
     }
 
-    /// Every event received, oldest first.
+    /// The events received, oldest first: every one, until ``EmulatorLimits/maxStoredRecords`` is
+    /// exceeded; then at least that many of the newest.
     public var events: [EmulatorEvent] {
         state.withLock { $0.events }
     }
@@ -28,12 +29,12 @@ extension SegmentsEmulator {
         state.withLock { $0.events(forCookie: cookie) }
     }
 
-    /// Every customer update received, oldest first.
+    /// The customer updates received, oldest first (bounded like ``events``).
     public var customerUpdates: [EmulatorCustomerUpdate] {
         state.withLock { $0.customerUpdates }
     }
 
-    /// Every link-ids call received, oldest first.
+    /// The link-ids calls received, oldest first (bounded like ``events``).
     public var links: [EmulatorLink] {
         state.withLock { $0.links }
     }

@@ -25,13 +25,13 @@ public final class SegmentsEmulator: Sendable {
     private let requestedPort: UInt16
     private let limits: EmulatorLimits
     let state: EmulatorLocked<EmulatorState>
-    private let server = EmulatorLocked<EmulatorSocketServer?>(nil)
+    let server = EmulatorLocked<EmulatorSocketServer?>(nil)
 
     /// An emulator that will listen on 127.0.0.1:`port` (0, the default, picks a free port).
     public init(port: UInt16 = 0, limits: EmulatorLimits = EmulatorLimits()) {
         requestedPort = port
         self.limits = limits
-        state = EmulatorLocked(EmulatorState(maxLoggedRequests: limits.maxLoggedRequests))
+        state = EmulatorLocked(EmulatorState(maxLoggedRequests: limits.maxLoggedRequests, maxStoredRecords: limits.maxStoredRecords))
     }
 
     deinit {
@@ -150,9 +150,10 @@ public final class SegmentsEmulator: Sendable {
     /// Plays `fault` for the next `count` requests on `route` (``EmulatorRoute/any`` = every route).
     ///
     /// Faults are consumed one per routed request (404/405 answers consume none), oldest first among
-    /// those aimed at the request's route, before authorization is checked. A `.status` fault answers
-    /// without processing the request; every other fault lets the request be processed (the event is
-    /// stored, the ids linked) and only delays or garbles the answer, as a broken proxy would.
+    /// those aimed at the request's route, before authorization is checked. A `.status` or
+    /// `.redirect` fault answers without processing the request; every other fault lets the request
+    /// be processed (the event is stored, the ids linked) and only delays or garbles the answer, as
+    /// a broken proxy would.
     public func injectFault(_ fault: EmulatorFault, on route: EmulatorRoute = .any, count: Int = 1) {
         state.withLock { $0.faults.add(fault, route: route, count: count) }
     }

@@ -12,7 +12,7 @@ struct ConfiguredParts {
     let events: any EventQueueStore
 
     init(_ configuration: SegmentsClient.Configuration, options: SegmentsClient.Options) throws {
-        let integrationId: String
+        try options.validate()
         switch configuration.backend {
         case .bloomreach(let bloomreach):
             try bloomreach.validate()
@@ -23,10 +23,6 @@ struct ConfiguredParts {
             uploader = BloomreachEventUploader(
                 configuration: bloomreach, transport: transport, scheduler: options.scheduler, clock: options.clock,
                 logger: options.logger)
-            switch bloomreach.integration {
-            case .project(let token): integrationId = "project-\(token)"
-            case .stream(let id): integrationId = "stream-\(id)"
-            }
         case .odp(let odp, let candidates, let category):
             try odp.validate()
             let transport = SegmentsMiddlewareTransport(transport: options.transport, middlewares: options.middlewares)
@@ -34,12 +30,10 @@ struct ConfiguredParts {
                 configuration: odp, transport: transport, clock: options.clock, candidates: candidates,
                 category: category, logger: options.logger)
             uploader = DiscardingEventUploader(logger: options.logger)
-            integrationId = "odp-\(odp.apiKey)"
         case .custom(let id, let customRepository, let customUploader):
             guard !id.isEmpty else { throw SegmentsError(.invalidConfiguration, "The integration id is empty") }
             repository = customRepository
             uploader = customUploader
-            integrationId = "custom-\(id)"
         }
         if case .periodic(let seconds) = configuration.flushingMode, !(seconds > 0) {
             throw SegmentsError(.invalidConfiguration, "The periodic flushing interval must be positive")
@@ -47,7 +41,12 @@ struct ConfiguredParts {
 
         switch options.storage {
         case .directory(let directory):
-            let folder = directory ?? StorageLocation.defaultDirectory(integrationId: integrationId)
+            let backend = configuration.backend
+            let folder = directory ?? StorageLocation.defaultDirectory(integrationId: backend.storageIntegrationId)
+            if directory == nil, let legacyIntegrationId = backend.legacyStorageIntegrationId {
+                StorageLocation.moveLegacyFolder(
+                    StorageLocation.defaultDirectory(integrationId: legacyIntegrationId), to: folder)
+            }
             let stores = FileStoreRegistry.stores(in: folder, logger: options.logger)
             customer = stores.customer
             baseline = stores.baseline

@@ -2,13 +2,35 @@ import Foundation
 
 extension Exponea {
     /// How requests are authorized (WIRE.md "Headers").
-    public enum Authorization: Sendable, Hashable {
+    ///
+    /// Printing never shows the credential — `description`, `debugDescription`, `dump` and `Mirror`
+    /// alike (SPEC P4).
+    public enum Authorization: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
         /// No `Authorization` header.
         case none
         /// `Authorization: Token <api key>`.
         case token(String)
         /// `Authorization: Bearer <token>`.
         case bearer(String)
+
+        /// The kind only: `none`, `token(<redacted>)` or `bearer(<redacted>)`.
+        public var description: String {
+            switch self {
+            case .none: "none"
+            case .token: "token(<redacted>)"
+            case .bearer: "bearer(<redacted>)"
+            }
+        }
+
+        /// The same as ``description``.
+        public var debugDescription: String { description }
+
+        /// No children: the credential is not reachable by reflection.
+        public var customMirror: Mirror {
+            Mirror(self, children: [], displayStyle: .enum)
+        }
     }
 
     /// A Bloomreach Engagement **project** integration.

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 
 /// Where the SDK keeps its files by default (SPEC P1).
@@ -22,6 +29,25 @@ public enum StorageLocation {
         applicationDataDirectory()
             .appendingPathComponent(sdkFolderName, isDirectory: true)
             .appendingPathComponent(folderName(forIntegrationId: integrationId), isDirectory: true)
+    }
+
+    /// An integration id for an integration identified by a secret (an API key): `<kind>-` and the
+    /// first 32 hex digits of a SHA-256 of the secret, so the folder name — visible to backup tools,
+    /// file listings and crash reports — never reveals the key (SPEC P4) and distinct keys never
+    /// share a folder.
+    package static func integrationId(kind: String, secret: String) -> String {
+        kind + "-" + String(SHA256.hexDigest(Array("RealtimeSegments storage folder\n\(secret)".utf8)).prefix(32))
+    }
+
+    /// Renames the folder of an earlier version, named after the secret itself, to its hashed
+    /// name, so no key is left in a folder name. Nothing happens when there is no old folder or the
+    /// new one already exists; a failure is ignored (the new folder then starts empty).
+    package static func moveLegacyFolder(_ legacy: URL, to current: URL) {
+        let manager = FileManager.default
+        guard legacy.path != current.path, manager.fileExists(atPath: legacy.path),
+            !manager.fileExists(atPath: current.path)
+        else { return }
+        _ = rename(legacy.path, current.path)
     }
 
     /// A folder name for `integrationId` that is safe on every file system and distinct for

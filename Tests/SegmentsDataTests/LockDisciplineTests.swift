@@ -91,6 +91,16 @@ import Testing
     }
 
     @Test func d7_r1_storesLoggersSchedulersRepositoriesAndHandlersMayCallBackIntoTheEngine() async {
+        // On its own task, so a deadlock fails this test instead of hanging the run.
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            await Self.scenario()
+            done.signal()
+        }
+        #expect(await signalled(done, within: 60))
+    }
+
+    static func scenario() async {
         let reentry = Reentry()
         let scheduler = TestScheduler()
         let delivery = DispatchQueue(label: "lock-discipline.delivery")

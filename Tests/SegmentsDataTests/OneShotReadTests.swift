@@ -224,10 +224,19 @@ extension OneShotReadTests {
         _ = harness.read(force: true)
         await harness.advance()
         harness.deliveryQueue.suspend()  // as if a listener were stuck
-        // Answered through the delivery queue, this would hang until the suite's time limit.
-        let segments = try await harness.engine.getSegments(category: .discovery())
+        let answered = DispatchSemaphore(value: 0)
+        let answer = Locked<[Segment]?>(nil)
+        let engine = harness.engine
+        Task {
+            let segments = try await engine.getSegments(category: .discovery())
+            answer.withLock { $0 = segments }
+            answered.signal()
+        }
+        // Answered through the delivery queue, the read would wait until the queue resumes.
+        let answeredWhileBlocked = await signalled(answered)
         harness.deliveryQueue.resume()
-        #expect(segments == [Fixture.s1])
+        #expect(answeredWhileBlocked)
+        #expect(answer.value == [Fixture.s1])
     }
 
     @Test func g4_readsWaitingForConfigureAreBoundedAndTheExtraOnesFailClearly() async {

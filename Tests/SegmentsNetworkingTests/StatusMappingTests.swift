@@ -110,3 +110,18 @@ import Testing
         }
     }
 }
+
+/// SPEC P6 at the mapping: whatever transport produced it, a 3xx is a permanent HTTP failure.
+@Suite(hangTimeLimit(minutes: 2)) struct RedirectStatusMappingTests {
+    @Test(arguments: [300, 301, 302, 303, 304, 307, 308])
+    func p6_a3xxIsAPermanentHTTPFailure(status: Int) async {
+        let harness = Harness()
+        harness.transport.respond(
+            to: "/webxp/projects/TOKEN/segments", with: .status(status, headers: ["Location": "http://127.0.0.1:1/x"]))
+        let error = await segmentsError { _ = try await harness.repository.fetchSegments(for: anonymous) }
+        #expect(error?.code == .httpStatus)
+        #expect(error?.httpStatus == status)
+        #expect(error?.isTransient == false)
+        #expect(error?.message.contains("redirect") == true)
+    }
+}

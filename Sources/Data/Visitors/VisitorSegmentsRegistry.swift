@@ -66,12 +66,18 @@ public final class VisitorSegmentsRegistry: Sendable {
         state.withLock { state in current(visitorId, &state) }
     }
 
+    /// How many changes a subscriber may fall behind: 256. Past that the oldest unread ones are
+    /// dropped — each change carries the visitor's full segments, so the newest still tells the
+    /// current state — and a subscriber that never reads cannot make the process grow without bound.
+    public static let changeBufferSize = 256
+
     /// Every later change, one element per `setDefaultSegments`/`setCustomSegments` call, in the
     /// order the changes were made; only those of `visitorId` when it is given. Ending the
-    /// iteration ends the subscription.
+    /// iteration ends the subscription. At most ``changeBufferSize`` unread changes are kept (the
+    /// newest).
     public func changes(forVisitor visitorId: String? = nil) -> AsyncStream<VisitorSegmentsChange> {
         let id = UUID()
-        return AsyncStream { continuation in
+        return AsyncStream(bufferingPolicy: .bufferingNewest(Self.changeBufferSize)) { continuation in
             state.withLock { $0.subscribers[id] = Subscriber(visitorId: visitorId, continuation: continuation) }
             continuation.onTermination = { [weak self] _ in
                 self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }

@@ -10,6 +10,13 @@ public struct CacheFreshness: Hashable, Sendable {
         self.maxAge = maxAge
     }
 
+    /// Checks the value (SPEC P7): finite, 0 or more (0 turns the cache off).
+    ///
+    /// - Throws: ``SegmentsError`` `.invalidConfiguration`.
+    public func validate() throws {
+        try DurationRules.checkNonNegative(maxAge, "The segments cache time")
+    }
+
     /// Whether `snapshot` answers a read for `customer` at `now`: it must belong to exactly that
     /// customer and be younger than `maxAge`. A snapshot from the future (the clock went back) is stale.
     public func canAnswer(from snapshot: SegmentSnapshot?, for customer: CustomerIds, at now: Date) -> Bool {

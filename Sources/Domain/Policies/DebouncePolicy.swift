@@ -14,6 +14,14 @@ public struct DebouncePolicy: Hashable, Sendable {
         self.maxWait = max(maxWait, delay)
     }
 
+    /// Checks the values (SPEC P7): both finite, 0 or more (0 reloads at once after a request).
+    ///
+    /// - Throws: ``SegmentsError`` `.invalidConfiguration`.
+    public func validate() throws {
+        try DurationRules.checkNonNegative(delay, "The reload debounce")
+        try DurationRules.checkNonNegative(maxWait, "The reload max wait")
+    }
+
     /// The moment the reload fires for a burst that began at `firstRequest` and whose latest
     /// request came at `lastRequest`.
     public func fireDate(firstRequest: Date, lastRequest: Date) -> Date {

@@ -20,6 +20,19 @@ public struct RetryBackoff: Hashable, Sendable {
         self.jitter = min(max(jitter, 0), 1)
     }
 
+    /// Checks the values (SPEC P7): `initial` and `maximum` finite and greater than 0, `jitter`
+    /// a number (the initializer already clamps it to `0...1`).
+    ///
+    /// - Throws: ``SegmentsError`` `.invalidConfiguration`: a zero wait would retry in a tight loop,
+    ///   an infinite one would never retry.
+    public func validate() throws {
+        try DurationRules.checkPositive(initial, "The first retry delay")
+        try DurationRules.checkPositive(maximum, "The longest retry delay")
+        guard jitter.isFinite else {
+            throw SegmentsError(.invalidConfiguration, "The retry jitter must be a number from 0 to 1")
+        }
+    }
+
     /// The wait before retry number `attempt` (1 for the first retry).
     ///
     /// - Parameters:

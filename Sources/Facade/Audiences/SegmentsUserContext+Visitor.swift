@@ -27,7 +27,8 @@ extension SegmentsUserContext {
     }
 
     /// This user's later visitor segment changes: one element per `setDefaultSegments` or
-    /// `setCustomSegments` call (SPEC V3).
+    /// `setCustomSegments` call (SPEC V3). A reader that falls more than
+    /// ``VisitorSegmentsRegistry/changeBufferSize`` changes behind loses the oldest unread ones.
     public func visitorSegmentChanges() -> AsyncStream<VisitorSegmentsChange> {
         client.visitorSegments.changes(forVisitor: userId)
     }

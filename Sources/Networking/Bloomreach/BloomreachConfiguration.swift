@@ -18,7 +18,7 @@ public struct BloomreachConfiguration: Sendable {
     public var streamAuthorization: (any StreamAuthorizationProvider)?
     /// Whether a plain `http` base URL is allowed for a non-loopback host (SPEC P3); `false` by default.
     public var allowsInsecureHTTP: Bool
-    /// The deadline of each request, in seconds.
+    /// The deadline of each request, in seconds: more than 0, at most 300 (SPEC P7).
     public var requestTimeout: TimeInterval
     /// The `User-Agent` header, or `nil` to send none.
     public var userAgent: String?
@@ -43,7 +43,8 @@ public struct BloomreachConfiguration: Sendable {
     }
 
     /// Checks the settings without sending anything: the base URL (absolute, `https` unless allowed
-    /// otherwise) and a non-empty project token or stream id.
+    /// otherwise), a non-empty project token or stream id, and a request time-out that is finite,
+    /// more than 0 and at most 300 s (SPEC P7).
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`. The adapters check the same before
     ///   every request, so calling this is optional; it lets an app fail early.
@@ -51,8 +52,9 @@ public struct BloomreachConfiguration: Sendable {
         _ = try validatedBaseURL()
     }
 
-    /// The validated base URL; also rejects an empty token or id.
+    /// The validated base URL; also rejects an empty token or id and a bad time-out.
     func validatedBaseURL() throws -> BaseURL {
+        try DurationRules.checkTimeout(requestTimeout, "The request time-out")
         switch integration {
         case .project(let token) where token.isEmpty:
             throw SegmentsError(.invalidConfiguration, "The project token is empty")

@@ -8,8 +8,11 @@ public enum BloomreachIntegration: Sendable, Hashable {
 
 /// The static `Authorization` header of Bloomreach requests (WIRE.md "Headers").
 ///
-/// Its `description` never shows the credential, so it is safe to log (SPEC P4).
-public enum BloomreachAuthorization: Sendable, Hashable, CustomStringConvertible {
+/// Printing never shows the credential — `description`, `debugDescription`, `dump` and `Mirror`
+/// alike — so it is safe to log (SPEC P4).
+public enum BloomreachAuthorization: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// No `Authorization` header.
     case none
     /// `Authorization: Token <api key>`.
@@ -33,5 +36,13 @@ public enum BloomreachAuthorization: Sendable, Hashable, CustomStringConvertible
         case .token: "token(<redacted>)"
         case .bearer: "bearer(<redacted>)"
         }
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// No children: the credential is not reachable by reflection.
+    public var customMirror: Mirror {
+        Mirror(self, children: [], displayStyle: .enum)
     }
 }

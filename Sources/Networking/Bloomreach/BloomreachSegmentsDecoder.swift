@@ -10,6 +10,10 @@ import SegmentsDomain
 /// warning and the rest of the answer stays valid.
 enum BloomreachSegmentsDecoder {
     static func decode(_ body: Data, logger: any SegmentsLogger) throws -> SegmentsByCategory {
+        // Before the recursive decoder: a deeply nested body could overflow a thread's stack.
+        guard !JSONDepth.exceeds(in: body) else {
+            throw invalid("it nests deeper than \(JSONDepth.maximum) levels")
+        }
         let json: JSONValue
         do {
             json = try JSONDecoder().decode(JSONValue.self, from: body)

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import SegmentsDomain
 
@@ -27,7 +34,7 @@ package struct BaseURL: Sendable, Hashable {
         switch scheme {
         case "https":
             break
-        case "http" where allowsInsecureHTTP || Self.isLoopback(host):
+        case "http" where allowsInsecureHTTP || Self.isLoopback(components.percentEncodedHost ?? host):
             break
         case "http":
             throw SegmentsError(
@@ -87,10 +94,29 @@ package struct BaseURL: Sendable, Hashable {
         }
     }
 
-    private static func isLoopback(_ host: String) -> Bool {
-        let host = host.lowercased()
-        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
+    /// Whether `host` (as written in the URL, percent-escapes not decoded) is loopback: the literal
+    /// `localhost`, an IPv4 address in 127.0.0.0/8 or the IPv6 address `::1` (SPEC P3).
+    ///
+    /// Addresses are parsed by `inet_pton`, which takes only the strict forms (four decimal octets,
+    /// standard IPv6 text), so `127.0.0.+1`, `0177.0.0.1`, `127.1` or `127.0.0.1.evil.example` —
+    /// names a resolver may send anywhere — are not loopback. A host with a percent-escape never is.
+    package static func isLoopback(_ host: String) -> Bool {
+        var name = host.lowercased()
+        if name == "localhost" { return true }
+        guard !name.contains("%") else { return false }
+        if name.hasPrefix("[") && name.hasSuffix("]") {
+            name = String(name.dropFirst().dropLast())
+        }
+        if name.contains(":") {
+            var address = in6_addr()
+            guard inet_pton(AF_INET6, name, &address) == 1 else { return false }
+            return withUnsafeBytes(of: &address) { bytes in
+                bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1
+            }
+        }
+        var address = in_addr()
+        guard inet_pton(AF_INET, name, &address) == 1 else { return false }
+        // `s_addr` is in network byte order: its first byte in memory is the first octet.
+        return withUnsafeBytes(of: &address) { $0[0] == 127 }
     }
 }

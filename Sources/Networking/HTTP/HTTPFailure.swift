@@ -5,6 +5,8 @@ import SegmentsDomain
 package enum HTTPFailure {
     /// The error for `response`, or `nil` for a 2xx.
     ///
+    /// - 3xx → `.httpStatus`, permanent: redirects are never followed (SPEC P6), so a redirect that
+    ///   reaches here was refused and nothing was sent to its `Location`;
     /// - 401, 403 → `.unauthorized` (permanent);
     /// - 408, 429, 5xx → `.httpStatus`, transient through ``SegmentsError/isTransient``;
     /// - any other status → `.httpStatus`, permanent.
@@ -17,6 +19,10 @@ package enum HTTPFailure {
         let status = response.status
         let retryAfter = response.headers["Retry-After"].flatMap { RetryAfter.seconds(from: $0, now: now) }
         switch status {
+        case 300...399:
+            return SegmentsError(
+                .httpStatus, "\(operation) was redirected; redirects are refused", httpStatus: status,
+                retryAfter: retryAfter)
         case 401, 403:
             return SegmentsError(
                 .unauthorized, "\(operation) was refused: not authorized", httpStatus: status, retryAfter: retryAfter)

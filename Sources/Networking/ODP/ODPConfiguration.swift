@@ -8,8 +8,11 @@ import SegmentsDomain
 /// try odp.validate()   // optional: fail early on a bad host or key
 /// ```
 ///
-/// Its `description` never shows the API key (SPEC P4).
-public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible {
+/// Printing never shows the API key — `description`, `debugDescription`, `dump` and `Mirror` alike
+/// (SPEC P4).
+public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// `https://api.zaius.com`, the Optimizely Data Platform API host.
     public static let defaultAPIHost = "https://api.zaius.com"
     /// The default deadline of each request: 10 s.
@@ -21,7 +24,7 @@ public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible {
     public var apiKey: String
     /// The API host; `/v3/graphql` is joined to it with exactly one `/`.
     public var apiHost: String
-    /// The deadline of each request, in seconds.
+    /// The deadline of each request, in seconds: more than 0, at most 300 (SPEC P7).
     public var requestTimeout: TimeInterval
     /// Whether a plain `http` host that is not loopback is allowed (SPEC P3); `false` by default.
     public var allowsInsecureHTTP: Bool
@@ -42,7 +45,8 @@ public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Checks the settings without sending anything: a non-empty key, a valid host (absolute,
-    /// `https` unless allowed otherwise), a positive time-out and valid additional field names.
+    /// `https` unless allowed otherwise), a time-out within `0 < t ≤ 300` s and valid additional
+    /// field names.
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`, never crashes. The adapter checks the
     ///   same before every request, so calling this is optional.
@@ -61,14 +65,25 @@ public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible {
         "ODPConfiguration(apiHost: \(apiHost), apiKey: <redacted>, requestTimeout: \(requestTimeout))"
     }
 
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// Every setting, with the key as `<redacted>`.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "apiKey": "<redacted>", "apiHost": apiHost, "requestTimeout": requestTimeout,
+                "allowsInsecureHTTP": allowsInsecureHTTP, "additionalIdentifierFields": additionalIdentifierFields,
+            ], displayStyle: .struct)
+    }
+
     /// `{apiHost}/v3/graphql`, after validating every setting.
     func endpointURL() throws -> URL {
         guard !apiKey.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw SegmentsError(.invalidConfiguration, "The ODP API key is empty")
         }
-        guard requestTimeout > 0, requestTimeout.isFinite else {
-            throw SegmentsError(.invalidConfiguration, "The ODP request time-out must be positive")
-        }
+        try DurationRules.checkTimeout(requestTimeout, "The ODP request time-out")
         if let bad = additionalIdentifierFields.sorted().first(where: { !ODPQuery.isName($0) }) {
             throw SegmentsError(.invalidConfiguration, "'\(bad)' is not a valid GraphQL field name")
         }

@@ -34,7 +34,10 @@ public enum ODPDatafile {
                 }
                 stack.append(contentsOf: fields.values)
             case .string(let text):
-                if let nested = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)), isContainer(nested) {
+                let data = Data(text.utf8)
+                if !JSONDepth.exceeds(in: data), let nested = try? JSONDecoder().decode(JSONValue.self, from: data),
+                    isContainer(nested)
+                {
                     stack.append(nested)
                 }
             default:
@@ -62,6 +65,10 @@ public enum ODPDatafile {
     }
 
     private static func root(of data: Data) throws -> JSONValue {
+        // Before the recursive decoder: a deeply nested datafile could overflow a thread's stack.
+        guard !JSONDepth.exceeds(in: data) else {
+            throw SegmentsError(.invalidResponse, "The datafile nests deeper than \(JSONDepth.maximum) levels")
+        }
         let value: JSONValue
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: data)

@@ -31,6 +31,10 @@ enum ODPResponseDecoder {
 
     /// The qualified names of `body` and how many malformed nodes were dropped.
     static func decode(_ body: Data) throws -> Answer {
+        // Before the recursive decoder: a deeply nested body could overflow a thread's stack.
+        guard !JSONDepth.exceeds(in: body) else {
+            throw decodeError("the body nests deeper than \(JSONDepth.maximum) levels")
+        }
         let json: JSONValue
         do {
             json = try JSONDecoder().decode(JSONValue.self, from: body)

@@ -2,13 +2,26 @@
 ///
 /// `headers["content-type"]` finds a field sent as `Content-Type`; setting a name replaces every
 /// field of that name. Equality ignores the case of names but not the order of fields.
-/// ``description`` hides the values of `Authorization` and `x-api-key`, so headers can be logged
-/// safely (SPEC P4).
+/// Printing never shows a credential (SPEC P4): `description`, `debugDescription`, `dump` and
+/// `Mirror` hide the values of ``secretNames`` (`Authorization`, `Proxy-Authorization`,
+/// `x-api-key`, `Cookie`, `Set-Cookie`), so headers can be logged safely.
 public struct SegmentsHTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral,
-    CustomStringConvertible
+    CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable
 {
-    /// One header field.
-    public struct Field: Sendable, Hashable {
+    /// The lower-cased names whose values are never printed.
+    public static let secretNames: Set<String> = [
+        "authorization", "proxy-authorization", "x-api-key", "cookie", "set-cookie",
+    ]
+
+    /// Whether the value of a field called `name` (any case) is a secret.
+    public static func isSecret(_ name: String) -> Bool {
+        secretNames.contains(name.lowercased())
+    }
+
+    /// One header field. Printing it hides the value of a secret field (``isSecret(_:)``).
+    public struct Field: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
         /// The name as written, e.g. `Content-Type`.
         public var name: String
         /// The value.
@@ -18,6 +31,22 @@ public struct SegmentsHTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDi
         public init(name: String, value: String) {
             self.name = name
             self.value = value
+        }
+
+        /// The value as printed: `<redacted>` for a secret field.
+        var printableValue: String {
+            SegmentsHTTPHeaders.isSecret(name) ? "<redacted>" : value
+        }
+
+        /// `Name: value`, the value hidden for a secret field.
+        public var description: String { "\(name): \(printableValue)" }
+
+        /// The same as ``description``.
+        public var debugDescription: String { description }
+
+        /// `name` and the printable value only.
+        public var customMirror: Mirror {
+            Mirror(self, children: ["name": name, "value": printableValue], displayStyle: .struct)
         }
     }
 
@@ -84,13 +113,17 @@ public struct SegmentsHTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDi
         hasher.combine(normalized)
     }
 
-    /// `Name: value` lines joined by `, `, with the `Authorization` and `x-api-key` values hidden.
+    /// `Name: value` lines joined by `, `, with the values of ``secretNames`` hidden.
     public var description: String {
-        "[" + fields.map { field in
-            let secret = Self.same(field.name, "Authorization") || Self.same(field.name, "x-api-key")
-            let value = secret ? "<redacted>" : field.value
-            return "\(field.name): \(value)"
-        }.joined(separator: ", ") + "]"
+        "[" + fields.map(\.description).joined(separator: ", ") + "]"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// The fields, each printing itself with secrets hidden.
+    public var customMirror: Mirror {
+        Mirror(self, unlabeledChildren: fields, displayStyle: .collection)
     }
 
     private var normalized: [Field] {

@@ -13,6 +13,10 @@ import FoundationNetworking
 /// - A response body larger than ``maximumResponseSize`` (1 MiB by default) throws
 ///   `.invalidResponse`; the download is cancelled as soon as the announced length or the bytes
 ///   received exceed the cap, so a hostile or broken server cannot make the SDK buffer without bound.
+/// - A deadline that is not finite, 0 or less, or over 300 s throws `.invalidConfiguration` before
+///   anything is sent (SPEC P7).
+/// - Redirects are never followed (SPEC P6): a 3xx is returned as the response, and nothing is
+///   sent to its `Location`.
 /// - Any other failure without a response throws `.network`; task cancellation throws `.cancelled`.
 ///
 /// It owns its `URLSession` (cookies and caching off by default), created with the given
@@ -24,7 +28,8 @@ public final class URLSessionSegmentsTransport: SegmentsTransport {
     /// The largest accepted response body: 1 MiB.
     public static let defaultMaximumResponseSize = 1 << 20
 
-    /// The deadline of a request whose ``SegmentsHTTPRequest/timeout`` is `nil`, in seconds.
+    /// The deadline of a request whose ``SegmentsHTTPRequest/timeout`` is `nil`, in seconds; a
+    /// request fails with `.invalidConfiguration` when its deadline is not within `0 < t ≤ 300`.
     public let timeout: TimeInterval
     /// The largest accepted response body, in bytes.
     public let maximumResponseSize: Int
@@ -61,6 +66,9 @@ public final class URLSessionSegmentsTransport: SegmentsTransport {
     /// Sends `request`; see the type's documentation for the errors.
     public func send(_ request: SegmentsHTTPRequest) async throws -> SegmentsHTTPResponse {
         let deadline = request.timeout ?? timeout
+        // URLSession (FoundationNetworking) traps on a non-finite or huge time-out, and 0 or less
+        // would fail at once: refuse it before anything is created (SPEC P7).
+        try DurationRules.checkTimeout(deadline, "The request time-out")
         let task = session.dataTask(with: urlRequest(for: request, timeout: deadline))
         let id = task.taskIdentifier
         let tasks = self.tasks

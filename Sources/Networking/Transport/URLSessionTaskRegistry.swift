@@ -46,6 +46,16 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
         entry.continuation.resume(with: result)
     }
 
+    /// Refuses every redirect (SPEC P6): URLSession would otherwise re-send the headers —
+    /// `Authorization`, `x-api-key` — and the body to the `Location`, whatever its host or scheme.
+    /// Declining makes the 3xx itself the task's response, which ``HTTPFailure`` turns into an error.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
         let expected = dataTask.response?.expectedContentLength ?? -1
@@ -67,7 +77,12 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
         if let error {
             finish(id, with: .failure(Self.mapped(error)))
         } else if let response = task.response as? HTTPURLResponse {
-            if response.expectedContentLength > Int64(limit) {
+            if Self.wasRedirectedElsewhere(task, response) {
+                // Defence in depth: the delegate above declines redirects, but should a platform
+                // follow one without asking, its answer is still never taken for the server's.
+                finish(id, with: .failure(SegmentsError(
+                    .httpStatus, "The request was redirected to another origin; redirects are refused")))
+            } else if response.expectedContentLength > Int64(limit) {
                 finish(id, with: .failure(Self.tooLarge))
             } else {
                 let headers = Self.headers(of: response)
@@ -79,6 +94,13 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private static let tooLarge = SegmentsError(.invalidResponse, "The response body exceeds the size limit")
+
+    /// Whether the final response came from another scheme, host or port than the request went to.
+    private static func wasRedirectedElsewhere(_ task: URLSessionTask, _ response: HTTPURLResponse) -> Bool {
+        guard let sent = task.originalRequest?.url, let answered = response.url else { return false }
+        return sent.scheme?.lowercased() != answered.scheme?.lowercased()
+            || sent.host?.lowercased() != answered.host?.lowercased() || sent.port != answered.port
+    }
 
     private static func mapped(_ error: any Error) -> SegmentsError {
         if let urlError = error as? URLError, urlError.code == .timedOut {

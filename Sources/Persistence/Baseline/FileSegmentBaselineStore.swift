@@ -30,10 +30,15 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
     ///   - directory: the integration's storage directory, e.g.
     ///     ``StorageLocation/defaultDirectory(integrationId:)``.
     ///   - logger: where recovery from a damaged file is reported. Customer ids are never logged.
-    public init(directory: URL, logger: any SegmentsLogger) {
+    public convenience init(directory: URL, logger: any SegmentsLogger) {
+        self.init(storage: StorageDirectory(url: directory), logger: logger)
+    }
+
+    /// A store in `storage` (tests pass one that simulates write failures).
+    init(storage: StorageDirectory, logger: any SegmentsLogger) {
         let diagnostics = StoreDiagnostics(
             logger: logger, prefix: "Segments:", subject: "segment baseline", fallback: "starting with an empty baseline")
-        self.file = DocumentFile(directory: StorageDirectory(url: directory), name: Self.fileName, diagnostics: diagnostics)
+        self.file = DocumentFile(directory: storage, name: Self.fileName, diagnostics: diagnostics)
     }
 
     /// The stored baseline, or ``SegmentBaseline/empty`` when there is none or the file was
@@ -48,14 +53,18 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
         }
     }
 
-    /// Replaces the stored baseline durably; throws ``SegmentsError`` with code `.storage` when the
-    /// file cannot be written, leaving the previous file intact.
+    /// Replaces the stored baseline durably.
+    ///
+    /// When the file cannot be written (a full disk), the previous file is **deleted** and
+    /// ``SegmentsError`` `.storage` is thrown, so a replaced baseline — another customer's segments
+    /// and link memory — never comes back after a restart.
     public func save(_ baseline: SegmentBaseline) throws {
         try cache.withLock { cache in
-            do {
-                try file.write(BaselineRecord(baseline))
-            } catch {
-                throw SegmentsError.wrapping(error, as: .storage)
+            try file.writeOrDelete(BaselineRecord(baseline)) { deleted in
+                if deleted {
+                    cache.baseline = .empty
+                    cache.isLoaded = true
+                }
             }
             cache.baseline = baseline
             cache.isLoaded = true

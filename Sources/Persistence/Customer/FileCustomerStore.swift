@@ -29,10 +29,15 @@ public final class FileCustomerStore: CustomerStore {
     ///   - directory: the integration's storage directory, e.g.
     ///     ``StorageLocation/defaultDirectory(integrationId:)``.
     ///   - logger: where recovery from a damaged file is reported. Customer ids are never logged.
-    public init(directory: URL, logger: any SegmentsLogger) {
+    public convenience init(directory: URL, logger: any SegmentsLogger) {
+        self.init(storage: StorageDirectory(url: directory), logger: logger)
+    }
+
+    /// A store in `storage` (tests pass one that simulates write failures).
+    init(storage: StorageDirectory, logger: any SegmentsLogger) {
         let diagnostics = StoreDiagnostics(
             logger: logger, prefix: "Tracking:", subject: "customer ids", fallback: "a new customer will be created")
-        self.file = DocumentFile(directory: StorageDirectory(url: directory), name: Self.fileName, diagnostics: diagnostics)
+        self.file = DocumentFile(directory: storage, name: Self.fileName, diagnostics: diagnostics)
     }
 
     /// The stored customer, or `nil` when there is none or the file was unusable (then logged).
@@ -46,14 +51,19 @@ public final class FileCustomerStore: CustomerStore {
         }
     }
 
-    /// Replaces the stored customer durably; throws ``SegmentsError`` with code `.storage` when the
-    /// file cannot be written, leaving the previous file intact.
+    /// Replaces the stored customer durably.
+    ///
+    /// When the file cannot be written (a full disk), the previous file is **deleted** and
+    /// ``SegmentsError`` `.storage` is thrown: the old ids must not come back after a restart — after
+    /// `anonymize()` they would be a logged-out customer's hard ids. The next start then creates a
+    /// new anonymous customer.
     public func save(_ customer: CustomerIds) throws {
         try cache.withLock { cache in
-            do {
-                try file.write(CustomerRecord(customer))
-            } catch {
-                throw SegmentsError.wrapping(error, as: .storage)
+            try file.writeOrDelete(CustomerRecord(customer)) { deleted in
+                if deleted {
+                    cache.customer = nil
+                    cache.isLoaded = true
+                }
             }
             cache.customer = customer
             cache.isLoaded = true

@@ -40,7 +40,17 @@ struct EventJournal: Sendable {
     func open() throws -> JournalState {
         try directory.create()
         directory.removeStrayTemporaries(of: Self.fileName)
-        guard let data = try POSIXFile.contents(of: path) else {
+        let contents: Data?
+        do {
+            contents = try POSIXFile.contents(of: path, maximumSize: POSIXFile.maximumJournalSize)
+        } catch let untrusted as UntrustedFile {
+            let asideName = directory.setAside(Self.fileName)
+            diagnostics.setAside(Self.fileName, problem: .untrusted(untrusted), asideName: asideName, detail: nil)
+            var state = JournalState()
+            try compact(&state)
+            return state
+        }
+        guard let data = contents else {
             diagnostics.missing(Self.fileName)
             var state = JournalState()
             try compact(&state)

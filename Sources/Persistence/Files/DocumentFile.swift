@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 
 /// One small JSON document in the storage directory, replaced whole on every save: the shared
 /// mechanics of the customer and baseline stores.
@@ -30,6 +31,10 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
                 return nil
             }
             data = contents
+        } catch let untrusted as UntrustedFile {
+            let asideName = directory.setAside(name)
+            diagnostics.setAside(name, problem: .untrusted(untrusted), asideName: asideName, detail: nil)
+            return nil
         } catch {
             diagnostics.unreadable(name, error: error)
             return nil
@@ -47,5 +52,25 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
     func write(_ record: Record) throws {
         try directory.create()
         try directory.replace(name, with: VersionedJSON.encode(record))
+    }
+
+    /// ``write(_:)``, and when it fails, deletes the stored record before throwing, so the old one
+    /// can never be read again (after a restart it would bring back what the failed write replaced,
+    /// e.g. a logged-out customer's hard ids). Deleting needs no free space, so it works on a full
+    /// disk. Returns normally only when the write succeeded.
+    ///
+    /// - Throws: ``SegmentsError`` `.storage`, saying whether the old file was deleted.
+    /// - Parameter deleted: called with whether the old file is gone, before the error is thrown.
+    func writeOrDelete(_ record: Record, deleted: (Bool) -> Void) throws {
+        do {
+            try write(record)
+        } catch {
+            let gone = directory.remove(name)
+            deleted(gone)
+            let cause = SegmentsError.wrapping(error, as: .storage)
+            let outcome = gone ? "the previous file was deleted" : "the previous file could not be deleted either"
+            diagnostics.log(.error, "Could not save the \(diagnostics.subject) (\(cause.message)); \(outcome)")
+            throw SegmentsError(.storage, "\(cause.message); \(outcome)", underlying: error)
+        }
     }
 }

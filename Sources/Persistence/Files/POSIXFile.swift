@@ -28,27 +28,50 @@ enum POSIXFile {
         return fd
     }
 
-    /// Opens an existing file for appending.
+    /// The largest customer, baseline or visitor file read: 8 MiB (3 × 1,000 segments take ~200 KB).
+    static let maximumDocumentSize = 8 << 20
+    /// The largest event queue journal read: 256 MiB.
+    static let maximumJournalSize = 256 << 20
+
+    /// Opens an existing file for appending; a symbolic link is refused, not followed.
     static func openForAppending(_ path: String) throws -> Int32 {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { throw failure("open", path) }
         return fd
     }
 
-    /// The whole content of the file, or `nil` when it does not exist.
-    static func contents(of path: String) throws -> Data? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// The whole content of the file, or `nil` when it does not exist (SPEC P7).
+    ///
+    /// The file is untrusted: another process of the user, a backup restore or a bug may have put
+    /// anything there. It is opened without following a symbolic link and without blocking (a FIFO
+    /// would hang the caller), and read only when it is a regular file owned by this user and at
+    /// most `maximumSize` bytes (a huge sparse file would exhaust memory).
+    ///
+    /// - Throws: ``UntrustedFile`` for a file that must be set aside unread; ``SegmentsError``
+    ///   `.storage` when the system refuses.
+    static func contents(of path: String, maximumSize: Int = maximumDocumentSize) throws -> Data? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw failure("open", path)
+            let code = errno
+            if code == ENOENT { return nil }
+            // ELOOP: the name is a symbolic link. ENXIO: a socket, or a device without a driver.
+            if code == ELOOP { throw UntrustedFile.symbolicLink }
+            if code == ENXIO { throw UntrustedFile.notARegularFile }
+            throw failure("open", path, code: code)
         }
         defer { _ = close(fd) }
         var info = stat()
-        let expected = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
+        guard fstat(fd, &info) == 0 else { throw failure("stat", path) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw UntrustedFile.notARegularFile }
+        guard info.st_uid == geteuid() else { throw UntrustedFile.foreignOwner }
+        guard info.st_size <= maximumSize else { throw UntrustedFile.tooLarge }
+        let expected = Int(info.st_size)
         var data = Data(count: max(expected, 0) + 1)
         var filled = 0
         while true {
-            if filled == data.count { data.count += max(data.count, 4096) }
+            // The file may grow while it is read; the cap holds whatever the size said.
+            if filled > maximumSize { throw UntrustedFile.tooLarge }
+            if filled == data.count { data.count += min(max(data.count, 4096), maximumSize + 1) }
             let count = data.withUnsafeMutableBytes { buffer in
                 read(fd, buffer.baseAddress! + filled, buffer.count - filled)
             }
@@ -135,6 +158,18 @@ enum POSIXFile {
         let reason = String(cString: strerror(code))
         return SegmentsError(.storage, "\(operation) \(file) failed: \(reason)", underlying: SystemCallError(code: code))
     }
+}
+
+/// Why a stored file is set aside without being read (SPEC P7, P2).
+enum UntrustedFile: Error, Hashable, Sendable {
+    /// The name is a symbolic link: following it would read (or, later, replace) another file.
+    case symbolicLink
+    /// A FIFO, socket, device or directory.
+    case notARegularFile
+    /// Owned by another user.
+    case foreignOwner
+    /// Larger than the size cap.
+    case tooLarge
 }
 
 /// An `errno` value: the underlying error of storage failures.

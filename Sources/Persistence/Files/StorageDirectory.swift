@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import SegmentsDomain
 
 /// The storage directory of one integration and the file operations every store shares:
 /// creating the directory, atomic replacement, and setting damaged files aside (SPEC P1, P2).
@@ -16,9 +17,20 @@ struct StorageDirectory: Sendable {
     /// How many set-aside copies of one file are kept; older ones are deleted so a file that keeps
     /// getting damaged cannot fill the disk.
     static let keptCorruptCopies = 3
+    /// The largest `<name>.corrupt-<n>` number taken into account; larger ones are not ours.
+    static let largestCorruptNumber = 1_000_000_000
 
     /// The directory.
     let url: URL
+    /// Fault injection for the stores' tests (a full disk cannot be had on demand): when set,
+    /// ``replace(_:with:)`` fails with the `errno` it returns for the file's name, before writing.
+    var simulatedWriteFailure: (@Sendable (_ name: String) -> Int32?)?
+
+    /// The storage directory at `url`.
+    init(url: URL, simulatedWriteFailure: (@Sendable (_ name: String) -> Int32?)? = nil) {
+        self.url = url
+        self.simulatedWriteFailure = simulatedWriteFailure
+    }
 
     /// The directory's path.
     var path: String { url.path }
@@ -29,9 +41,29 @@ struct StorageDirectory: Sendable {
     }
 
     /// Creates the directory and any missing parent, each owner-only (0700). An existing
-    /// directory is left as it is: it may be shared with the app and is not ours to re-permission.
+    /// directory is left as it is — it may be shared with the app and is not ours to re-permission —
+    /// but it must belong to this user and must not be writable by every user (SPEC P7): another
+    /// user could otherwise replace the files the SDK trusts.
+    ///
+    /// - Throws: ``SegmentsError`` `.storage`; the message never names the directory.
     func create() throws {
         try Self.makeDirectory(path)
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw Self.directoryFailure("inspect", code: errno) }
+        guard info.st_uid == geteuid() else {
+            throw SegmentsError(.storage, "The storage directory belongs to another user; refusing to use it")
+        }
+        guard info.st_mode & S_IWOTH == 0 else {
+            throw SegmentsError(.storage, "The storage directory is writable by every user; refusing to use it")
+        }
+    }
+
+    /// A storage error about the directory: the system's reason, never the path (it may contain
+    /// an integration id).
+    private static func directoryFailure(_ operation: String, code: Int32) -> SegmentsError {
+        let reason = String(cString: strerror(code))
+        return SegmentsError(
+            .storage, "Could not \(operation) the storage directory: \(reason)", underlying: SystemCallError(code: code))
     }
 
     private static func makeDirectory(_ path: String) throws {
@@ -45,15 +77,15 @@ struct StorageDirectory: Sendable {
         case EEXIST:
             var info = stat()
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-                throw POSIXFile.failure("create directory", path, code: ENOTDIR)
+                throw directoryFailure("create", code: ENOTDIR)
             }
         case ENOENT:
             let parent = (path as NSString).deletingLastPathComponent
-            guard !parent.isEmpty, parent != path else { throw POSIXFile.failure("create directory", path, code: code) }
+            guard !parent.isEmpty, parent != path else { throw directoryFailure("create", code: code) }
             try makeDirectory(parent)
             try makeDirectory(path)
         default:
-            throw POSIXFile.failure("create directory", path, code: code)
+            throw directoryFailure("create", code: code)
         }
     }
 
@@ -61,6 +93,9 @@ struct StorageDirectory: Sendable {
     /// directory is written and synced, renamed over `name`, and the directory is synced. A crash
     /// at any point leaves either the old or the new content, plus at worst a stray temporary file.
     func replace(_ name: String, with data: Data) throws {
+        if let code = simulatedWriteFailure?(name) {
+            throw POSIXFile.failure("write", path(of: name), code: code)
+        }
         let temporary = path(of: Self.temporaryPrefix(of: name) + UUID().uuidString)
         let fd = try POSIXFile.createExclusive(temporary)
         do {
@@ -78,6 +113,13 @@ struct StorageDirectory: Sendable {
             throw error
         }
         POSIXFile.syncDirectory(path)
+    }
+
+    /// Deletes `name` durably; `true` when it is gone (or never existed). Needs no free space.
+    func remove(_ name: String) -> Bool {
+        let gone = unlink(path(of: name)) == 0 || errno == ENOENT
+        POSIXFile.syncDirectory(path)
+        return gone
     }
 
     /// Deletes the temporary files a crash left behind for `name`. They are never read: the
@@ -100,8 +142,13 @@ struct StorageDirectory: Sendable {
     @discardableResult
     func setAside(_ name: String, keepingOriginal: Bool = false) -> String? {
         let prefix = name + ".corrupt-"
+        // Only numbers this code could have written count: a planted `.corrupt-9223372036854775807`
+        // would otherwise overflow the next number and crash every start.
         let numbers = entries().compactMap { entry -> Int? in
-            entry.hasPrefix(prefix) ? Int(entry.dropFirst(prefix.count)) : nil
+            guard entry.hasPrefix(prefix), let number = Int(entry.dropFirst(prefix.count)),
+                (1...Self.largestCorruptNumber).contains(number)
+            else { return nil }
+            return number
         }
         let next = (numbers.max() ?? 0) + 1
         let asideName = prefix + String(next)

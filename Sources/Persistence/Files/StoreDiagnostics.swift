@@ -10,6 +10,9 @@ enum StoredFileProblem: Error, Hashable, Sendable {
     case wrongShape
     /// Written by a newer SDK in a format this one does not know.
     case futureVersion(Int)
+    /// Not read at all: a symbolic link, not a regular file, another user's, or over the size cap
+    /// (SPEC P7).
+    case untrusted(UntrustedFile)
 
     /// A short reason, safe to log at any level: it never quotes the file's content.
     var summary: String {
@@ -18,6 +21,10 @@ enum StoredFileProblem: Error, Hashable, Sendable {
         case .notJSON: "not valid JSON, truncated or damaged"
         case .wrongShape: "unexpected content"
         case .futureVersion(let version): "unknown format version \(version), written by a newer SDK"
+        case .untrusted(.symbolicLink): "a symbolic link, not read"
+        case .untrusted(.notARegularFile): "not a regular file, not read"
+        case .untrusted(.foreignOwner): "owned by another user, not read"
+        case .untrusted(.tooLarge): "larger than the size limit, not read"
         }
     }
 }

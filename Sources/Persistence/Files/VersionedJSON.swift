@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 
 /// A record stored as versioned JSON: `{"version": 1, …}`.
 protocol VersionedRecord: Codable {
@@ -19,6 +20,8 @@ enum VersionedJSON {
     /// detail.
     static func decode<Record: VersionedRecord>(_ type: Record.Type, from data: Data) throws(DecodeFailure) -> Record {
         guard !data.isEmpty else { throw DecodeFailure(problem: .empty, detail: nil) }
+        // Before the recursive decoders: a planted, deeply nested file could overflow the stack.
+        guard !JSONDepth.exceeds(in: data) else { throw DecodeFailure(problem: .wrongShape, detail: nil) }
         do {
             _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {

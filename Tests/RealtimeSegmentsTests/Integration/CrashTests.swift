@@ -23,7 +23,7 @@ import Testing
             storage.remove()
         }
         let arguments = [
-            "track", "--base-url", baseURL.absoluteString, "--project-token", "crash", "--authorization", "Token key",
+            "track", "--base-url", baseURL.absoluteString, "--project-token", "crash", "--authorization", "token",
             "--storage", storage.url.path, "--retry", "0.05",
         ]
         var generator = SystemRandomNumberGenerator()
@@ -138,10 +138,12 @@ final class TrackChild {
     private let lines = Locked<[String]>([])
     private let finished = DispatchSemaphore(value: 0)
 
-    init(executable: URL, arguments: [String]) throws {
+    /// Starts `executable`; the API key reaches it through the environment (SPEC P4), never argv.
+    init(executable: URL, arguments: [String], apiKey: String = "key") throws {
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["SEGMENTS_API_KEY": apiKey]) { $1 }
         let pipe = Pipe()
         process.standardOutput = pipe
         errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("segments-track-\(UUID().uuidString).err")

@@ -1,0 +1,41 @@
+import Foundation
+import SegmentsData
+import SegmentsPersistence
+
+extension SegmentsClient.Options {
+    /// Checks every duration the options carry (SPEC P7): the debounce and max wait, the cache
+    /// time, and both backoffs (automatic reloads and uploads), whose first delay must be more than
+    /// 0 — a zero backoff would retry in a tight loop.
+    ///
+    /// ``SegmentsClient/configure(_:)`` calls it; calling it earlier lets an app fail early.
+    /// - Throws: ``SegmentsError`` `.invalidConfiguration`.
+    public func validate() throws {
+        try timings.debounce.validate()
+        try timings.cache.validate()
+        try timings.retry.validate()
+        try uploadRetry.validate()
+    }
+}
+
+extension SegmentsClient.Backend {
+    /// The id that names the integration's default storage folder. A secret never appears in it
+    /// (SPEC P4): ODP integrations, identified by their API key, use a hash of the key.
+    var storageIntegrationId: String {
+        switch self {
+        case .bloomreach(let bloomreach):
+            switch bloomreach.integration {
+            case .project(let token): "project-\(token)"
+            case .stream(let id): "stream-\(id)"
+            }
+        case .odp(let odp, _, _): StorageLocation.integrationId(kind: "odp", secret: odp.apiKey)
+        case .custom(let id, _, _): "custom-\(id)"
+        }
+    }
+
+    /// The id an earlier version used when it named the folder after a secret, if any: that
+    /// folder is renamed to ``storageIntegrationId`` on configure.
+    var legacyStorageIntegrationId: String? {
+        if case .odp(let odp, _, _) = self { return "odp-\(odp.apiKey)" }
+        return nil
+    }
+}
