@@ -16,16 +16,19 @@ extension Exponea {
         case bearer(String)
 
         /// The kind only: `none`, `token(<redacted>)` or `bearer(<redacted>)`.
-        public var description: String {
-            switch self {
-            case .none: "none"
-            case .token: "token(<redacted>)"
-            case .bearer: "bearer(<redacted>)"
-            }
-        }
+        public var description: String { bloomreach.description }
 
         /// The same as ``description``.
         public var debugDescription: String { description }
+
+        /// The same credential as the Bloomreach adapter's value.
+        var bloomreach: BloomreachAuthorization {
+            switch self {
+            case .none: .none
+            case .token(let key): .token(key)
+            case .bearer(let token): .bearer(token)
+            }
+        }
 
         /// No children: the credential is not reachable by reflection.
         public var customMirror: Mirror {

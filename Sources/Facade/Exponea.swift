@@ -25,16 +25,10 @@ public final class Exponea: Sendable {
 
     /// Configures a Bloomreach Engagement project integration.
     public func configure(_ settings: ProjectSettings, flushingSetup: FlushingSetup = FlushingSetup()) {
-        let authorization: BloomreachAuthorization
-        switch settings.authorization {
-        case .none: authorization = .none
-        case .token(let key): authorization = .token(key)
-        case .bearer(let token): authorization = .bearer(token)
-        }
         configure(
             BloomreachConfiguration(
                 integration: .project(token: settings.projectToken), baseURL: settings.baseUrl,
-                authorization: authorization, allowsInsecureHTTP: settings.allowsInsecureHTTP),
+                authorization: settings.authorization.bloomreach, allowsInsecureHTTP: settings.allowsInsecureHTTP),
             flushingSetup: flushingSetup)
     }
 

@@ -224,12 +224,7 @@ extension DeliveryTests {
         await harness.advance(by: 5)
         #expect(discovery.all == [[Fixture.s1]])
 
-        let projectB = RecordingSegmentRepository(scheduler: harness.scheduler)
-        projectB.answer([.content(): [Fixture.s3]])
-        harness.engine.configure(
-            .init(
-                repository: projectB, customerStore: RecordingCustomerStore(CustomerIds(cookie: "cookie-b")),
-                baselineStore: RecordingSegmentBaselineStore()))
+        harness.configureOtherProject(answering: [.content(): [Fixture.s3]])
         harness.engine.reloadAfterUpload()
         await harness.advance(by: 5)
         #expect(discovery.all == [[Fixture.s1], []])
@@ -243,11 +238,7 @@ extension DeliveryTests {
         await harness.advance(by: 5)
         harness.engine.removeListener(token)
 
-        let projectB = RecordingSegmentRepository(scheduler: harness.scheduler)
-        harness.engine.configure(
-            .init(
-                repository: projectB, customerStore: RecordingCustomerStore(CustomerIds(cookie: "cookie-b")),
-                baselineStore: RecordingSegmentBaselineStore()))
+        let projectB = harness.configureOtherProject()
         let (newcomer, _) = harness.listen(.discovery())
         await harness.advance(by: 5)
         #expect(projectB.fetches.count == 1)

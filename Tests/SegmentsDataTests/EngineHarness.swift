@@ -52,6 +52,20 @@ final class EngineHarness: Sendable {
         engine.configure(backend)
     }
 
+    /// Re-configures with another project: its own repository and stores, customer `cookie`.
+    @discardableResult
+    func configureOtherProject(
+        cookie: String = "cookie-b", answering segments: SegmentsByCategory = [:]
+    ) -> RecordingSegmentRepository {
+        let repository = RecordingSegmentRepository(scheduler: scheduler)
+        repository.answer(segments)
+        engine.configure(
+            .init(
+                repository: repository, customerStore: RecordingCustomerStore(CustomerIds(cookie: cookie)),
+                baselineStore: RecordingSegmentBaselineStore()))
+        return repository
+    }
+
     /// Advances virtual time, then waits until every queued delivery has run.
     func advance(by seconds: TimeInterval = 0) async {
         await scheduler.advance(by: seconds)

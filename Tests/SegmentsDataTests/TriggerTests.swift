@@ -346,12 +346,7 @@ import Testing
         harness.configure()
         harness.engine.reloadAfterUpload()
         await harness.advance(by: 6)  // in flight on the first backend
-        let other = RecordingSegmentRepository(scheduler: harness.scheduler)
-        other.answer([.discovery(): [Fixture.s2]])
-        harness.engine.configure(
-            .init(
-                repository: other, customerStore: RecordingCustomerStore(CustomerIds(cookie: "cookie-b")),
-                baselineStore: RecordingSegmentBaselineStore()))
+        let other = harness.configureOtherProject(answering: [.discovery(): [Fixture.s2]])
         await harness.advance(by: 60)
         #expect(other.fetches == [CustomerIds(cookie: "cookie-b")])
         #expect(recorder.all == [[Fixture.s2]])  // the first backend's late answer was dropped
