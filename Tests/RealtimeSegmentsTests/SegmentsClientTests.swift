@@ -145,3 +145,60 @@ extension SegmentsClientTests {
         #expect(harness.client.flushingMode == .immediate)
     }
 }
+
+/// Engine revision 2 at the facade: the order of configure, and identify as one step.
+@Suite(hangTimeLimit(minutes: 2)) struct SegmentsClientConfigureOrderTests {
+    /// An event queue that notes, when the pipeline loads it, whether the engine is configured.
+    final class ProbeEventStore: EventQueueStore {
+        let inner = RecordingEventQueueStore()
+        let client = Locked<SegmentsClient?>(nil)
+        let configuredAtLoad = Locked<[Bool]>([])
+
+        func load() -> [TrackedEvent] {
+            configuredAtLoad.withLock { $0.append(client.value?.isConfigured ?? false) }
+            return inner.load()
+        }
+        func append(_ event: TrackedEvent) throws { try inner.append(event) }
+        func update(_ event: TrackedEvent) throws { try inner.update(event) }
+        func remove(id: TrackedEvent.ID) throws { try inner.remove(id: id) }
+    }
+
+    /// Defect: the new pipeline started (and could upload) before the engine was configured, so the
+    /// reload its first upload requested was dropped.
+    @Test func t3_thePipelineStartsOnlyOnceTheEngineIsConfigured() async throws {
+        let events = ProbeEventStore()
+        let harness = ClientHarness(
+            storage: .custom(customer: RecordingCustomerStore(), baseline: RecordingSegmentBaselineStore(), events: events))
+        events.client.withLock { $0 = harness.client }
+        try harness.configure()
+        #expect(events.configuredAtLoad.value == [true])
+    }
+
+    /// Defect: identify merged and saved the ids, then failed to queue the update, leaving the ids
+    /// merged without their update.
+    @Test func e1_identifyThatCannotQueueItsUpdateChangesNothing() async throws {
+        let events = RecordingEventQueueStore()
+        let customers = RecordingCustomerStore()
+        let harness = ClientHarness(
+            storage: .custom(customer: customers, baseline: RecordingSegmentBaselineStore(), events: events))
+        try harness.configure()
+        harness.client.addListener(category: .discovery()) { _ in }
+        await harness.advance(by: 5)
+        let before = harness.client.customerIds
+        let fetches = harness.repository.fetches.count
+        events.failAppends(with: SegmentsError(.storage, "disk full"))
+
+        #expect(throws: SegmentsError.self) {
+            try harness.client.identifyCustomer(customerIds: ["registered": "jane"], properties: [:], timestamp: nil)
+        }
+        await harness.advance(by: 60)
+        #expect(harness.client.customerIds == before)
+        #expect(customers.load() == before)
+        #expect(harness.repository.fetches.count == fetches)  // no reload for ids that never took
+
+        events.failAppends(with: nil)
+        try harness.client.identifyCustomer(customerIds: ["registered": "jane"], properties: [:], timestamp: nil)
+        #expect(harness.client.customerIds?.values["registered"] == "jane")
+        #expect(events.load().last?.customerIds.values["registered"] == "jane")
+    }
+}
