@@ -10,6 +10,9 @@ struct ConfiguredParts {
     let customer: any CustomerStore
     let baseline: any SegmentBaselineStore
     let events: any EventQueueStore
+    /// The storage folder's one serial queue (shared by every client on the folder); `nil` for
+    /// other storage, which uses the engine's own.
+    let storageQueue: DispatchQueue?
 
     init(_ configuration: SegmentsClient.Configuration, options: SegmentsClient.Options) throws {
         try options.validate()
@@ -51,14 +54,17 @@ struct ConfiguredParts {
             customer = stores.customer
             baseline = stores.baseline
             events = stores.events
+            storageQueue = stores.queue
         case .inMemory:
             customer = InMemoryCustomerStore()
             baseline = InMemorySegmentBaselineStore()
             events = InMemoryEventQueueStore()
+            storageQueue = nil
         case .custom(let customStore, let baselineStore, let eventStore):
             customer = customStore
             baseline = baselineStore
             events = eventStore
+            storageQueue = nil
         }
     }
 }

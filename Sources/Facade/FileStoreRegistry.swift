@@ -12,6 +12,8 @@ enum FileStoreRegistry {
         let customer: FileCustomerStore
         let baseline: FileSegmentBaselineStore
         let events: FileEventQueueStore
+        /// The one serial queue the directory's files are read and written on, in order.
+        let queue: DispatchQueue
     }
 
     private final class WeakStores: @unchecked Sendable {
@@ -19,6 +21,7 @@ enum FileStoreRegistry {
         weak var customer: FileCustomerStore?
         weak var baseline: FileSegmentBaselineStore?
         weak var events: FileEventQueueStore?
+        var queue: DispatchQueue?
     }
 
     private static let registry = Locked<[String: WeakStores]>([:])
@@ -30,13 +33,15 @@ enum FileStoreRegistry {
             registry = registry.filter { $0.value.events != nil }
             let entry = registry[key] ?? WeakStores()
             registry[key] = entry
+            let queue = entry.queue ?? DispatchQueue(label: "RealtimeSegments.storage")
+            entry.queue = queue
             if let customer = entry.customer, let baseline = entry.baseline, let events = entry.events {
-                return Stores(customer: customer, baseline: baseline, events: events)
+                return Stores(customer: customer, baseline: baseline, events: events, queue: queue)
             }
             let stores = Stores(
                 customer: FileCustomerStore(directory: directory, logger: logger),
                 baseline: FileSegmentBaselineStore(directory: directory, logger: logger),
-                events: FileEventQueueStore(directory: directory, logger: logger))
+                events: FileEventQueueStore(directory: directory, logger: logger), queue: queue)
             entry.customer = stores.customer
             entry.baseline = stores.baseline
             entry.events = stores.events

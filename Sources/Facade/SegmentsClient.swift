@@ -47,7 +47,9 @@ public final class SegmentsClient: Sendable {
         // The engine first: the new pipeline may upload at once, and the reload each upload
         // requests (SPEC T3) must reach a configured engine.
         engine.configure(
-            .init(repository: parts.repository, customerStore: parts.customer, baselineStore: parts.baseline))
+            .init(
+                repository: parts.repository, customerStore: parts.customer, baselineStore: parts.baseline,
+                storageQueue: parts.storageQueue))
         engine.setTrackingImmediate(configuration.flushingMode == .immediate)
         let newPipeline = TrackingPipeline(
             dependencies: .init(

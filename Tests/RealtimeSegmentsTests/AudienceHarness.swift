@@ -38,11 +38,9 @@ final class AudienceHarness: Sendable {
     static var onDeliveryQueue: Bool { DispatchQueue.getSpecific(key: deliveryKey) == "delivery" }
 }
 
-/// Runs a blocking call on a plain thread, so no cooperative thread waits for it.
+/// Runs a blocking call on a thread of its own, so no cooperative (or global-queue) thread waits for it.
 func onBackgroundThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-    }
+    try await onDedicatedThread(body)
 }
 
 /// The completion-form answer, awaited.

@@ -292,7 +292,7 @@ extension DeliveryTests {
             release.wait()  // a slow handler
         })
         let removed = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             handlerStarted.wait()
             harness.engine.removeListener(token)
             removed.signal()

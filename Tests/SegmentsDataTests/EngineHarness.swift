@@ -118,13 +118,9 @@ extension Result where Failure == SegmentsError {
     }
 }
 
-/// Waits for `semaphore` on a Dispatch thread, not on the test's cooperative thread (which other
-/// tests' tasks need): `true` when it was signalled within `seconds` (generous: only a hang
-/// takes that long).
+/// Waits for `semaphore` on a thread of its own — not on a cooperative or global-queue thread,
+/// which other tests' tasks need: `true` when it was signalled within `seconds` (generous: only a
+/// hang takes that long).
 func signalled(_ semaphore: DispatchSemaphore, within seconds: TimeInterval = 30) async -> Bool {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-            continuation.resume(returning: semaphore.wait(timeout: .now() + seconds) == .success)
-        }
-    }
+    await onDedicatedThread { semaphore.wait(timeout: .now() + seconds) == .success }
 }

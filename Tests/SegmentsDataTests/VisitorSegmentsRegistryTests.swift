@@ -86,13 +86,10 @@ import Testing
     @Test func v3_hundredConcurrentSetCustomSegmentsCallsLoseNothing() async {
         let stream = registry.changes()
         let registry = self.registry
-        // On a plain thread, so the 100 blocking callers never hold the cooperative pool.
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                DispatchQueue.concurrentPerform(iterations: 100) { index in
-                    registry.setCustomSegments(["segment-\(index)"], forVisitor: "v1")
-                }
-                done.resume()
+        // On a thread of its own, so the 100 blocking callers never hold the cooperative pool.
+        await onDedicatedThread {
+            DispatchQueue.concurrentPerform(iterations: 100) { index in
+                registry.setCustomSegments(["segment-\(index)"], forVisitor: "v1")
             }
         }
         let expected = Set((0..<100).map { "segment-\($0)" })

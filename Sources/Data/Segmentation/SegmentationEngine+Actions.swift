@@ -25,10 +25,10 @@ extension SegmentationEngine {
             }
         case .answer(let reads, let result):
             answer(reads, with: result)
-        case .saveCustomer(let customer, let store):
-            save("the customer") { try store.save(customer) }
-        case .saveBaseline(let baseline, let store):
-            save("the segments baseline") { try store.save(baseline) }
+        case .saveCustomer(let customer, let backend):
+            save("the customer", on: storageQueue(of: backend)) { try backend.customerStore.save(customer) }
+        case .saveBaseline(let baseline, let backend):
+            save("the segments baseline", on: storageQueue(of: backend)) { try backend.baselineStore.save(baseline) }
         }
     }
 
@@ -64,10 +64,15 @@ extension SegmentationEngine {
         dependencies.deliveryQueue.async { calls.forEach { $0() } }
     }
 
-    /// Saves on the storage queue, in the order decided; a failure is logged.
-    private func save(_ what: String, _ write: @escaping @Sendable () throws -> Void) {
+    /// The serial queue `backend`'s stores are read and written on.
+    func storageQueue(of backend: Backend) -> DispatchQueue {
+        backend.storageQueue ?? dependencies.storageQueue
+    }
+
+    /// Saves on a storage queue, in the order decided; a failure is logged.
+    private func save(_ what: String, on queue: DispatchQueue, _ write: @escaping @Sendable () throws -> Void) {
         let logger = dependencies.logger
-        dependencies.storageQueue.async {
+        queue.async {
             do { try write() } catch {
                 logger.log(.error, "Segments: Saving \(what) failed: \(error)")
             }

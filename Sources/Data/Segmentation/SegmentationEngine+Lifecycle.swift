@@ -15,12 +15,13 @@ extension SegmentationEngine {
     /// Configures the engine with an integration's backend (SPEC T2, T6).
     ///
     /// Loads the customer (creating a cookie when there is none, or an empty one) and the
-    /// baseline on the storage queue, after any save still pending there, then requests the
+    /// baseline on the backend's storage queue, after any save still pending there (also one of an
+    /// earlier client on the same stores), then requests the
     /// initial reload when a listener wants its first load, and serves reads made before.
     /// Configuring a running engine discards its flight but keeps listeners, what they were told,
     /// and a reload that was pending or owed (it runs on the new backend).
     public func configure(_ backend: Backend) {
-        var loaded = dependencies.storageQueue.sync {
+        var loaded = storageQueue(of: backend).sync {
             SegmentationStateMachine.Loaded(
                 customer: backend.customerStore.load(), baseline: backend.baselineStore.load(), newCookie: nil)
         }

@@ -61,15 +61,20 @@ public final class SegmentationEngine: Sendable {
         public var customerStore: any CustomerStore
         /// The baseline and link memory.
         public var baselineStore: any SegmentBaselineStore
+        /// The serial queue the two stores are read and written on; `nil` for the engine's own
+        /// (``Dependencies/storageQueue``). Stores shared by several clients (one storage folder)
+        /// share one queue, so a client that starts reads what an earlier one saved.
+        public var storageQueue: DispatchQueue?
 
         /// Creates a backend.
         public init(
             repository: any SegmentRepository, customerStore: any CustomerStore,
-            baselineStore: any SegmentBaselineStore
+            baselineStore: any SegmentBaselineStore, storageQueue: DispatchQueue? = nil
         ) {
             self.repository = repository
             self.customerStore = customerStore
             self.baselineStore = baselineStore
+            self.storageQueue = storageQueue
         }
     }
 

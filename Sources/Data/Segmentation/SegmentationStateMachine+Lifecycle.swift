@@ -33,7 +33,7 @@ extension SegmentationStateMachine {
             var values = loadedCustomer.values
             values[CustomerIds.cookieKey] = loaded.newCookie ?? UUID().uuidString.lowercased()
             loadedCustomer = CustomerIds(values)
-            actions.append(.saveCustomer(loadedCustomer, to: backend.customerStore))
+            actions.append(.saveCustomer(loadedCustomer, to: backend))
         }
         customer = loadedCustomer
         baseline = loaded.baseline
@@ -78,7 +78,7 @@ extension SegmentationStateMachine {
         if cancelReload(&actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
         let anonymous = CustomerIds(cookie: newCookie)
         customer = anonymous
-        actions.append(.saveCustomer(anonymous, to: backend.customerStore))
+        actions.append(.saveCustomer(anonymous, to: backend))
         var emptied: SegmentsByCategory = [:]
         for (category, segments) in (baseline.snapshot?.segments ?? [:]).merging(told, uniquingKeysWith: { $1 })
         where !segments.isEmpty {
@@ -99,7 +99,7 @@ extension SegmentationStateMachine {
         let merged = current.merging(hardIds: hardIds)
         guard merged != current else { return (current, []) }
         customer = merged
-        var actions: [Action] = [.saveCustomer(merged, to: backend.customerStore)]
+        var actions: [Action] = [.saveCustomer(merged, to: backend)]
         if case .retrying(_, let timer) = reload {
             actions.append(.cancelTimer(timer))
             reload = .idle
@@ -128,6 +128,6 @@ extension SegmentationStateMachine {
     private mutating func forgetSegments(_ actions: inout [Action]) {
         baseline = .empty
         snapshotUptime = nil
-        if let backend { actions.append(.saveBaseline(baseline, to: backend.baselineStore)) }
+        if let backend { actions.append(.saveBaseline(baseline, to: backend)) }
     }
 }

@@ -116,7 +116,7 @@ extension SegmentationStateMachine {
         var actions: [Action] = []
         if linked {
             baseline.linkedCustomers.insert(flight.customer)
-            actions.append(.saveBaseline(baseline, to: backend.baselineStore))
+            actions.append(.saveBaseline(baseline, to: backend))
         }
         guard customer == flight.customer else {
             actions.append(.log(.verbose, SegmentsLogText.cancelledCustomerChanged))
@@ -157,7 +157,7 @@ extension SegmentationStateMachine {
         let changes = SegmentDiff.changes(from: baseline.snapshot, to: segments, for: flight.customer, told: told)
         baseline.snapshot = SegmentSnapshot(customer: flight.customer, segments: segments, fetchedAt: now.wall)
         snapshotUptime = now.uptime
-        if let backend { actions.append(.saveBaseline(baseline, to: backend.baselineStore)) }
+        if let backend { actions.append(.saveBaseline(baseline, to: backend)) }
         let categories = changes.keys.map(\.name).sorted().joined(separator: ", ")
         actions.append(.log(.verbose, "Segments: Segments fetched; changed categories: [\(categories)]"))
         deliver(changes, firstLoad: segments, &actions)

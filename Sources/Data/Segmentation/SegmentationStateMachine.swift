@@ -96,8 +96,9 @@ struct SegmentationStateMachine: Sendable {
         case deliver([Delivery])
         /// Answers each read with `result` narrowed to its category (SPEC G4).
         case answer([PendingRead], Result<SegmentsByCategory, SegmentsError>)
-        case saveCustomer(CustomerIds, to: any CustomerStore)
-        case saveBaseline(SegmentBaseline, to: any SegmentBaselineStore)
+        /// Saves on the backend's storage queue, in decision order.
+        case saveCustomer(CustomerIds, to: SegmentationEngine.Backend)
+        case saveBaseline(SegmentBaseline, to: SegmentationEngine.Backend)
     }
 
     /// Reads waiting for `configure` beyond this many are refused (a bounded queue).
