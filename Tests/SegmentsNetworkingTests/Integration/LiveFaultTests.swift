@@ -40,10 +40,12 @@ extension LiveIntegrationTests {
             FaultCase(name: "401", fault: .status(401), code: .unauthorized, isTransient: false, httpStatus: 401),
             FaultCase(name: "403", fault: .status(403), code: .unauthorized, isTransient: false, httpStatus: 403),
             // The emulator's delay is far beyond the deadline so that a busy machine cannot let the
-            // answer win; it costs nothing, since stop() cuts the emulator's wait short.
+            // answer win; it costs nothing, since stop() cuts the emulator's wait short. The deadline
+            // is long enough for the request to reach the emulator under a sanitizer on a loaded
+            // 2-core machine (0.3 s was not under ASan: the fault stayed pending).
             FaultCase(
-                name: "delay 3 s vs 0.3 s deadline", fault: .delay(3), code: .timeout, isTransient: true,
-                requestTimeout: 0.3),
+                name: "delay 10 s vs 1 s deadline", fault: .delay(10), code: .timeout, isTransient: true,
+                requestTimeout: 1),
             FaultCase(name: "dropped connection", fault: .dropConnection, code: .network, isTransient: true),
             FaultCase(name: "reset mid-body", fault: .dropMidBody, code: .network, isTransient: true),
             FaultCase(name: "truncated body", fault: .truncatedBody, code: .network, isTransient: true),
