@@ -50,9 +50,10 @@ struct Delivery: Sendable {
 
 /// The registered listeners, indexed by category in registration order (SPEC M4, D5–D7).
 ///
-/// Adding is O(1); removing is O(log n) to find plus a move inside its category's list; finding
-/// whom to tell about a category's change touches only that category's listeners, so one change
-/// reaches 10,000 listeners without sorting or filtering every registration.
+/// Adding and removing are O(1) (amortized: a category's list drops removed tokens once they are
+/// half of it); finding whom to tell about a category's change touches only that category's
+/// listeners, so one change reaches 10,000 listeners without sorting or filtering every
+/// registration.
 struct ListenerRegistry: Sendable {
     struct Registration: Sendable {
         let token: ListenerToken
@@ -70,9 +71,16 @@ struct ListenerRegistry: Sendable {
         }
     }
 
+    /// The tokens of one category in registration order (ascending); removed ones stay until
+    /// they are half of the list.
+    private struct CategoryIndex: Sendable {
+        var tokens: [Int] = []
+        var removed = 0
+        var live: Int { tokens.count - removed }
+    }
+
     private var byToken: [Int: Registration] = [:]
-    /// Tokens of each category, ascending: registration order.
-    private var tokensByCategory: [SegmentCategory: [Int]] = [:]
+    private var tokensByCategory: [SegmentCategory: CategoryIndex] = [:]
     private var tokensByGroup: [UUID: Set<Int>] = [:]
     /// Registrations whose first-load promise (SPEC D6) is still to be kept.
     private(set) var awaitingFirstLoad: Set<Int> = []
@@ -86,7 +94,7 @@ struct ListenerRegistry: Sendable {
         nextToken += 1
         byToken[token.rawValue] = Registration(
             token: token, listener: listener, group: group, owner: owner.map(WeakOwner.init))
-        tokensByCategory[listener.category, default: []].append(token.rawValue)
+        tokensByCategory[listener.category, default: CategoryIndex()].tokens.append(token.rawValue)
         if let group { tokensByGroup[group, default: []].insert(token.rawValue) }
         if owner != nil { ownedTokens.insert(token.rawValue) }
         if listener.includeFirstLoad { awaitingFirstLoad.insert(token.rawValue) }
@@ -106,10 +114,15 @@ struct ListenerRegistry: Sendable {
             if tokensByGroup[group]?.isEmpty == true { tokensByGroup[group] = nil }
         }
         let category = registration.listener.category
-        var tokens = tokensByCategory[category] ?? []
-        if let index = tokens.binarySearch(token.rawValue) { tokens.remove(at: index) }
-        tokensByCategory[category] = tokens.isEmpty ? nil : tokens
-        return tokens.isEmpty ? category : nil
+        guard var index = tokensByCategory.removeValue(forKey: category) else { return nil }
+        index.removed += 1
+        guard index.live > 0 else { return category }
+        if index.removed * 2 > index.tokens.count {
+            index.tokens.removeAll { byToken[$0] == nil }
+            index.removed = 0
+        }
+        tokensByCategory[category] = index
+        return nil
     }
 
     /// Removes every registration of `group`; returns the categories left without listeners.
@@ -145,12 +158,9 @@ struct ListenerRegistry: Sendable {
     var anyWantsFirstLoad: Bool {
         awaitingFirstLoad.contains { byToken[$0]?.isAlive == true }
     }
-    /// The categories that have at least one registration.
-    var categories: Dictionary<SegmentCategory, [Int]>.Keys { tokensByCategory.keys }
-
     /// The calls that tell every listener of `category` (in registration order) `segments`.
     func deliveries(of segments: [Segment], to category: SegmentCategory) -> [Delivery] {
-        (tokensByCategory[category] ?? []).compactMap { byToken[$0]?.delivery(of: segments) }
+        (tokensByCategory[category]?.tokens ?? []).compactMap { byToken[$0]?.delivery(of: segments) }
     }
 
     /// The listeners still waiting for their first load, by category, in registration order.
@@ -161,18 +171,5 @@ struct ListenerRegistry: Sendable {
     /// A successful reload kept every pending first-load promise (SPEC D6).
     mutating func keepFirstLoadPromises() {
         awaitingFirstLoad = []
-    }
-}
-
-extension Array where Element == Int {
-    /// The index of `value` in this ascending array, if present.
-    fileprivate func binarySearch(_ value: Int) -> Int? {
-        var low = 0
-        var high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if self[middle] < value { low = middle + 1 } else { high = middle }
-        }
-        return low < count && self[low] == value ? low : nil
     }
 }

@@ -109,14 +109,20 @@ public final class SegmentationEngine: Sendable {
     func transition<Result>(
         _ body: (inout SegmentationStateMachine) -> (Result, [SegmentationStateMachine.Action])
     ) -> Result {
-        let (result, drains) = core.withLock { core -> (Result, Bool) in
+        let (result, mine) = core.withLock { core -> (Result, [SegmentationStateMachine.Action]?) in
             let (result, actions) = body(&core.machine)
-            core.outbox += actions
-            guard !core.draining, !core.outbox.isEmpty else { return (result, false) }
+            guard !actions.isEmpty else { return (result, nil) }
+            guard !core.draining else {
+                core.outbox += actions  // the thread draining now carries them out, in order
+                return (result, nil)
+            }
             core.draining = true
-            return (result, true)
+            return (result, actions)  // nothing is queued before them: carried out here, first
         }
-        if drains { drainOutbox() }
+        if let mine {
+            for action in mine { perform(action) }
+            drainOutbox()
+        }
         return result
     }
 
@@ -130,8 +136,9 @@ public final class SegmentationEngine: Sendable {
         core.withLock { body($0.machine) }
     }
 
-    /// Carries out the outbox in order until it is empty. Actions that other threads (or the
-    /// code called here) add meanwhile are carried out by this loop too, never concurrently.
+    /// Carries out the outbox in order until it is empty, then gives up draining. Actions that
+    /// other threads (or the code called here) add meanwhile are carried out by this loop too,
+    /// never concurrently. Only the thread that set `draining` calls it.
     private func drainOutbox() {
         while true {
             let batch = core.withLock { core -> [SegmentationStateMachine.Action] in

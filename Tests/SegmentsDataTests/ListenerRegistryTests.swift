@@ -1,0 +1,63 @@
+import Foundation
+import SegmentsDomain
+import SegmentsTesting
+import Testing
+
+@testable import SegmentsData
+
+/// The per-category index of listeners (SPEC M4, D7): registration order survives any sequence
+/// of removals, including the compactions that drop removed tokens.
+@Suite(hangTimeLimit(minutes: 1)) struct ListenerRegistryTests {
+    /// A handler that records its index.
+    static func listener(_ category: SegmentCategory, _ index: Int, into calls: Locked<[Int]>) -> SegmentListener {
+        SegmentListener(category: category, includeFirstLoad: false) { _ in calls.withLock { $0.append(index) } }
+    }
+
+    @Test(arguments: [1, 7, 42])
+    func d7_m4_deliveriesFollowRegistrationOrderAfterAnyRemovals(seed: UInt64) {
+        var generator = SeededGenerator(seed: seed)
+        var registry = ListenerRegistry()
+        let calls = Locked<[Int]>([])
+        var alive: [(index: Int, token: ListenerToken, category: SegmentCategory)] = []
+        for index in 0..<400 {
+            let category: SegmentCategory = index % 3 == 0 ? .content() : .discovery()
+            alive.append((index, registry.add(Self.listener(category, index, into: calls), group: nil, owner: nil), category))
+            if index % 5 == 4 {  // remove a few at random as we go
+                for _ in 0..<3 where !alive.isEmpty {
+                    let victim = alive.remove(at: Int(generator.next() % UInt64(alive.count)))
+                    registry.remove(victim.token)
+                }
+            }
+        }
+        for category in [SegmentCategory.discovery(), .content()] {
+            calls.withLock { $0 = [] }
+            registry.deliveries(of: [], to: category).forEach { $0.run() }
+            #expect(calls.value == alive.filter { $0.category == category }.map(\.index))
+        }
+        #expect(registry.count == alive.count)
+    }
+
+    @Test func m4_removingACategorysLastListenerReportsIt() {
+        var registry = ListenerRegistry()
+        let calls = Locked<[Int]>([])
+        let first = registry.add(Self.listener(.discovery(), 0, into: calls), group: nil, owner: nil)
+        let second = registry.add(Self.listener(.discovery(), 1, into: calls), group: nil, owner: nil)
+        #expect(registry.remove(first) == nil)
+        #expect(registry.remove(second) == .discovery())
+        #expect(registry.remove(second) == nil)  // unknown: a no-op
+        #expect(registry.isEmpty)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failing seed can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
