@@ -114,14 +114,16 @@ struct ListenerRegistry: Sendable {
             if tokensByGroup[group]?.isEmpty == true { tokensByGroup[group] = nil }
         }
         let category = registration.listener.category
-        guard var index = tokensByCategory.removeValue(forKey: category) else { return nil }
-        index.removed += 1
-        guard index.live > 0 else { return category }
-        if index.removed * 2 > index.tokens.count {
-            index.tokens.removeAll { byToken[$0] == nil }
-            index.removed = 0
+        guard let index = tokensByCategory[category] else { return nil }
+        guard index.live > 1 else {
+            tokensByCategory[category] = nil
+            return category
         }
-        tokensByCategory[category] = index
+        tokensByCategory[category]?.removed += 1
+        if index.removed * 2 >= index.tokens.count {
+            tokensByCategory[category]?.tokens.removeAll { byToken[$0] == nil }
+            tokensByCategory[category]?.removed = 0
+        }
         return nil
     }
 
