@@ -18,7 +18,7 @@ public func onDedicatedThread<Value: Sendable>(_ body: @escaping @Sendable () th
     }
 }
 
-/// The non-throwing form of ``onDedicatedThread(_:)-(()->Value)``.
+/// The non-throwing form of `onDedicatedThread(_:)`: for a blocking call that cannot fail.
 public func onDedicatedThread<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
     await withCheckedContinuation { continuation in
         Thread.detachNewThread { continuation.resume(returning: body()) }
