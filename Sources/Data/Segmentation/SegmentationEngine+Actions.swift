@@ -25,6 +25,11 @@ extension SegmentationEngine {
             }
         case .answer(let reads, let result):
             answer(reads, with: result)
+        case .answerRead(let read, let result):
+            switch read.reply {
+            case .direct(let resume): resume(result)
+            case .onDeliveryQueue(let completion): dependencies.deliveryQueue.async { completion(result) }
+            }
         case .saveCustomer(let customer, let backend):
             save("the customer", on: storageQueue(of: backend)) { try backend.customerStore.save(customer) }
         case .saveBaseline(let baseline, let backend):

@@ -69,10 +69,10 @@ extension SegmentationStateMachine {
                 let error = SegmentsError(
                     .notConfigured,
                     "too many reads wait for configure (\(Self.maxReadsWaitingForConfigure)); configure the client first")
-                actions.append(.answer([read], .failure(error)))
+                actions.append(.answerRead(read, .failure(error)))
             }
         case .stopped:
-            actions.append(.answer([read], .failure(SegmentsError(.stopped, "the integration was stopped"))))
+            actions.append(.answerRead(read, .failure(SegmentsError(.stopped, "the integration was stopped"))))
         case .running:
             serve(read, at: now, &actions)
         }
@@ -83,7 +83,7 @@ extension SegmentationStateMachine {
     /// every read is answered exactly once.
     mutating func withdrawRead(_ id: Int) -> [Action] {
         guard let index = reads.firstIndex(where: { $0.id == id }) else { return [] }
-        return [.answer([reads.remove(at: index)], .failure(SegmentsError(.cancelled, "the read was cancelled")))]
+        return [.answerRead(reads.remove(at: index), .failure(SegmentsError(.cancelled, "the read was cancelled")))]
     }
 
     /// Answers from the cache when allowed (G1), otherwise joins the flight or starts one (G2).
@@ -91,7 +91,7 @@ extension SegmentationStateMachine {
         if !read.force, let customer, let snapshot = baseline.snapshot {
             let age = snapshotUptime.map { now.uptime - $0 } ?? now.wall.timeIntervalSince(snapshot.fetchedAt)
             if timings.cache.canAnswer(from: snapshot, for: customer, age: age) {
-                actions.append(.answer([read], .success(snapshot.segments)))
+                actions.append(.answerRead(read, .success(snapshot.segments(in: read.category))))
                 return
             }
         }

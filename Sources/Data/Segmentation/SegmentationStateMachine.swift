@@ -96,6 +96,8 @@ struct SegmentationStateMachine: Sendable {
         case deliver([Delivery])
         /// Answers each read with `result` narrowed to its category (SPEC G4).
         case answer([PendingRead], Result<SegmentsByCategory, SegmentsError>)
+        /// Answers one read (a cache hit, a refusal, a withdrawal): the common case, kept cheap.
+        case answerRead(PendingRead, Result<[Segment], SegmentsError>)
         /// Saves on the backend's storage queue, in decision order.
         case saveCustomer(CustomerIds, to: SegmentationEngine.Backend)
         case saveBaseline(SegmentBaseline, to: SegmentationEngine.Backend)
