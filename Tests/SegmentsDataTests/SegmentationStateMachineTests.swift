@@ -42,7 +42,7 @@ import Testing
     }
 
     /// The actions, in words (logs left out).
-    static func describe(_ actions: [Machine.Action]) -> [String] {
+    static func describe(_ actions: some Sequence<Machine.Action>) -> [String] {
         actions.compactMap { action in
             switch action {
             case .log, .logLinkFailure: nil
@@ -63,7 +63,7 @@ import Testing
     @Test func t5_aRequestWhenIdleStartsABurstWithOneTimer() {
         var machine = Self.configured()
         #expect(Self.describe(machine.reload) == "idle")
-        var actions: [Machine.Action] = []
+        var actions = Machine.Actions()
         machine.requestReload(at: Self.at(1), &actions)
         #expect(Self.describe(machine.reload) == "debouncing(1.0…1.0)")
         #expect(Self.describe(actions) == ["timer(5.0)"])
@@ -71,7 +71,7 @@ import Testing
 
     @Test func t5_requestsDuringTheDebounceOnlyMoveTheBurstsEnd() {
         var machine = Self.configured()
-        var actions: [Machine.Action] = []
+        var actions = Machine.Actions()
         machine.requestReload(at: Self.at(1), &actions)
         actions = []
         machine.requestReload(at: Self.at(3), &actions)
@@ -81,7 +81,7 @@ import Testing
 
     @Test func t5_theTimerFiringEarlyRearmsForTheRestThenFetches() throws {
         var machine = Self.configured()
-        var actions: [Machine.Action] = []
+        var actions = Machine.Actions()
         machine.requestReload(at: Self.at(0), &actions)
         machine.requestReload(at: Self.at(4), &actions)
         let timer = try #require(machine.currentTimer)
@@ -94,7 +94,7 @@ import Testing
 
     @Test func t5_maxWaitCapsABurst() throws {
         var machine = Self.configured()
-        var actions: [Machine.Action] = []
+        var actions = Machine.Actions()
         for second in stride(from: 0.0, through: 28, by: 4) { machine.requestReload(at: Self.at(second), &actions) }
         machine.requestReload(at: Self.at(29), &actions)
         let timer = try #require(machine.currentTimer)
@@ -103,7 +103,7 @@ import Testing
 
     @Test func t6_aRequestDuringAFlightOwesOneFollowUpAndAbsorbsNoTimer() throws {
         var machine = Self.fetching()
-        var actions: [Machine.Action] = []
+        var actions = Machine.Actions()
         machine.requestReload(at: Self.at(6), &actions)
         machine.requestReload(at: Self.at(7), &actions)
         #expect(actions.isEmpty)
@@ -113,7 +113,7 @@ import Testing
     /// A machine with an automatic reload in flight (started at 5 s).
     static func fetching() -> Machine {
         var machine = configured()
-        var actions: [Machine.Action] = []
+        var actions = Machine.Actions()
         machine.requestReload(at: at(0), &actions)
         _ = machine.timerFired(machine.currentTimer!, at: at(5))
         return machine
@@ -155,7 +155,7 @@ import Testing
     func t6_t7_everyOutcomeLeavesOneStateAndSchedulesAnOwedFollowUp(_ outcome: Outcome) throws {
         var machine = Self.fetching()
         if outcome.followUpOwed {
-            var ignored: [Machine.Action] = []
+            var ignored = Machine.Actions()
             machine.requestReload(at: Self.at(6), &ignored)
         }
         let flight = try #require(machine.flight)
@@ -192,7 +192,7 @@ import Testing
         #expect(delays == ["timer(2.0)", "timer(4.0)", "timer(8.0)"])
         let flight = try #require(machine.flight)
         _ = machine.flightFinished(flight.id, with: .success([:]), at: Self.at(40))
-        var actions: [Machine.Action] = []
+        var actions = Machine.Actions()
         machine.requestReload(at: Self.at(41), &actions)
         _ = machine.timerFired(machine.currentTimer!, at: Self.at(46))
         let next = try #require(machine.flight)
@@ -203,7 +203,7 @@ import Testing
 
     @Test func g2_aReadDuringTheDebounceFetchesAtOnceAndCarriesThePendingReload() {
         var machine = Self.configured()
-        var actions: [Machine.Action] = []
+        var actions = Machine.Actions()
         machine.requestReload(at: Self.at(0), &actions)
         let (_, readActions) = machine.read(.discovery(), force: true, reply: .direct { _ in }, at: Self.at(1))
         #expect(Self.describe(readActions) == ["cancelTimer", "fetch"])

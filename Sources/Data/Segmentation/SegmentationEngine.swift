@@ -107,9 +107,9 @@ public final class SegmentationEngine: Sendable {
     /// threads decided meanwhile), outside the lock.
     @discardableResult
     func transition<Result>(
-        _ body: (inout SegmentationStateMachine) -> (Result, [SegmentationStateMachine.Action])
+        _ body: (inout SegmentationStateMachine) -> (Result, SegmentationStateMachine.Actions)
     ) -> Result {
-        let (result, mine) = core.withLock { core -> (Result, [SegmentationStateMachine.Action]?) in
+        let (result, mine) = core.withLock { core -> (Result, SegmentationStateMachine.Actions?) in
             let (result, actions) = body(&core.machine)
             guard !actions.isEmpty else { return (result, nil) }
             guard !core.draining else {
@@ -127,7 +127,7 @@ public final class SegmentationEngine: Sendable {
     }
 
     /// A transition without a result.
-    func transition(_ body: (inout SegmentationStateMachine) -> [SegmentationStateMachine.Action]) {
+    func transition(_ body: (inout SegmentationStateMachine) -> SegmentationStateMachine.Actions) {
         transition { machine in ((), body(&machine)) }
     }
 

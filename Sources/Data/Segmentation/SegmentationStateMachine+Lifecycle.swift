@@ -14,8 +14,8 @@ extension SegmentationStateMachine {
     /// Configures (or re-configures) with `backend` (SPEC T2, T6): a reload that was pending,
     /// owed or in flight is requested again on the new backend; listeners and what they were told
     /// stay; reads made before are served.
-    mutating func configure(_ backend: SegmentationEngine.Backend, loaded: Loaded, at now: Moment) -> [Action] {
-        var actions: [Action] = []
+    mutating func configure(_ backend: SegmentationEngine.Backend, loaded: Loaded, at now: Moment) -> Actions {
+        var actions = Actions()
         let reloadWasPending: Bool
         if case .fetching(let flight, let followUpOwed) = reload {
             reloadWasPending = flight.carriesReload || followUpOwed
@@ -56,8 +56,8 @@ extension SegmentationStateMachine {
 
     /// Stops (SPEC A3): cancels and discards segment work, deletes the baseline and link memory,
     /// removes every listener, fails pending reads with `.stopped`, rejects work until configured.
-    mutating func stop() -> [Action] {
-        var actions: [Action] = []
+    mutating func stop() -> Actions {
+        var actions = Actions()
         if cancelReload(&actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
         forgetSegments(&actions)
         answerReads(with: .failure(SegmentsError(.stopped, "the integration was stopped")), &actions)
@@ -72,9 +72,9 @@ extension SegmentationStateMachine {
     /// baseline and link memory, tells listeners of non-empty categories `[]`, answers pending
     /// reads with `[]`, and, when listeners exist, requests a reload for the new customer so
     /// first-load promises are kept (D6).
-    mutating func anonymize(newCookie: String, at now: Moment) -> (CustomerIds?, [Action]) {
+    mutating func anonymize(newCookie: String, at now: Moment) -> (CustomerIds?, Actions) {
         guard let backend else { return (nil, []) }
-        var actions: [Action] = []
+        var actions = Actions()
         if cancelReload(&actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
         let anonymous = CustomerIds(cookie: newCookie)
         customer = anonymous
@@ -94,12 +94,12 @@ extension SegmentationStateMachine {
 
     /// Merges hard ids into the current customer; never removes ids (SPEC E1). When the ids
     /// change, the backoff of the old ids ends and a reload is requested (T4).
-    mutating func identify(hardIds: [String: String], at now: Moment) -> (CustomerIds?, [Action]) {
+    mutating func identify(hardIds: [String: String], at now: Moment) -> (CustomerIds?, Actions) {
         guard let backend, let current = customer else { return (nil, []) }
         let merged = current.merging(hardIds: hardIds)
         guard merged != current else { return (current, []) }
         customer = merged
-        var actions: [Action] = [.saveCustomer(merged, to: backend)]
+        var actions: Actions = [.saveCustomer(merged, to: backend)]
         if case .retrying(_, let timer) = reload {
             actions.append(.cancelTimer(timer))
             reload = .idle
@@ -109,23 +109,23 @@ extension SegmentationStateMachine {
     }
 
     /// Whether tracked events are uploaded immediately (SPEC T8).
-    mutating func setTrackingImmediate(_ immediate: Bool) -> [Action] {
+    mutating func setTrackingImmediate(_ immediate: Bool) -> Actions {
         trackingIsImmediate = immediate
         if immediate { warnedTrackingNotImmediate = false }
-        var actions: [Action] = []
+        var actions = Actions()
         warnIfTrackingNotImmediate(&actions)
         return actions
     }
 
     /// One warning that segments lag when listeners exist and flushing is not immediate (T8).
-    mutating func warnIfTrackingNotImmediate(_ actions: inout [Action]) {
+    mutating func warnIfTrackingNotImmediate(_ actions: inout Actions) {
         guard backend != nil, !trackingIsImmediate, !warnedTrackingNotImmediate, !listeners.isEmpty else { return }
         warnedTrackingNotImmediate = true
         actions.append(.log(.warning, SegmentsLogText.flushingNotImmediate))
     }
 
     /// Deletes the baseline and the link memory, in memory and on disk.
-    private mutating func forgetSegments(_ actions: inout [Action]) {
+    private mutating func forgetSegments(_ actions: inout Actions) {
         baseline = .empty
         snapshotUptime = nil
         if let backend { actions.append(.saveBaseline(baseline, to: backend)) }

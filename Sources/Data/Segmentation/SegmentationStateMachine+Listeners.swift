@@ -6,10 +6,10 @@ extension SegmentationStateMachine {
     /// Registers a listener; when configured, requests a reload (SPEC T1).
     mutating func addListener(
         _ listener: SegmentListener, group: UUID?, owner: AnyObject?, at now: Moment
-    ) -> (ListenerToken, [Action]) {
+    ) -> (ListenerToken, Actions) {
         forgetTold(listeners.pruneReleasedOwners())
         let token = listeners.add(listener, group: group, owner: owner)
-        var actions: [Action] = []
+        var actions = Actions()
         if backend != nil {
             requestReload(at: now, &actions)
             warnIfTrackingNotImmediate(&actions)
@@ -30,7 +30,7 @@ extension SegmentationStateMachine {
     /// Decides the handler calls for `changes` (SPEC D5–D7): every listener of a changed category,
     /// in registration order, gets its full list; when `firstLoad` is given, listeners still
     /// waiting for their first load (D6) get their category's list from it even if unchanged.
-    mutating func deliver(_ changes: SegmentsByCategory, firstLoad: SegmentsByCategory?, _ actions: inout [Action]) {
+    mutating func deliver(_ changes: SegmentsByCategory, firstLoad: SegmentsByCategory?, _ actions: inout Actions) {
         var deliveries: [Delivery] = []
         for (category, segments) in changes.sorted(by: { $0.key.name < $1.key.name }) {
             let calls = listeners.deliveries(of: segments, to: category)
@@ -57,11 +57,13 @@ extension SegmentationStateMachine {
     /// served. Returns its id, for ``withdrawRead(_:)``.
     mutating func read(
         _ category: SegmentCategory, force: Bool, reply: ReadReply, at now: Moment
-    ) -> (Int, [Action]) {
+    ) -> (Int, Actions) {
         nextRead += 1
         let read = PendingRead(id: nextRead, category: category, force: force, reply: reply)
-        var actions: [Action] = []
+        var actions = Actions()
         switch phase {
+        case .running:
+            serve(read, at: now, &actions)
         case .unconfigured:
             if reads.count < Self.maxReadsWaitingForConfigure {
                 reads.append(read)
@@ -73,34 +75,39 @@ extension SegmentationStateMachine {
             }
         case .stopped:
             actions.append(.answerRead(read, .failure(SegmentsError(.stopped, "the integration was stopped"))))
-        case .running:
-            serve(read, at: now, &actions)
         }
         return (read.id, actions)
     }
 
     /// Answers a still-pending read with `.cancelled`; a read already answered is left alone, so
     /// every read is answered exactly once.
-    mutating func withdrawRead(_ id: Int) -> [Action] {
+    mutating func withdrawRead(_ id: Int) -> Actions {
         guard let index = reads.firstIndex(where: { $0.id == id }) else { return [] }
         return [.answerRead(reads.remove(at: index), .failure(SegmentsError(.cancelled, "the read was cancelled")))]
     }
 
     /// Answers from the cache when allowed (G1), otherwise joins the flight or starts one (G2).
-    mutating func serve(_ read: PendingRead, at now: Moment, _ actions: inout [Action]) {
-        if !read.force, let customer, let snapshot = baseline.snapshot {
-            let age = snapshotUptime.map { now.uptime - $0 } ?? now.wall.timeIntervalSince(snapshot.fetchedAt)
-            if timings.cache.canAnswer(from: snapshot, for: customer, age: age) {
-                actions.append(.answerRead(read, .success(snapshot.segments(in: read.category))))
-                return
-            }
+    mutating func serve(_ read: PendingRead, at now: Moment, _ actions: inout Actions) {
+        if !read.force, let segments = cachedSegments(of: read.category, at: now) {
+            actions.append(.answerRead(read, .success(segments)))
+            return
         }
         reads.append(read)
         startFlight(carriesReload: false, retryAttempt: 0, &actions)
     }
 
+    /// The baseline's list of `category` when it may answer a read now (SPEC G1, T10): it belongs
+    /// to exactly the current customer and is younger than the cache time — measured on the
+    /// monotonic clock for a fetch of this process, on its wall-clock `fetchedAt` for a loaded one.
+    private func cachedSegments(of category: SegmentCategory, at now: Moment) -> [Segment]? {
+        guard let snapshot = baseline.snapshot, let customer else { return nil }
+        let age = snapshotUptime.map { now.uptime - $0 } ?? now.wall.timeIntervalSince(snapshot.fetchedAt)
+        guard timings.cache.canAnswer(from: snapshot, for: customer, age: age) else { return nil }
+        return snapshot.segments(in: category)
+    }
+
     /// Answers every pending read with `result`.
-    mutating func answerReads(with result: Result<SegmentsByCategory, SegmentsError>, _ actions: inout [Action]) {
+    mutating func answerReads(with result: Result<SegmentsByCategory, SegmentsError>, _ actions: inout Actions) {
         guard !reads.isEmpty else { return }
         actions.append(.answer(reads, result))
         reads = []

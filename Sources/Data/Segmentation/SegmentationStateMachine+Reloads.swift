@@ -5,12 +5,12 @@ import SegmentsDomain
 /// C1–C5, D1–D9).
 extension SegmentationStateMachine {
     /// A tracked event or customer update was uploaded (SPEC T3).
-    mutating func uploadSucceeded(at now: Moment) -> [Action] {
+    mutating func uploadSucceeded(at now: Moment) -> Actions {
         guard backend != nil else { return [] }
         guard !listeners.isEmpty else {
             return [.log(.verbose, SegmentsLogText.trackedSkippedNoCallback)]
         }
-        var actions: [Action] = []
+        var actions = Actions()
         requestReload(at: now, &actions)
         return actions
     }
@@ -19,7 +19,7 @@ extension SegmentationStateMachine {
     /// retry waits it is absorbed (the retry reloads); while the debounce waits it only moves the
     /// burst's last request (the timer re-arms itself when it fires early, so a burst costs one
     /// timer); otherwise it starts a burst.
-    mutating func requestReload(at now: Moment, _ actions: inout [Action]) {
+    mutating func requestReload(at now: Moment, _ actions: inout Actions) {
         guard backend != nil else { return }
         switch reload {
         case .fetching(let flight, _):
@@ -38,8 +38,8 @@ extension SegmentationStateMachine {
 
     /// A timer fired: the debounce either waits for the rest of its burst or starts the reload;
     /// a retry starts the reload. A timer that was replaced or cancelled does nothing.
-    mutating func timerFired(_ timer: TimerID, at now: Moment) -> [Action] {
-        var actions: [Action] = []
+    mutating func timerFired(_ timer: TimerID, at now: Moment) -> Actions {
+        var actions = Actions()
         switch reload {
         case .debouncing(var burst) where burst.timer == timer:
             let due = timings.debounce.fireTime(firstRequest: burst.firstRequest, lastRequest: burst.lastRequest)
@@ -62,7 +62,7 @@ extension SegmentationStateMachine {
     }
 
     /// Starts the reload a timer was waiting for, unless no listener is left (SPEC T7).
-    private mutating func startAutomaticReload(attempt: Int, _ actions: inout [Action]) {
+    private mutating func startAutomaticReload(attempt: Int, _ actions: inout Actions) {
         guard backend != nil else { return }
         forgetTold(listeners.pruneReleasedOwners())
         guard !listeners.isEmpty else {
@@ -74,7 +74,7 @@ extension SegmentationStateMachine {
 
     /// Snapshots the customer and starts a fetch for it (SPEC C1), linking first when needed (C4).
     /// A pending debounce or retry is absorbed: the fetch starts after every request it covered.
-    mutating func startFlight(carriesReload: Bool, retryAttempt: Int, _ actions: inout [Action]) {
+    mutating func startFlight(carriesReload: Bool, retryAttempt: Int, _ actions: inout Actions) {
         var carriesReload = carriesReload
         var retryAttempt = retryAttempt
         switch reload {
@@ -109,11 +109,11 @@ extension SegmentationStateMachine {
 
     /// Before each request of a flight: whether it still counts and its customer is unchanged
     /// (SPEC C2). A successful link (`linked`) is remembered first (C4).
-    mutating func flightMayProceed(_ flightId: Int, linked: Bool, at now: Moment) -> (Bool, [Action]) {
+    mutating func flightMayProceed(_ flightId: Int, linked: Bool, at now: Moment) -> (Bool, Actions) {
         guard case .fetching(let flight, let followUpOwed) = reload, flight.id == flightId, let backend else {
             return (false, [])
         }
-        var actions: [Action] = []
+        var actions = Actions()
         if linked {
             baseline.linkedCustomers.insert(flight.customer)
             actions.append(.saveBaseline(baseline, to: backend))
@@ -131,10 +131,10 @@ extension SegmentationStateMachine {
     /// (SPEC C3, T9). Whatever the outcome, a follow-up owed during the flight is scheduled (T6).
     mutating func flightFinished(
         _ flightId: Int, with result: Result<SegmentsByCategory, SegmentsError>, at now: Moment
-    ) -> [Action] {
+    ) -> Actions {
         guard case .fetching(let flight, let followUpOwed) = reload, flight.id == flightId else { return [] }
         reload = .idle
-        var actions: [Action] = []
+        var actions = Actions()
         guard customer == flight.customer else {
             actions.append(.log(.verbose, SegmentsLogText.ignoredDifferentCustomer))
             customerChanged(during: flight, followUpOwed: followUpOwed, at: now, &actions)
@@ -152,7 +152,7 @@ extension SegmentationStateMachine {
 
     /// SPEC D1–D6, G3: replace the baseline, tell listeners, answer reads.
     private mutating func apply(
-        _ segments: SegmentsByCategory, of flight: Flight, at now: Moment, _ actions: inout [Action]
+        _ segments: SegmentsByCategory, of flight: Flight, at now: Moment, _ actions: inout Actions
     ) {
         let changes = SegmentDiff.changes(from: baseline.snapshot, to: segments, for: flight.customer, told: told)
         baseline.snapshot = SegmentSnapshot(customer: flight.customer, segments: segments, fetchedAt: now.wall)
@@ -168,7 +168,7 @@ extension SegmentationStateMachine {
     /// reload is retried with backoff while listeners exist; after a permanent one, a follow-up
     /// owed during the flight is still scheduled.
     private mutating func fail(
-        _ error: SegmentsError, of flight: Flight, followUpOwed: Bool, at now: Moment, _ actions: inout [Action]
+        _ error: SegmentsError, of flight: Flight, followUpOwed: Bool, at now: Moment, _ actions: inout Actions
     ) {
         if error.code == .linkFailed { actions.append(.logLinkFailure(flight.customer)) }
         actions.append(.log(.warning, SegmentsLogText.fetchFailed(error)))
@@ -189,7 +189,7 @@ extension SegmentationStateMachine {
     /// The customer changed under a flight (SPEC C2, C3, G6): reads retry for the current customer
     /// (a bounded number of times), and an owed reload is requested again.
     private mutating func customerChanged(
-        during flight: Flight, followUpOwed: Bool, at now: Moment, _ actions: inout [Action]
+        during flight: Flight, followUpOwed: Bool, at now: Moment, _ actions: inout Actions
     ) {
         let owed = flight.carriesReload || followUpOwed
         var retrying: [PendingRead] = []
@@ -216,7 +216,7 @@ extension SegmentationStateMachine {
 
     /// Cancels the debounce or backoff and discards the flight (SPEC A1, A3). Returns whether
     /// anything was pending or in flight.
-    mutating func cancelReload(_ actions: inout [Action]) -> Bool {
+    mutating func cancelReload(_ actions: inout Actions) -> Bool {
         if let timer = currentTimer { actions.append(.cancelTimer(timer)) }
         defer { reload = .idle }
         if case .idle = reload { return false }

@@ -103,6 +103,51 @@ struct SegmentationStateMachine: Sendable {
         case saveBaseline(SegmentBaseline, to: SegmentationEngine.Backend)
     }
 
+    /// The actions of one transition, in order. Most transitions decide none or one, so the first
+    /// is stored inline and only a second one allocates.
+    struct Actions: Sequence, ExpressibleByArrayLiteral, Sendable {
+        private var first: Action?
+        private var rest: [Action] = []
+
+        init() {}
+
+        init(arrayLiteral elements: Action...) {
+            for element in elements { append(element) }
+        }
+
+        var isEmpty: Bool { first == nil }
+
+        mutating func append(_ action: Action) {
+            if first == nil { first = action } else { rest.append(action) }
+        }
+
+        func makeIterator() -> Iterator {
+            Iterator(first: first, rest: rest)
+        }
+
+        /// The first action, then the rest.
+        struct Iterator: IteratorProtocol {
+            fileprivate var first: Action?
+            fileprivate let rest: [Action]
+            fileprivate var index = 0
+
+            fileprivate init(first: Action?, rest: [Action]) {
+                self.first = first
+                self.rest = rest
+            }
+
+            mutating func next() -> Action? {
+                if let action = first {
+                    first = nil
+                    return action
+                }
+                guard index < rest.count else { return nil }
+                defer { index += 1 }
+                return rest[index]
+            }
+        }
+    }
+
     /// Reads waiting for `configure` beyond this many are refused (a bounded queue).
     static let maxReadsWaitingForConfigure = 1_000
 
