@@ -10,8 +10,10 @@ struct ConfiguredParts {
     let customer: any CustomerStore
     let baseline: any SegmentBaselineStore
     let events: any EventQueueStore
+    /// The storage directory's owner lock, held while configured (SPEC P5); `nil` without files.
+    let lock: StorageDirectoryLock?
 
-    init(_ configuration: SegmentsClient.Configuration, options: SegmentsClient.Options) throws {
+    init(_ configuration: SegmentsClient.Configuration, options: SegmentsClient.Options, owner: AnyObject) throws {
         try options.validate()
         switch configuration.backend {
         case .bloomreach(let bloomreach):
@@ -47,18 +49,21 @@ struct ConfiguredParts {
                 StorageLocation.moveLegacyFolder(
                     StorageLocation.defaultDirectory(integrationId: legacyIntegrationId), to: folder)
             }
-            let stores = FileStoreRegistry.stores(in: folder, logger: options.logger)
-            customer = stores.customer
-            baseline = stores.baseline
-            events = stores.events
+            let claim = try FileStoreRegistry.claim(folder, for: owner, logger: options.logger)
+            customer = claim.stores.customer
+            baseline = claim.stores.baseline
+            events = claim.stores.events
+            lock = claim.lock
         case .inMemory:
             customer = InMemoryCustomerStore()
             baseline = InMemorySegmentBaselineStore()
             events = InMemoryEventQueueStore()
+            lock = nil
         case .custom(let customStore, let baselineStore, let eventStore):
             customer = customStore
             baseline = baselineStore
             events = eventStore
+            lock = nil
         }
     }
 }

@@ -24,7 +24,7 @@ public final class Exponea: Sendable {
     }
 
     /// Configures a Bloomreach Engagement project integration.
-    public func configure(_ settings: ProjectSettings, flushingSetup: FlushingSetup = FlushingSetup()) {
+    public func configure(_ settings: ProjectSettings, flushingSetup: FlushingSetup? = nil) {
         let authorization: BloomreachAuthorization
         switch settings.authorization {
         case .none: authorization = .none
@@ -39,7 +39,7 @@ public final class Exponea: Sendable {
     }
 
     /// Configures a Bloomreach Data Hub stream integration.
-    public func configure(_ settings: StreamSettings, flushingSetup: FlushingSetup = FlushingSetup()) {
+    public func configure(_ settings: StreamSettings, flushingSetup: FlushingSetup? = nil) {
         configure(
             BloomreachConfiguration(
                 integration: .stream(id: settings.streamId), baseURL: settings.baseUrl,
@@ -47,9 +47,9 @@ public final class Exponea: Sendable {
             flushingSetup: flushingSetup)
     }
 
-    private func configure(_ configuration: BloomreachConfiguration, flushingSetup: FlushingSetup) {
+    private func configure(_ configuration: BloomreachConfiguration, flushingSetup: FlushingSetup?) {
         do {
-            try client.configure(.init(backend: .bloomreach(configuration), flushingMode: flushingSetup.mode.core))
+            try client.configure(.init(backend: .bloomreach(configuration), flushingMode: flushingSetup?.mode.core))
         } catch {
             client.options.logger.log(.error, "Segments: Configuration refused: \(SegmentsError.wrapping(error))")
         }

@@ -1,12 +1,16 @@
 import Foundation
 import SegmentsPersistence
 
-/// Hands out one set of file stores per storage directory in the process.
+/// Hands out one set of file stores, and one directory lock, per storage directory in the process
+/// (SPEC P5).
 ///
-/// The file stores do not coordinate between instances, so two instances on one directory (a
-/// client configured again while an old upload finishes, or two clients of one integration)
-/// could interleave writes. Sharing the instances makes every writer go through one lock.
-/// Entries are weak: the stores close with their last client.
+/// The file stores do not coordinate between instances, so two instances on one directory could
+/// interleave writes; a client configured again on its directory, and an old upload still
+/// finishing, therefore share the same instances. Across processes the `flock` of
+/// ``StorageDirectoryLock`` excludes a second owner. Within the process, a directory belongs to the
+/// one client that configured it until that client stops (or goes away): another client is refused
+/// with a clear `.storage` error, because two pipelines on one queue would each upload the items
+/// they loaded. Entries are weak: the stores close with their last user, the lock with its owner.
 enum FileStoreRegistry {
     struct Stores {
         let customer: FileCustomerStore
@@ -14,33 +18,78 @@ enum FileStoreRegistry {
         let events: FileEventQueueStore
     }
 
-    private final class WeakStores: @unchecked Sendable {
+    /// What a configured client holds while it owns a directory.
+    struct Claim {
+        let stores: Stores
+        let lock: StorageDirectoryLock
+    }
+
+    private final class Entry: @unchecked Sendable {
         // Audited: only read and written under `registry`'s lock.
         weak var customer: FileCustomerStore?
         weak var baseline: FileSegmentBaselineStore?
         weak var events: FileEventQueueStore?
+        weak var lock: StorageDirectoryLock?
+        var owner: ObjectIdentifier?
     }
 
-    private static let registry = Locked<[String: WeakStores]>([:])
+    private static let registry = Locked<[String: Entry]>([:])
+
+    private static func key(_ directory: URL) -> String {
+        directory.standardizedFileURL.resolvingSymlinksInPath().path
+    }
 
     /// The stores of `directory`, shared with any other live user of the same directory.
     static func stores(in directory: URL, logger: any SegmentsLogger) -> Stores {
-        let key = directory.standardizedFileURL.resolvingSymlinksInPath().path
-        return registry.withLock { registry in
-            registry = registry.filter { $0.value.events != nil }
-            let entry = registry[key] ?? WeakStores()
-            registry[key] = entry
-            if let customer = entry.customer, let baseline = entry.baseline, let events = entry.events {
-                return Stores(customer: customer, baseline: baseline, events: events)
+        registry.withLock { registry in stores(in: directory, logger: logger, &registry) }
+    }
+
+    /// Makes `owner` the owner of `directory` (SPEC P5) and returns its stores and lock.
+    /// - Throws: ``SegmentsError`` `.storage` when another client of this process owns it, or
+    ///   another process holds its lock.
+    static func claim(_ directory: URL, for owner: AnyObject, logger: any SegmentsLogger) throws -> Claim {
+        try registry.withLock { registry in
+            let stores = stores(in: directory, logger: logger, &registry)
+            let entry = registry[key(directory)]!
+            if let lock = entry.lock {
+                guard entry.owner == nil || entry.owner == ObjectIdentifier(owner) else {
+                    throw SegmentsError(
+                        .storage,
+                        "The storage directory is in use by another SegmentsClient in this process; one client at a time may use a storage directory (stop the other one first)")
+                }
+                entry.owner = ObjectIdentifier(owner)
+                return Claim(stores: stores, lock: lock)
             }
-            let stores = Stores(
-                customer: FileCustomerStore(directory: directory, logger: logger),
-                baseline: FileSegmentBaselineStore(directory: directory, logger: logger),
-                events: FileEventQueueStore(directory: directory, logger: logger))
-            entry.customer = stores.customer
-            entry.baseline = stores.baseline
-            entry.events = stores.events
-            return stores
+            let lock = try StorageDirectoryLock.acquire(directory)
+            entry.lock = lock
+            entry.owner = ObjectIdentifier(owner)
+            return Claim(stores: stores, lock: lock)
         }
+    }
+
+    /// Ends the ownership of the directory `lock` belongs to (the client stopped): another client
+    /// of this process may claim it at once, while the lock itself stays held until its last save.
+    static func release(_ lock: StorageDirectoryLock) {
+        registry.withLock { registry in
+            for entry in registry.values where entry.lock === lock { entry.owner = nil }
+        }
+    }
+
+    private static func stores(in directory: URL, logger: any SegmentsLogger, _ registry: inout [String: Entry]) -> Stores {
+        let key = key(directory)
+        registry = registry.filter { $0.value.events != nil || $0.value.lock != nil }
+        let entry = registry[key] ?? Entry()
+        registry[key] = entry
+        if let customer = entry.customer, let baseline = entry.baseline, let events = entry.events {
+            return Stores(customer: customer, baseline: baseline, events: events)
+        }
+        let stores = Stores(
+            customer: FileCustomerStore(directory: directory, logger: logger),
+            baseline: FileSegmentBaselineStore(directory: directory, logger: logger),
+            events: FileEventQueueStore(directory: directory, logger: logger))
+        entry.customer = stores.customer
+        entry.baseline = stores.baseline
+        entry.events = stores.events
+        return stores
     }
 }

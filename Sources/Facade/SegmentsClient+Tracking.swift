@@ -35,17 +35,19 @@ extension SegmentsClient {
         guard merged != nil else { throw SegmentsError(.notConfigured, "the client is not configured") }
     }
 
-    /// When queued events are uploaded; setting it takes effect at once (SPEC E2, T8).
-    /// `.immediate` before configuration. Before configuration a new mode has nothing to apply to:
-    /// it is logged and ignored — pass the mode in ``Configuration`` instead.
+    /// When queued events are uploaded; setting it takes effect at once (SPEC E2, T8). A mode set
+    /// before configuration is applied by ``configure(_:)`` unless its ``Configuration`` names one.
     public var flushingMode: FlushingMode {
-        get { pipeline.value?.mode ?? .immediate }
+        get {
+            let attachment = attachment.value
+            return attachment.pipeline?.mode ?? attachment.modeBeforeConfigure ?? .immediate
+        }
         set {
-            guard let pipeline = pipeline.value else {
-                options.logger.log(
-                    .warning, "Tracking: The flushing mode was set before configure and is ignored; pass it to configure")
-                return
+            let pipeline = attachment.withLock { attachment -> TrackingPipeline? in
+                if attachment.pipeline == nil { attachment.modeBeforeConfigure = newValue }
+                return attachment.pipeline
             }
+            guard let pipeline else { return }
             pipeline.mode = newValue
             engine.setTrackingImmediate(newValue == .immediate)
         }
@@ -53,7 +55,7 @@ extension SegmentsClient {
 
     /// Uploads everything queued (SPEC E5); a call during a flush joins it.
     public func flush() async -> FlushResult {
-        guard let pipeline = pipeline.value else {
+        guard let pipeline = attachment.value.pipeline else {
             return .failure(SegmentsError(.notConfigured, "the client is not configured"))
         }
         return await pipeline.flush()
@@ -62,7 +64,7 @@ extension SegmentsClient {
     /// The completion-handler form of ``flush()``, answered on the delivery queue.
     public func flush(completion: @escaping @Sendable (FlushResult) -> Void) {
         let queue = options.deliveryQueue
-        guard let pipeline = pipeline.value else {
+        guard let pipeline = attachment.value.pipeline else {
             queue.async { completion(.failure(SegmentsError(.notConfigured, "the client is not configured"))) }
             return
         }
@@ -71,6 +73,6 @@ extension SegmentsClient {
 
     /// How many events and customer updates wait for upload.
     public var queuedEventCount: Int {
-        pipeline.value?.queuedCount ?? 0
+        attachment.value.pipeline?.queuedCount ?? 0
     }
 }

@@ -31,7 +31,22 @@ struct EventJournal: Sendable {
     let directory: StorageDirectory
     let diagnostics: StoreDiagnostics
 
-    private var path: String { directory.path(of: Self.fileName) }
+    /// The journal's path.
+    var path: String { directory.path(of: Self.fileName) }
+
+    /// Opens the journal at its end for appending without reading it (SPEC R3); `nil` when the
+    /// full ``open()`` must run (no file yet, an untrusted or unusual file). A torn last line is
+    /// cut off and logged, as ``open()`` would.
+    func openTail() -> (fd: Int32, size: Int)? {
+        guard (try? directory.create()) != nil else { return nil }
+        directory.removeStrayTemporaries(of: Self.fileName)
+        guard let (fd, size, cut) = POSIXFile.openTailForAppending(path, maximumSize: POSIXFile.maximumJournalSize)
+        else { return nil }
+        if cut {
+            diagnostics.log(.warning, "Discarded an incomplete last record of the event queue, left by an interrupted write")
+        }
+        return (fd, size)
+    }
 
     /// Opens the journal, recovering from whatever a crash or damage left (SPEC P2, E4): stray
     /// temporary files are deleted, a torn last line is cut off, unreadable lines are skipped

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import SegmentsDomain
+
+/// The calls that let the event journal take appends before it has been read (SPEC R3).
+extension POSIXFile {
+    /// Opens an existing journal for appending without reading it, when that is safe: a regular
+    /// file of this user, within `maximumSize`, whose last complete line is found in its last
+    /// MiB. A torn last line (an append a crash interrupted) is cut off. Returns the descriptor
+    /// and the sound length, whether a torn line was cut, or `nil` whenever the caller should
+    /// take the full path (missing, untrusted, empty or unusual files).
+    static func openTailForAppending(_ path: String, maximumSize: Int) -> (fd: Int32, size: Int, cut: Bool)? {
+        let fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid(),
+            info.st_size > 0, info.st_size <= maximumSize
+        else {
+            _ = close(fd)
+            return nil
+        }
+        let size = Int(info.st_size)
+        let tailLength = min(size, 1 << 20)
+        var tail = [UInt8](repeating: 0, count: tailLength)
+        let read = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress, tailLength, off_t(size - tailLength)) }
+        guard read == tailLength, let last = tail.lastIndex(of: UInt8(ascii: "\n")) else {
+            _ = close(fd)
+            return nil
+        }
+        let sound = size - tailLength + last + 1
+        if sound < size {
+            guard ftruncate(fd, off_t(sound)) == 0 else {
+                _ = close(fd)
+                return nil
+            }
+        }
+        return (fd, sound, sound < size)
+    }
+
+    /// The first `length` bytes of the file at `path`, read through a new descriptor that does not
+    /// follow a symbolic link. Throws when the file is shorter or unreadable.
+    static func prefix(of path: String, length: Int) throws -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { throw failure("open", path) }
+        defer { _ = close(fd) }
+        var data = Data(count: length)
+        var filled = 0
+        while filled < length {
+            let count = data.withUnsafeMutableBytes { buffer in
+                pread(fd, buffer.baseAddress! + filled, length - filled, off_t(filled))
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("read", path)
+            }
+            if count == 0 { throw SegmentsError(.storage, "The event queue file is shorter than expected") }
+            filled += count
+        }
+        return data
+    }
+
+    /// A second descriptor for the file `fd` is open on (`-1` on failure), so a sync can run
+    /// without holding the lock that guards `fd`: a compaction may close the original meanwhile
+    /// (syncing the old file is then harmless: the compaction synced the new one).
+    static func duplicate(_ fd: Int32) -> Int32 {
+        fd >= 0 ? dup(fd) : -1
+    }
+}
