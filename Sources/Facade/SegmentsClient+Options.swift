@@ -25,6 +25,10 @@ extension SegmentsClient {
         public var middlewares: [any SegmentsTransportMiddleware]
         /// Where state is kept.
         public var storage: Storage
+        /// The serial queue the client reads and writes its files on (SPEC R1); `nil` (the
+        /// default) gives each client its own. Tests can pass one and `sync` on it to wait for the
+        /// background load of `configure` (SPEC R3).
+        public var storageQueue: DispatchQueue?
         /// How many events and customer updates may wait for upload (SPEC E6); at the cap
         /// `trackEvent` refuses with a `.storage` error. 100,000 by default.
         public var eventQueueCapacity: Int
@@ -48,7 +52,7 @@ extension SegmentsClient {
             timings: SegmentationTimings = SegmentationTimings(), uploadRetry: RetryBackoff = RetryBackoff(),
             transport: any SegmentsTransport = URLSessionSegmentsTransport(),
             middlewares: [any SegmentsTransportMiddleware] = [], storage: Storage = .directory(nil),
-            eventQueueCapacity: Int = TrackingPipeline.defaultCapacity
+            storageQueue: DispatchQueue? = nil, eventQueueCapacity: Int = TrackingPipeline.defaultCapacity
         ) {
             self.logger = logger
             self.scheduler = scheduler
@@ -59,6 +63,7 @@ extension SegmentsClient {
             self.transport = transport
             self.middlewares = middlewares
             self.storage = storage
+            self.storageQueue = storageQueue
             self.eventQueueCapacity = eventQueueCapacity
         }
     }

@@ -32,12 +32,14 @@ public final class SegmentsClient: Sendable {
     let engine: SegmentationEngine
     /// The one serial queue this client reads and writes its files on, engine and pipeline alike
     /// (SPEC R1): saves and loads stay in order and never run on the app's thread.
-    let storageQueue = DispatchQueue(label: "RealtimeSegments.storage")
+    let storageQueue: DispatchQueue
     let attachment = Locked(Attachment())
 
     /// An unconfigured client built from `options`.
     public init(options: Options = Options()) {
         self.options = options
+        let storageQueue = options.storageQueue ?? DispatchQueue(label: "RealtimeSegments.storage")
+        self.storageQueue = storageQueue
         engine = SegmentationEngine(
             dependencies: .init(
                 scheduler: options.scheduler, clock: options.clock, logger: options.logger,

@@ -77,6 +77,7 @@ import Testing
             try first.client.trackEvent(properties: ["index": .int(index)], timestamp: nil, eventType: "view_item")
         }
         let cookie = first.client.customerCookie
+        first.client.stop()  // one client at a time owns a directory (SPEC P5)
 
         let second = ClientHarness(storage: .directory(directory.url))
         try second.configure(flushingMode: .manual)
@@ -138,10 +139,19 @@ extension Result where Failure == SegmentsError {
 }
 
 extension SegmentsClientTests {
-    @Test func aFlushingModeSetBeforeConfigureIsReportedNotSilentlyLost() async throws {
+    @Test func e2_aModeSetBeforeConfigureAppliesAtConfigureUnlessTheConfigurationNamesOne() async throws {
         let harness = ClientHarness()
         harness.client.flushingMode = .manual
-        #expect(harness.logger.entries.contains { $0.level == .warning && $0.message.contains("set before configure") })
-        #expect(harness.client.flushingMode == .immediate)
+        #expect(harness.client.flushingMode == .manual)
+        try harness.client.configure(harness.customConfiguration)  // names no mode
+        #expect(harness.client.flushingMode == .manual)
+        try harness.client.trackEvent(properties: [:], timestamp: nil, eventType: "a")
+        await harness.advance(by: 60)
+        #expect(harness.uploader.accepted.isEmpty)
+
+        let named = ClientHarness()
+        named.client.flushingMode = .manual
+        try named.configure(flushingMode: .immediate)  // names one: it wins
+        #expect(named.client.flushingMode == .immediate)
     }
 }

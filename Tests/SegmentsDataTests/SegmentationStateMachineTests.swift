@@ -53,6 +53,7 @@ import Testing
             case .answer(let reads, let result): "answer(\(reads.count), \((try? result.get()) == nil ? "failure" : "success"))"
             case .saveCustomer: "saveCustomer"
             case .saveBaseline: "saveBaseline"
+            case .loadBaseline: "loadBaseline"
             }
         }
     }

@@ -26,9 +26,20 @@ extension SegmentationEngine {
         case .answer(let reads, let result):
             answer(reads, with: result)
         case .saveCustomer(let customer, let store):
-            save("the customer") { try store.save(customer) }
+            core.withLock { $0.pendingCustomerSaves += 1 }
+            save("the customer") { [weak self] in
+                defer { self?.core.withLock { $0.pendingCustomerSaves -= 1 } }
+                try store.save(customer)
+            }
         case .saveBaseline(let baseline, let store):
             save("the segments baseline") { try store.save(baseline) }
+        case .loadBaseline(let load, let store):
+            dependencies.storageQueue.async { [weak self] in
+                let baseline = store.load()
+                guard let self else { return }
+                let now = moment
+                transition { $0.baselineLoaded(load, baseline, at: now) }
+            }
         }
     }
 

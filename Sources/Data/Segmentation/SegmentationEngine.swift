@@ -81,6 +81,9 @@ public final class SegmentationEngine: Sendable {
         /// Whether some thread is carrying out the outbox; only that thread does, in order.
         var draining = false
         var timers: [SegmentationStateMachine.TimerID: ScheduledWork] = [:]
+        /// Customer saves queued on the storage queue and not yet written: while there are any,
+        /// `configure` reads the customer on the storage queue, after them.
+        var pendingCustomerSaves = 0
     }
 
     let dependencies: Dependencies

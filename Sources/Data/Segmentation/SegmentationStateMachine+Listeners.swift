@@ -62,7 +62,10 @@ extension SegmentationStateMachine {
         let read = PendingRead(id: nextRead, category: category, force: force, reply: reply)
         var actions: [Action] = []
         switch phase {
-        case .unconfigured:
+        case .running where baselineLoad == nil:
+            serve(read, at: now, &actions)
+        case .unconfigured, .running:
+            // Waits for configure, or for the baseline it loads (SPEC R3).
             if reads.count < Self.maxReadsWaitingForConfigure {
                 reads.append(read)
             } else {
@@ -73,8 +76,6 @@ extension SegmentationStateMachine {
             }
         case .stopped:
             actions.append(.answer([read], .failure(SegmentsError(.stopped, "the integration was stopped"))))
-        case .running:
-            serve(read, at: now, &actions)
         }
         return (read.id, actions)
     }

@@ -21,6 +21,10 @@ extension SegmentationStateMachine {
     /// timer); otherwise it starts a burst.
     mutating func requestReload(at now: Moment, _ actions: inout [Action]) {
         guard backend != nil else { return }
+        guard baselineLoad == nil else {
+            reloadDeferred = true
+            return
+        }
         switch reload {
         case .fetching(let flight, _):
             reload = .fetching(flight, followUpOwed: true)
@@ -92,6 +96,10 @@ extension SegmentationStateMachine {
         }
         reload = .idle
         guard let backend, let customer else { return }
+        guard baselineLoad == nil else {
+            if carriesReload { reloadDeferred = true }
+            return
+        }
         guard let cookie = customer.cookie, !cookie.isEmpty else {
             let error = SegmentsError(.missingCookie, "the customer has no cookie")
             actions.append(.log(.warning, SegmentsLogText.fetchFailed(error)))

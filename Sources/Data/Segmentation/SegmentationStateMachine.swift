@@ -98,6 +98,8 @@ struct SegmentationStateMachine: Sendable {
         case answer([PendingRead], Result<SegmentsByCategory, SegmentsError>)
         case saveCustomer(CustomerIds, to: any CustomerStore)
         case saveBaseline(SegmentBaseline, to: any SegmentBaselineStore)
+        /// Load the baseline on the storage queue and hand it to `baselineLoaded` (SPEC R3).
+        case loadBaseline(Int, from: any SegmentBaselineStore)
     }
 
     /// Reads waiting for `configure` beyond this many are refused (a bounded queue).
@@ -123,6 +125,13 @@ struct SegmentationStateMachine: Sendable {
     var nextTimer = 0
     var nextFlight = 0
     var nextRead = 0
+    /// The baseline load `configure` is waiting for, if any: reads and reloads wait for it.
+    var baselineLoad: Int?
+    var nextBaselineLoad = 0
+    /// A reload was requested (or was pending at configure) while the baseline loaded.
+    var reloadDeferred = false
+    /// Anonymize deleted the baseline while it loaded: the loaded one is stale.
+    var baselineDiscarded = false
     var trackingIsImmediate = true
     var warnedTrackingNotImmediate = false
 
