@@ -1,0 +1,76 @@
+import Foundation
+import SegmentsDomain
+import SegmentsTesting
+import Testing
+
+@testable import SegmentsPersistence
+
+/// SPEC R2, R3 at the journal: an append is written (not synced) before it returns, appends made
+/// before the queue was read are kept, and damage found by the late read loses none of them.
+@Suite(hangTimeLimit(minutes: 2)) struct JournalBackgroundLoadTests {
+    static let fileName = "event-queue.journal"
+
+    @Test func r2_anAppendIsInTheFileWhenItReturnsWithoutASync() throws {
+        try TemporaryDirectory.with { dir in
+            let events = Fixtures.events(3)
+            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            for event in events { try store.append(event) }
+            // A new instance reads the file: what a restart after SIGKILL would find.
+            #expect(FileEventQueueStore(directory: dir.storage, logger: LineLog()).load() == events)
+            try store.sync()
+            withExtendedLifetime(store) {}
+        }
+    }
+
+    @Test func r3_appendsMadeBeforeTheQueueIsReadFollowItAndSurviveARestart() throws {
+        try TemporaryDirectory.with { dir in
+            let stored = Fixtures.events(200)
+            do {
+                let writer = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+                for event in stored { try writer.append(event) }
+                try writer.remove(id: stored[0].id)
+            }
+            let later = Fixtures.events(2)
+            let log = LineLog(level: .warning)
+            let store = FileEventQueueStore(directory: dir.storage, logger: log)
+            for event in later { try store.append(event) }  // before anything was read
+            let expected = Array(stored.dropFirst()) + later
+            #expect(store.load() == expected)
+            try store.remove(id: stored[1].id)
+            #expect(FileEventQueueStore(directory: dir.storage, logger: log).load() == Array(expected.dropFirst()))
+            #expect(log.lines.isEmpty)
+        }
+    }
+
+    @Test func r3_p2_aTornLastLineIsCutBeforeTheFirstAppendWithoutSettingTheFileAside() throws {
+        try TemporaryDirectory.with { dir in
+            let stored = Fixtures.events(3)
+            do {
+                let writer = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+                for event in stored { try writer.append(event) }
+            }
+            let torn = try #require(dir.contents(of: Self.fileName)) + Data(#"{"op":"append","event":{"id":"#.utf8)
+            try dir.write(torn, to: Self.fileName)
+            let log = LineLog(level: .warning)
+            let store = FileEventQueueStore(directory: dir.storage, logger: log)
+            let added = Fixtures.events(1)
+            try store.append(added[0])
+            #expect(store.load() == stored + added)
+            #expect(FileEventQueueStore(directory: dir.storage, logger: LineLog()).load() == stored + added)
+            #expect(dir.entries().filter { $0.contains("corrupt") }.isEmpty)
+            #expect(log.lines.contains { $0.contains("incomplete last record") })
+        }
+    }
+
+    @Test func r3_p2_aFileSetAsideByTheLateReadKeepsTheAppendsMadeBeforeIt() throws {
+        try TemporaryDirectory.with { dir in
+            try dir.write("{\"format\":\"something-else\",\"version\":1}\n", to: Self.fileName)
+            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            let added = Fixtures.events(2)
+            for event in added { try store.append(event) }
+            #expect(store.load() == added)
+            #expect(FileEventQueueStore(directory: dir.storage, logger: LineLog()).load() == added)
+            #expect(dir.entries().contains { $0.contains("corrupt") })
+        }
+    }
+}
