@@ -66,9 +66,9 @@ import Testing
         #expect(secondRead == [Fixture.s2])
     }
 
-    @Test func e4_p2_aRestartOnTheSameDirectoryFindsTheCookieTheBaselineAndTheWholeQueue() async throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
+    /// A first run on `directory`: one fetch of [s1], five events queued; its client is gone when
+    /// this returns (a process that ended, not one that stopped: stopping deletes the baseline).
+    func runFirstProcess(on directory: TemporaryDirectory) async throws -> String? {
         let first = ClientHarness(storage: .directory(directory.url))
         first.repository.answer([.discovery(): [Fixture.s1]])
         try first.configure(flushingMode: .manual)
@@ -76,8 +76,14 @@ import Testing
         for index in 0..<5 {
             try first.client.trackEvent(properties: ["index": .int(index)], timestamp: nil, eventType: "view_item")
         }
-        let cookie = first.client.customerCookie
-        first.client.stop()  // one client at a time owns a directory (SPEC P5)
+        first.storageQueue.sync {}
+        return first.client.customerCookie
+    }
+
+    @Test func e4_p2_aRestartOnTheSameDirectoryFindsTheCookieTheBaselineAndTheWholeQueue() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let cookie = try await runFirstProcess(on: directory)
 
         let second = ClientHarness(storage: .directory(directory.url))
         try second.configure(flushingMode: .manual)
@@ -153,5 +159,33 @@ extension SegmentsClientTests {
         named.client.flushingMode = .manual
         try named.configure(flushingMode: .immediate)  // names one: it wins
         #expect(named.client.flushingMode == .immediate)
+    }
+}
+
+extension SegmentsClientTests {
+    @Test func r3_configureKnowsTheCookieAtOnceAndServesCallsMadeDuringTheBackgroundLoadInOrder() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let cookie = try await runFirstProcess(on: directory)
+        let second = ClientHarness(storage: .directory(directory.url))
+        second.storageQueue.suspend()  // the baseline and the queue have not loaded yet
+        try second.configure(flushingMode: .manual)
+        #expect(second.client.customerCookie == cookie, "the customer file is read by configure itself")
+        let reads = Recorder<Result<[Segment], SegmentsError>>()
+        second.client.getSegments(category: .discovery()) { reads.record($0) }
+        try second.client.trackEvent(properties: ["index": 5], timestamp: nil, eventType: "view_item")
+        let flushed = Recorder<FlushResult>()
+        second.client.flush { flushed.record($0) }
+        await second.scheduler.advance(by: 1)  // the cache (5 s) stays fresh
+        second.deliveryQueue.sync {}
+        #expect(reads.count == 0, "nothing is answered from a half-loaded state")
+        #expect(flushed.count == 0 && second.uploader.attempts.isEmpty)
+
+        second.storageQueue.resume()
+        await second.advance()
+        #expect(reads.all.map { try? $0.get() } == [[Fixture.s1]], "answered from the loaded baseline")
+        #expect(second.repository.calls.isEmpty)
+        #expect(flushed.all.map { try? $0.get() } == [6])
+        #expect(second.uploader.accepted.map { $0.properties["index"] } == (0..<6).map { .int($0) })
     }
 }
