@@ -66,10 +66,13 @@ import Testing
         #expect(secondRead == [Fixture.s2])
     }
 
-    /// A first run on `directory`: one fetch of [s1], five events queued; its client is gone when
-    /// this returns (a process that ended, not one that stopped: stopping deletes the baseline).
-    func runFirstProcess(on directory: TemporaryDirectory) async throws -> String? {
-        let first = ClientHarness(storage: .directory(directory.url))
+    /// A first run: one fetch of [s1], five events queued; then its files are copied to
+    /// `directory`, as a process that ended would have left them (not one that stopped: stopping
+    /// deletes the baseline). The next client there reads them from disk with new stores.
+    func runFirstProcess(leavingFilesIn directory: TemporaryDirectory) async throws -> String? {
+        let original = TemporaryDirectory()
+        defer { original.remove() }
+        let first = ClientHarness(storage: .directory(original.url))
         first.repository.answer([.discovery(): [Fixture.s1]])
         try first.configure(flushingMode: .manual)
         _ = try await readNow(first, .discovery())
@@ -77,13 +80,18 @@ import Testing
             try first.client.trackEvent(properties: ["index": .int(index)], timestamp: nil, eventType: "view_item")
         }
         first.storageQueue.sync {}
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: original.url.path) where name != "owner.lock" {
+            try FileManager.default.copyItem(
+                at: original.url.appendingPathComponent(name), to: directory.url.appendingPathComponent(name))
+        }
         return first.client.customerCookie
     }
 
     @Test func e4_p2_aRestartOnTheSameDirectoryFindsTheCookieTheBaselineAndTheWholeQueue() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let cookie = try await runFirstProcess(on: directory)
+        let cookie = try await runFirstProcess(leavingFilesIn: directory)
 
         let second = ClientHarness(storage: .directory(directory.url))
         try second.configure(flushingMode: .manual)
@@ -166,7 +174,7 @@ extension SegmentsClientTests {
     @Test func r3_configureKnowsTheCookieAtOnceAndServesCallsMadeDuringTheBackgroundLoadInOrder() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let cookie = try await runFirstProcess(on: directory)
+        let cookie = try await runFirstProcess(leavingFilesIn: directory)
         let second = ClientHarness(storage: .directory(directory.url))
         second.storageQueue.suspend()  // the baseline and the queue have not loaded yet
         try second.configure(flushingMode: .manual)

@@ -115,7 +115,7 @@ struct EventJournal: Sendable {
     /// Appends one line. With `durable`, it is synced before returning. On failure the file is cut
     /// back to its sound length and closed, so the next call re-opens it from disk.
     func write(_ entry: JournalEntry, to state: inout JournalState, durable: Bool) throws {
-        let line = try entry.line(using: Self.encoder())
+        let line = try entry.line()
         do {
             try POSIXFile.writeAll(state.fd, line, path: path)
             if durable { try POSIXFile.sync(state.fd, path: path) }
@@ -143,11 +143,10 @@ struct EventJournal: Sendable {
     /// Rewrites the file atomically with one `append` line per queued item, oldest first, and
     /// re-opens it for appending.
     func compact(_ state: inout JournalState) throws {
-        let encoder = Self.encoder()
         var data = try VersionedJSON.encode(JournalHeader.current)
         data.append(JournalReplay.newline)
         for event in state.events.ordered {
-            data.append(try JournalEntry.append(event).line(using: encoder))
+            data.append(try JournalEntry.append(event).line())
         }
         try directory.replace(Self.fileName, with: data)
         close(&state)
@@ -160,11 +159,5 @@ struct EventJournal: Sendable {
     func close(_ state: inout JournalState) {
         POSIXFile.closeQuietly(state.fd)
         state.fd = -1
-    }
-
-    /// A fresh encoder per use: `JSONEncoder` is not `Sendable` on every supported OS, and creating
-    /// one costs far less than the `fsync` that follows.
-    private static func encoder() -> JSONEncoder {
-        JSONEncoder()
     }
 }
