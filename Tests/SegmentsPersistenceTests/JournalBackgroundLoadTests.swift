@@ -42,7 +42,7 @@ import Testing
         }
     }
 
-    @Test func r3_p2_aTornLastLineIsCutBeforeTheFirstAppendWithoutSettingTheFileAside() throws {
+    @Test func r3_p2_aTornLastLineIsCutByTheFirstAppendWithoutSettingTheFileAside() throws {
         try TemporaryDirectory.with { dir in
             let stored = Fixtures.events(3)
             do {
@@ -59,6 +59,20 @@ import Testing
             #expect(FileEventQueueStore(directory: dir.storage, logger: LineLog()).load() == stored + added)
             #expect(dir.entries().filter { $0.contains("corrupt") }.isEmpty)
             #expect(log.lines.contains { $0.contains("incomplete last record") })
+        }
+    }
+
+    @Test func p2_aDamagedJournalWithATornTailIsSetAsideByteForByteBeforeTheFirstAppend() throws {
+        try TemporaryDirectory.with { dir in
+            let original = Data("{\"format\":\"event-queue-journal\",\"version\":1}\nnot json\n{\"op\":\"app".utf8)
+            try dir.write(original, to: Self.fileName)
+            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            let added = Fixtures.events(1)
+            try store.append(added[0])
+            #expect(store.load() == added)
+            let aside = dir.entries().filter { $0.contains("corrupt") }
+            #expect(aside.count == 1)
+            #expect(aside.first.flatMap { dir.contents(of: $0) } == original)
         }
     }
 

@@ -35,17 +35,11 @@ struct EventJournal: Sendable {
     var path: String { directory.path(of: Self.fileName) }
 
     /// Opens the journal at its end for appending without reading it (SPEC R3); `nil` when the
-    /// full ``open()`` must run (no file yet, an untrusted or unusual file). A torn last line is
-    /// cut off and logged, as ``open()`` would.
+    /// full ``open()`` must run (no file yet, an untrusted or unusual file, a torn last line).
     func openTail() -> (fd: Int32, size: Int)? {
         guard (try? directory.create()) != nil else { return nil }
         directory.removeStrayTemporaries(of: Self.fileName)
-        guard let (fd, size, cut) = POSIXFile.openTailForAppending(path, maximumSize: POSIXFile.maximumJournalSize)
-        else { return nil }
-        if cut {
-            diagnostics.log(.warning, "Discarded an incomplete last record of the event queue, left by an interrupted write")
-        }
-        return (fd, size)
+        return POSIXFile.openTailForAppending(path, maximumSize: POSIXFile.maximumJournalSize)
     }
 
     /// Opens the journal, recovering from whatever a crash or damage left (SPEC P2, E4): stray

@@ -11,36 +11,23 @@ import SegmentsDomain
 /// The calls that let the event journal take appends before it has been read (SPEC R3).
 extension POSIXFile {
     /// Opens an existing journal for appending without reading it, when that is safe: a regular
-    /// file of this user, within `maximumSize`, whose last complete line is found in its last
-    /// MiB. A torn last line (an append a crash interrupted) is cut off. Returns the descriptor
-    /// and the sound length, whether a torn line was cut, or `nil` whenever the caller should
-    /// take the full path (missing, untrusted, empty or unusual files).
-    static func openTailForAppending(_ path: String, maximumSize: Int) -> (fd: Int32, size: Int, cut: Bool)? {
+    /// file of this user, within `maximumSize`, ending with a complete line. Returns the
+    /// descriptor and the file's length, or `nil` whenever the caller should take the full path
+    /// (missing, untrusted or empty files, and a torn last line, which the full path cuts off
+    /// after keeping any damaged file aside byte for byte).
+    static func openTailForAppending(_ path: String, maximumSize: Int) -> (fd: Int32, size: Int)? {
         let fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         var info = stat()
+        var last: UInt8 = 0
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid(),
-            info.st_size > 0, info.st_size <= maximumSize
+            info.st_size > 0, info.st_size <= maximumSize,
+            pread(fd, &last, 1, info.st_size - 1) == 1, last == UInt8(ascii: "\n")
         else {
             _ = close(fd)
             return nil
         }
-        let size = Int(info.st_size)
-        let tailLength = min(size, 1 << 20)
-        var tail = [UInt8](repeating: 0, count: tailLength)
-        let read = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress, tailLength, off_t(size - tailLength)) }
-        guard read == tailLength, let last = tail.lastIndex(of: UInt8(ascii: "\n")) else {
-            _ = close(fd)
-            return nil
-        }
-        let sound = size - tailLength + last + 1
-        if sound < size {
-            guard ftruncate(fd, off_t(sound)) == 0 else {
-                _ = close(fd)
-                return nil
-            }
-        }
-        return (fd, sound, sound < size)
+        return (fd, Int(info.st_size))
     }
 
     /// The first `length` bytes of the file at `path`, read through a new descriptor that does not
