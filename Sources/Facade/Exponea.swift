@@ -23,7 +23,8 @@ public final class Exponea: Sendable {
         self.client = client
     }
 
-    /// Configures a Bloomreach Engagement project integration.
+    /// Configures a Bloomreach Engagement project integration. Without `flushingSetup`, a
+    /// ``flushingMode`` set before applies (SPEC E2), else `.immediate`.
     public func configure(_ settings: ProjectSettings, flushingSetup: FlushingSetup? = nil) {
         let authorization: BloomreachAuthorization
         switch settings.authorization {
@@ -38,7 +39,8 @@ public final class Exponea: Sendable {
             flushingSetup: flushingSetup)
     }
 
-    /// Configures a Bloomreach Data Hub stream integration.
+    /// Configures a Bloomreach Data Hub stream integration. Without `flushingSetup`, a
+    /// ``flushingMode`` set before applies (SPEC E2), else `.immediate`.
     public func configure(_ settings: StreamSettings, flushingSetup: FlushingSetup? = nil) {
         configure(
             BloomreachConfiguration(
