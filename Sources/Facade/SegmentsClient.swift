@@ -88,7 +88,11 @@ public final class SegmentsClient: Sendable {
         }
         // Outside the lock: stopping answers waiting flushes, which runs the app's completions.
         previous?.stop()
-        _ = previousLock
+        if let previousLock, previousLock !== parts.lock {
+            // Another directory now: the old one is free once the saves queued for it are written.
+            FileStoreRegistry.release(previousLock)
+            storageQueue.async { _ = previousLock }
+        }
     }
 
     /// Whether ``configure(_:)`` succeeded and ``stop()`` did not follow.
