@@ -17,6 +17,9 @@ struct JournalState: Sendable {
     var isOpen: Bool { fd >= 0 }
     /// Lines that compaction would drop.
     var deadLines: Int { recordLines - events.count }
+    /// Changes whenever the descriptor is replaced or closed, so a compaction prepared outside the
+    /// lock can tell that the file it copied is no longer the one in use.
+    var generation = 0
 }
 
 /// The event queue's file: an append-only journal of JSON lines, compacted when most of it is
@@ -122,16 +125,57 @@ struct EventJournal: Sendable {
         state.recordLines += 1
     }
 
-    /// Compacts when the dead lines are both many and at least as many as the live ones, so the
-    /// rewrite (linear in the queue) happens at most once per as many changes: amortised O(1).
-    /// A failed compaction is only logged: the current file is still correct, just longer.
+    /// Whether compaction is due: the dead lines are both many and at least as many as the live
+    /// ones, so the rewrite (linear in the queue) happens at most once per as many changes:
+    /// amortised O(1).
+    static func compactionIsDue(_ state: JournalState) -> Bool {
+        state.deadLines >= minimumDeadLinesToCompact && state.deadLines >= state.events.count
+    }
+
+    /// Compacts under the caller's lock when due (used while opening). A failed compaction is only
+    /// logged: the current file is still correct, just longer.
     func compactIfWorthwhile(_ state: inout JournalState) {
-        guard state.deadLines >= Self.minimumDeadLinesToCompact, state.deadLines >= state.events.count else { return }
+        guard Self.compactionIsDue(state) else { return }
         do {
             try compact(&state)
         } catch {
             diagnostics.log(.warning, "Compacting the event queue failed, will retry later: \(error)")
         }
+    }
+
+    /// A compaction's expensive half, run without the store's lock: the live items of `snapshot`
+    /// (taken under the lock) written and synced to a temporary file. Returns its path and length.
+    func writeCompacted(_ events: [TrackedEvent]) throws -> (path: String, size: Int, lines: Int) {
+        var data = try VersionedJSON.encode(JournalHeader.current)
+        data.append(JournalReplay.newline)
+        for event in events { data.append(try JournalEntry.append(event).line()) }
+        return (try directory.writeTemporary(for: Self.fileName, data), data.count, events.count)
+    }
+
+    /// A compaction's short half, under the store's lock: the lines written to the journal since
+    /// the snapshot (at `snapshotSize`) are copied to the end of the temporary file, which then
+    /// replaces the journal and is opened for appending. Returns `false` (and deletes the
+    /// temporary file) when the journal changed under it in another way (re-opened, closed).
+    func publishCompacted(
+        _ compacted: (path: String, size: Int, lines: Int), snapshotSize: Int, generation: Int,
+        into state: inout JournalState
+    ) throws -> Bool {
+        guard state.isOpen, state.generation == generation, state.size >= snapshotSize else {
+            POSIXFile.delete(compacted.path)
+            return false
+        }
+        let tail = try POSIXFile.bytes(of: path, in: snapshotSize..<state.size)
+        if !tail.isEmpty {
+            let fd = try POSIXFile.openForAppending(compacted.path)
+            defer { POSIXFile.closeQuietly(fd) }
+            try POSIXFile.writeAll(fd, tail, path: compacted.path)
+        }
+        try directory.publish(compacted.path, as: Self.fileName)
+        close(&state)
+        state.fd = try POSIXFile.openForAppending(path)
+        state.size = compacted.size + tail.count
+        state.recordLines = compacted.lines + tail.filter { $0 == JournalReplay.newline }.count
+        return true
     }
 
     /// Rewrites the file atomically with one `append` line per queued item, oldest first, and
@@ -153,5 +197,6 @@ struct EventJournal: Sendable {
     func close(_ state: inout JournalState) {
         POSIXFile.closeQuietly(state.fd)
         state.fd = -1
+        state.generation += 1
     }
 }

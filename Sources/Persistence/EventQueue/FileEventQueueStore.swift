@@ -29,6 +29,8 @@ public final class FileEventQueueStore: EventQueueStore {
         var loaded = false
         /// Appends made before the file was read, with the offset each line starts at.
         var appendedBeforeLoad: [(offset: Int, event: TrackedEvent)] = []
+        /// A compaction is being written outside the lock.
+        var compacting = false
     }
 
     private let journal: EventJournal
@@ -67,6 +69,7 @@ public final class FileEventQueueStore: EventQueueStore {
         }
         guard let snapshot else { return state.withLock { $0.journal.events.ordered } }
         let replay = try? JournalReplay.replay(POSIXFile.prefix(of: journal.path, length: snapshot))
+        defer { compactIfDue() }
         return state.withLock { state in
             guard !state.loaded else { return state.journal.events.ordered }
             if let replay, replay.unreadableLines == 0, !replay.hasTornTail {
@@ -76,7 +79,6 @@ public final class FileEventQueueStore: EventQueueStore {
                 state.journal.recordLines = replay.recordLines + later.count
                 state.loaded = true
                 state.appendedBeforeLoad = []
-                journal.compactIfWorthwhile(&state.journal)
             } else {
                 // Damage: the full path re-reads the file under the lock, with its recovery.
                 do { try openFully(&state) } catch {
@@ -99,10 +101,8 @@ public final class FileEventQueueStore: EventQueueStore {
                 state.appendedBeforeLoad.append((offset, event))
                 return
             }
-            let replaces = state.journal.events.contains(event.id)
             try journal.write(.append(event), to: &state.journal, durable: false)
             state.journal.events.append(event)
-            if replaces { journal.compactIfWorthwhile(&state.journal) }
         }
     }
 
@@ -119,15 +119,17 @@ public final class FileEventQueueStore: EventQueueStore {
         }
     }
 
-    /// Replaces the stored copy of the item with the same id, in place, synced before returning.
-    /// An unknown id is a no-op: a removed item is never brought back.
+    /// Replaces the stored copy of the item with the same id, in place, synced before returning
+    /// (the sync runs after the store's lock is released). An unknown id is a no-op: a removed
+    /// item is never brought back.
     public func update(_ event: TrackedEvent) throws {
         try change(needsQueue: true) { state in
             guard state.journal.events.contains(event.id) else { return }
-            try journal.write(.update(event), to: &state.journal, durable: true)
+            try journal.write(.update(event), to: &state.journal, durable: false)
             state.journal.events.update(event)
-            journal.compactIfWorthwhile(&state.journal)
         }
+        try sync()
+        compactIfDue()
     }
 
     /// Removes an item; an unknown id is a no-op.
@@ -139,7 +141,33 @@ public final class FileEventQueueStore: EventQueueStore {
             guard state.journal.events.contains(id) else { return }
             try journal.write(.remove(id), to: &state.journal, durable: false)
             state.journal.events.remove(id: id)
-            journal.compactIfWorthwhile(&state.journal)
+        }
+        compactIfDue()
+    }
+
+    /// Compacts when most of the file is dead, without holding the store's lock while the new
+    /// file is written and synced: appends go on meanwhile, and the lines they (and removals)
+    /// wrote are copied over under the lock just before the new file replaces the old one. A
+    /// failed compaction is only logged: the current file is still correct, just longer.
+    private func compactIfDue() {
+        let snapshot = state.withLock { state -> (events: QueuedEvents, size: Int, generation: Int)? in
+            guard state.loaded, state.journal.isOpen, !state.compacting, EventJournal.compactionIsDue(state.journal)
+            else { return nil }
+            state.compacting = true
+            return (state.journal.events, state.journal.size, state.journal.generation)
+        }
+        guard let snapshot else { return }
+        do {
+            let compacted = try journal.writeCompacted(snapshot.events.ordered)
+            try state.withLock { state in
+                defer { state.compacting = false }
+                _ = try journal.publishCompacted(
+                    compacted, snapshotSize: snapshot.size, generation: snapshot.generation, into: &state.journal)
+            }
+            journal.directory.syncDirectory()
+        } catch {
+            state.withLock { $0.compacting = false }
+            journal.diagnostics.log(.warning, "Compacting the event queue failed, will retry later: \(error)")
         }
     }
 

@@ -33,14 +33,21 @@ extension POSIXFile {
     /// The first `length` bytes of the file at `path`, read through a new descriptor that does not
     /// follow a symbolic link. Throws when the file is shorter or unreadable.
     static func prefix(of path: String, length: Int) throws -> Data {
+        try bytes(of: path, in: 0..<length)
+    }
+
+    /// The bytes of the file at `path` in `range`, through a new descriptor that does not follow a
+    /// symbolic link.
+    static func bytes(of path: String, in range: Range<Int>) throws -> Data {
+        guard !range.isEmpty else { return Data() }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { throw failure("open", path) }
         defer { _ = close(fd) }
-        var data = Data(count: length)
+        var data = Data(count: range.count)
         var filled = 0
-        while filled < length {
+        while filled < range.count {
             let count = data.withUnsafeMutableBytes { buffer in
-                pread(fd, buffer.baseAddress! + filled, length - filled, off_t(filled))
+                pread(fd, buffer.baseAddress! + filled, range.count - filled, off_t(range.lowerBound + filled))
             }
             if count < 0 {
                 if errno == EINTR { continue }
