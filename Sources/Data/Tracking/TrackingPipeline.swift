@@ -107,12 +107,6 @@ public final class TrackingPipeline: Sendable {
         try enqueue(.customerUpdate, properties: properties, timestamp: timestamp, customer: customer)
     }
 
-    /// Checks that an item with these properties could be queued and replayed (SPEC E6).
-    /// - Throws: ``SegmentsError`` `.invalidConfiguration` naming the problem.
-    public static func validate(properties: [String: JSONValue]) throws {
-        try ReplayableEvent.check(properties)
-    }
-
     /// The flushing mode; setting it takes effect at once (SPEC E2).
     public var mode: FlushingMode {
         get { core.withLock { $0.machine.mode } }
