@@ -2,14 +2,19 @@ import Foundation
 import SegmentsData
 
 extension SegmentsClient {
-    /// Queues an event for the current customer, durably, before returning (SPEC E1).
+    /// Queues an event for the current customer (SPEC E1). It returns once the item is written to
+    /// the queue file — it then survives the process being killed — at the cost of one buffered
+    /// `write`; the `fsync` for power-loss durability follows on the client's storage queue,
+    /// batched (SPEC R2).
     ///
     /// - Parameters:
     ///   - properties: the event's properties; Swift literals convert to ``JSONValue``.
     ///   - timestamp: when it happened; now when `nil`.
     ///   - eventType: the event's type, e.g. `purchase`; must not be empty.
-    /// - Throws: ``SegmentsError`` `.notConfigured`, `.invalidConfiguration` for an empty event
-    ///   type, or `.storage` when the queue cannot be written.
+    /// - Throws: ``SegmentsError`` `.notConfigured`; `.invalidConfiguration` for an empty event
+    ///   type or properties that could not be replayed (nested deeper than 64 levels, over 64 KiB
+    ///   encoded, non-finite numbers: SPEC E6); `.storage` when the queue is full
+    ///   (``Options/eventQueueCapacity``) or cannot be written.
     public func trackEvent(properties: [String: JSONValue], timestamp: Date?, eventType: String) throws {
         guard !eventType.isEmpty else {
             throw SegmentsError(.invalidConfiguration, "The event type is empty")
@@ -24,7 +29,8 @@ extension SegmentsClient {
     /// Ids are added or overwritten, never removed; a `cookie` key is ignored. A change of ids
     /// requests a segments reload. Merging the ids and queueing the update are one step: when
     /// the update cannot be queued, the ids stay as they were.
-    /// - Throws: ``SegmentsError`` `.notConfigured`, or `.storage` when the queue cannot be written.
+    /// - Throws: ``SegmentsError`` `.notConfigured`, `.invalidConfiguration` for properties that
+    ///   could not be replayed (SPEC E6), or `.storage` when the queue is full or cannot be written.
     public func identifyCustomer(
         customerIds: [String: String], properties: [String: JSONValue], timestamp: Date?
     ) throws {
