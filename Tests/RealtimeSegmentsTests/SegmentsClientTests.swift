@@ -197,3 +197,22 @@ extension SegmentsClientTests {
         #expect(second.uploader.accepted.map { $0.properties["index"] } == (0..<6).map { .int($0) })
     }
 }
+
+extension SegmentsClientTests {
+    @Test func e6_theClientRefusesUnreplayableItemsAndKeepsTheIdsAsTheyWere() async throws {
+        let harness = ClientHarness()
+        try harness.configure(flushingMode: .manual)
+        let event = #expect(throws: SegmentsError.self) {
+            try harness.client.trackEvent(properties: ["price": .double(.infinity)], timestamp: nil, eventType: "buy")
+        }
+        #expect(event?.code == .invalidConfiguration)
+        let identify = #expect(throws: SegmentsError.self) {
+            try harness.client.identifyCustomer(
+                customerIds: ["registered": "jane"], properties: ["blob": .string(String(repeating: "x", count: 70_000))],
+                timestamp: nil)
+        }
+        #expect(identify?.code == .invalidConfiguration)
+        #expect(harness.client.customerIds?.values["registered"] == nil, "the ids merge only with a queued update")
+        #expect(harness.client.queuedEventCount == 0)
+    }
+}
