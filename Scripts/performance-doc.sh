@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 
 declare -A tables=(
     [lru]="before=Docs/Performance-LRU-before.json after=Docs/Performance-LRU.json"
+    [callers]="run=Docs/Performance-CallersThread.json"
 )
 
 doc=Docs/Performance.md

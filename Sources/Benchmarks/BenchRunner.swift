@@ -13,7 +13,7 @@ struct BenchRunner {
         log("segments-bench (\(report.mode), \(report.machine.build)) on \(report.machine.cpuModel), \(report.machine.logicalCPUs) CPUs")
 
         var template: StorageTemplate?
-        if options.runs(6) || options.runs(7) {
+        if options.runs(6) || options.runs(7) || options.runs(10) || options.runs(11) {
             let segments = options.pick(full: 1_000, quick: 200), events = options.pick(full: 10_000, quick: 1_000)
             log("preparing a storage directory with 3 × \(segments) segments and \(events) queued events …")
             template = try StorageTemplate.prepare(in: options.scratch, segmentsPerCategory: segments, queuedEvents: events)
@@ -30,6 +30,8 @@ struct BenchRunner {
             (7, "event queue appends", { try await EventQueueBenchmark(options: options, template: template!).run() }),
             (8, "peak memory", { try await MemoryBenchmark(options: options).run() }),
             (9, "audience LRU cache", { try LRUCacheBenchmark(options: options).run() }),
+            (10, "cost on the caller's thread", { try await CallersThreadBenchmark(options: options, template: template!).run() }),
+            (11, "draining a backlog", { try await DrainBenchmark(options: options, template: template!).run() }),
         ]
         for (number, name, body) in benchmarks where options.runs(number) {
             log("[\(number)] \(name) …")

@@ -47,6 +47,7 @@ struct ColdStartBenchmark {
         figure.details = [
             "rounds": Double(rounds), "configureMedianNs": configure.median, "min": sdk.min, "max": sdk.max,
             "baselineStoreLoadNs": baselineLoad.median, "eventQueueStoreLoadNs": queueLoad.median,
+            "target": 100e6,  // issue 11: cold start to the first answered cached read
         ]
         figure.notes.append(
             "median of \(rounds) starts, each on a fresh copy of a directory written by the File stores (files in the page cache); configure() alone took \(Format.duration(ns: configure.median)); no fetch reached the repository; loaded alone, the baseline file took \(Format.duration(ns: baselineLoad.median)) and the event journal \(Format.duration(ns: queueLoad.median))")
@@ -59,11 +60,12 @@ struct ColdStartBenchmark {
         let repository = RecordingSegmentRepository()
         let answered = Countdown(count: 1)
         let size = Locked(0)
+        let storage = DispatchQueue(label: "bench.storage")
         let start = Stopwatch.now()
         let client = SegmentsClient(
             options: .init(
                 logger: logger, timings: SegmentationTimings(cache: CacheFreshness(maxAge: 1e6)),
-                storage: .directory(directory)))
+                storage: .directory(directory), storageQueue: storage))
         try client.configure(
             .init(backend: .custom(id: "bench-cold", repository: repository, uploader: RecordingEventUploader()), flushingMode: .manual))
         let configured = Stopwatch.now()
@@ -72,7 +74,10 @@ struct ColdStartBenchmark {
             answered.arrive()
         }
         guard let end = await answered.wait(timeout: 60) else { throw BenchFailure("benchmark 6: no answer in 60 s") }
-        defer { client.stop() }
+        defer {
+            client.stop()
+            storage.sync {}  // the saves stop queued are written before the copy is removed
+        }
         guard size.value == template.segmentsPerCategory, repository.fetches.isEmpty,
             client.queuedEventCount == template.queuedEvents
         else {

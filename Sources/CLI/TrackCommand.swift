@@ -8,7 +8,7 @@ struct TrackCommand {
     static let help = """
         usage: segments track --base-url U --project-token T --storage DIR [--count N] [--prefix P]
                               [--authorization S] [--api-key-file F] [--event-type E]
-                              [--retry SECONDS] [--flush] [--timeout SECONDS]
+                              [--retry SECONDS] [--flush] [--timeout SECONDS] [--hold]
 
         Configures a client against a Bloomreach-compatible backend with its files in DIR (the
         queue left by an earlier run is loaded and uploaded), tracks N events of type E whose
@@ -23,10 +23,11 @@ struct TrackCommand {
           --retry SECONDS       the first upload retry delay, more than 0 (default: the SDK's, 2)
           --flush               call flush() after the last event as well
           --timeout SECONDS     how long to wait for the queue to empty (default 10)
+          --hold                once the queue is empty, keep running (and owning DIR) until killed
         \(Credentials.help(column: 24))
         Output: `loaded <n>` (items queued from earlier runs), one `accepted <seq>` per event, then
-        `queue empty`. Exit status: 0 when the queue emptied, 1 on a failure or time-out, 2 on bad
-        arguments.
+        `queue empty`. Exit status: 0 when the queue emptied, 1 on a failure or time-out (also when
+        another process uses DIR: one process at a time owns a storage directory), 2 on bad arguments.
         """
 
     let arguments: Arguments
@@ -39,7 +40,7 @@ struct TrackCommand {
                 "retry",
                 "timeout",
             ],
-            flags: ["flush"])
+            flags: ["flush", "hold"])
     }
 
     func run() async throws {
@@ -87,6 +88,8 @@ struct TrackCommand {
         let left = client.queuedEventCount
         guard left == 0 else { throw TrackTimeout(left: left, seconds: timeout) }
         emit("queue empty")
+        // The crash test kills a child that owns the directory, whatever it is doing (SPEC P5, E4).
+        while arguments.flag("hold") { try await Task.sleep(nanoseconds: 1_000_000_000) }
     }
 
     private func number(_ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {

@@ -10,11 +10,16 @@ struct ConfiguredParts {
     let customer: any CustomerStore
     let baseline: any SegmentBaselineStore
     let events: any EventQueueStore
-    /// The storage folder's one serial queue (shared by every client on the folder); `nil` for
-    /// other storage, which uses the engine's own.
-    let storageQueue: DispatchQueue?
+    /// The storage directory's owner lock, held while configured (SPEC P5); `nil` without files.
+    let lock: StorageDirectoryLock?
+    /// The storage queue of the client that used the folder before in this process, whose saves
+    /// must be written before this client reads the folder.
+    let previousStorageQueue: DispatchQueue?
 
-    init(_ configuration: SegmentsClient.Configuration, options: SegmentsClient.Options) throws {
+    init(
+        _ configuration: SegmentsClient.Configuration, options: SegmentsClient.Options, owner: AnyObject,
+        storageQueue: DispatchQueue
+    ) throws {
         try options.validate()
         switch configuration.backend {
         case .bloomreach(let bloomreach):
@@ -50,21 +55,24 @@ struct ConfiguredParts {
                 StorageLocation.moveLegacyFolder(
                     StorageLocation.defaultDirectory(integrationId: legacyIntegrationId), to: folder)
             }
-            let stores = FileStoreRegistry.stores(in: folder, logger: options.logger)
-            customer = stores.customer
-            baseline = stores.baseline
-            events = stores.events
-            storageQueue = stores.queue
+            let claim = try FileStoreRegistry.claim(folder, for: owner, queue: storageQueue, logger: options.logger)
+            customer = claim.stores.customer
+            baseline = claim.stores.baseline
+            events = claim.stores.events
+            lock = claim.lock
+            previousStorageQueue = claim.previousQueue
         case .inMemory:
             customer = InMemoryCustomerStore()
             baseline = InMemorySegmentBaselineStore()
             events = InMemoryEventQueueStore()
-            storageQueue = nil
+            lock = nil
+            previousStorageQueue = nil
         case .custom(let customStore, let baselineStore, let eventStore):
             customer = customStore
             baseline = baselineStore
             events = eventStore
-            storageQueue = nil
+            lock = nil
+            previousStorageQueue = nil
         }
     }
 }

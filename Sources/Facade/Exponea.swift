@@ -23,8 +23,9 @@ public final class Exponea: Sendable {
         self.client = client
     }
 
-    /// Configures a Bloomreach Engagement project integration.
-    public func configure(_ settings: ProjectSettings, flushingSetup: FlushingSetup = FlushingSetup()) {
+    /// Configures a Bloomreach Engagement project integration. Without `flushingSetup`, a
+    /// ``flushingMode`` set before applies (SPEC E2), else `.immediate`.
+    public func configure(_ settings: ProjectSettings, flushingSetup: FlushingSetup? = nil) {
         configure(
             BloomreachConfiguration(
                 integration: .project(token: settings.projectToken), baseURL: settings.baseUrl,
@@ -32,8 +33,9 @@ public final class Exponea: Sendable {
             flushingSetup: flushingSetup)
     }
 
-    /// Configures a Bloomreach Data Hub stream integration.
-    public func configure(_ settings: StreamSettings, flushingSetup: FlushingSetup = FlushingSetup()) {
+    /// Configures a Bloomreach Data Hub stream integration. Without `flushingSetup`, a
+    /// ``flushingMode`` set before applies (SPEC E2), else `.immediate`.
+    public func configure(_ settings: StreamSettings, flushingSetup: FlushingSetup? = nil) {
         configure(
             BloomreachConfiguration(
                 integration: .stream(id: settings.streamId), baseURL: settings.baseUrl,
@@ -41,9 +43,9 @@ public final class Exponea: Sendable {
             flushingSetup: flushingSetup)
     }
 
-    private func configure(_ configuration: BloomreachConfiguration, flushingSetup: FlushingSetup) {
+    private func configure(_ configuration: BloomreachConfiguration, flushingSetup: FlushingSetup?) {
         do {
-            try client.configure(.init(backend: .bloomreach(configuration), flushingMode: flushingSetup.mode.core))
+            try client.configure(.init(backend: .bloomreach(configuration), flushingMode: flushingSetup?.mode.core))
         } catch {
             client.options.logger.log(.error, "Segments: Configuration refused: \(SegmentsError.wrapping(error))")
         }

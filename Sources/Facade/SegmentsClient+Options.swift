@@ -25,6 +25,13 @@ extension SegmentsClient {
         public var middlewares: [any SegmentsTransportMiddleware]
         /// Where state is kept.
         public var storage: Storage
+        /// The serial queue the client reads and writes its files on (SPEC R1); `nil` (the
+        /// default) gives each client its own. Tests can pass one and `sync` on it to wait for the
+        /// background load of `configure` (SPEC R3).
+        public var storageQueue: DispatchQueue?
+        /// How many events and customer updates may wait for upload (SPEC E6); at the cap
+        /// `trackEvent` refuses with a `.storage` error. 100,000 by default.
+        public var eventQueueCapacity: Int
 
         /// Where a client keeps its customer, baseline and event queue (SPEC P1).
         public enum Storage: Sendable {
@@ -44,7 +51,8 @@ extension SegmentsClient {
             deliveryQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.delivery"),
             timings: SegmentationTimings = SegmentationTimings(), uploadRetry: RetryBackoff = RetryBackoff(),
             transport: any SegmentsTransport = URLSessionSegmentsTransport(),
-            middlewares: [any SegmentsTransportMiddleware] = [], storage: Storage = .directory(nil)
+            middlewares: [any SegmentsTransportMiddleware] = [], storage: Storage = .directory(nil),
+            storageQueue: DispatchQueue? = nil, eventQueueCapacity: Int = TrackingPipeline.defaultCapacity
         ) {
             self.logger = logger
             self.scheduler = scheduler
@@ -55,6 +63,8 @@ extension SegmentsClient {
             self.transport = transport
             self.middlewares = middlewares
             self.storage = storage
+            self.storageQueue = storageQueue
+            self.eventQueueCapacity = eventQueueCapacity
         }
     }
 
@@ -76,13 +86,20 @@ extension SegmentsClient {
     public struct Configuration: Sendable {
         /// The backend.
         public var backend: Backend
-        /// When tracked events are uploaded; `.immediate` by default (SPEC E2).
-        public var flushingMode: FlushingMode
+        /// When tracked events are uploaded (SPEC E2). When the configuration names none, the
+        /// mode set on the client before ``SegmentsClient/configure(_:)`` applies, else `.immediate`.
+        public var flushingMode: FlushingMode {
+            didSet { namesFlushingMode = true }
+        }
+        /// Whether a mode was given, in `init` or by setting ``flushingMode``.
+        private(set) var namesFlushingMode: Bool
 
-        /// Creates a configuration.
-        public init(backend: Backend, flushingMode: FlushingMode = .immediate) {
+        /// Creates a configuration; `flushingMode` `nil` keeps a mode set on the client before
+        /// configure, else `.immediate`.
+        public init(backend: Backend, flushingMode: FlushingMode? = nil) {
             self.backend = backend
-            self.flushingMode = flushingMode
+            self.flushingMode = flushingMode ?? .immediate
+            self.namesFlushingMode = flushingMode != nil
         }
     }
 }

@@ -2,14 +2,19 @@ import Foundation
 import SegmentsData
 
 extension SegmentsClient {
-    /// Queues an event for the current customer, durably, before returning (SPEC E1).
+    /// Queues an event for the current customer (SPEC E1). It returns once the item is written to
+    /// the queue file — it then survives the process being killed — at the cost of one buffered
+    /// `write`; the `fsync` for power-loss durability follows on the client's storage queue,
+    /// batched (SPEC R2).
     ///
     /// - Parameters:
     ///   - properties: the event's properties; Swift literals convert to ``JSONValue``.
     ///   - timestamp: when it happened; now when `nil`.
     ///   - eventType: the event's type, e.g. `purchase`; must not be empty.
-    /// - Throws: ``SegmentsError`` `.notConfigured`, `.invalidConfiguration` for an empty event
-    ///   type, or `.storage` when the queue cannot be written.
+    /// - Throws: ``SegmentsError`` `.notConfigured`; `.invalidConfiguration` for an empty event
+    ///   type or properties that could not be replayed (nested deeper than 64 levels, over 64 KiB
+    ///   encoded, non-finite numbers: SPEC E6); `.storage` when the queue is full
+    ///   (``Options/eventQueueCapacity``) or cannot be written.
     public func trackEvent(properties: [String: JSONValue], timestamp: Date?, eventType: String) throws {
         guard !eventType.isEmpty else {
             throw SegmentsError(.invalidConfiguration, "The event type is empty")
@@ -24,7 +29,8 @@ extension SegmentsClient {
     /// Ids are added or overwritten, never removed; a `cookie` key is ignored. A change of ids
     /// requests a segments reload. Merging the ids and queueing the update are one step: when
     /// the update cannot be queued, the ids stay as they were.
-    /// - Throws: ``SegmentsError`` `.notConfigured`, or `.storage` when the queue cannot be written.
+    /// - Throws: ``SegmentsError`` `.notConfigured`, `.invalidConfiguration` for properties that
+    ///   could not be replayed (SPEC E6), or `.storage` when the queue is full or cannot be written.
     public func identifyCustomer(
         customerIds: [String: String], properties: [String: JSONValue], timestamp: Date?
     ) throws {
@@ -35,17 +41,19 @@ extension SegmentsClient {
         guard merged != nil else { throw SegmentsError(.notConfigured, "the client is not configured") }
     }
 
-    /// When queued events are uploaded; setting it takes effect at once (SPEC E2, T8).
-    /// `.immediate` before configuration. Before configuration a new mode has nothing to apply to:
-    /// it is logged and ignored — pass the mode in ``Configuration`` instead.
+    /// When queued events are uploaded; setting it takes effect at once (SPEC E2, T8). A mode set
+    /// before configuration is applied by ``configure(_:)`` unless its ``Configuration`` names one.
     public var flushingMode: FlushingMode {
-        get { pipeline.value?.mode ?? .immediate }
+        get {
+            let attachment = attachment.value
+            return attachment.pipeline?.mode ?? attachment.modeBeforeConfigure ?? .immediate
+        }
         set {
-            guard let pipeline = pipeline.value else {
-                options.logger.log(
-                    .warning, "Tracking: The flushing mode was set before configure and is ignored; pass it to configure")
-                return
+            let pipeline = attachment.withLock { attachment -> TrackingPipeline? in
+                if attachment.pipeline == nil { attachment.modeBeforeConfigure = newValue }
+                return attachment.pipeline
             }
+            guard let pipeline else { return }
             pipeline.mode = newValue
             engine.setTrackingImmediate(newValue == .immediate)
         }
@@ -53,7 +61,7 @@ extension SegmentsClient {
 
     /// Uploads everything queued (SPEC E5); a call during a flush joins it.
     public func flush() async -> FlushResult {
-        guard let pipeline = pipeline.value else {
+        guard let pipeline = attachment.value.pipeline else {
             return .failure(SegmentsError(.notConfigured, "the client is not configured"))
         }
         return await pipeline.flush()
@@ -62,7 +70,7 @@ extension SegmentsClient {
     /// The completion-handler form of ``flush()``, answered on the delivery queue.
     public func flush(completion: @escaping @Sendable (FlushResult) -> Void) {
         let queue = options.deliveryQueue
-        guard let pipeline = pipeline.value else {
+        guard let pipeline = attachment.value.pipeline else {
             queue.async { completion(.failure(SegmentsError(.notConfigured, "the client is not configured"))) }
             return
         }
@@ -71,6 +79,6 @@ extension SegmentsClient {
 
     /// How many events and customer updates wait for upload.
     public var queuedEventCount: Int {
-        pipeline.value?.queuedCount ?? 0
+        attachment.value.pipeline?.queuedCount ?? 0
     }
 }

@@ -18,17 +18,32 @@ import SegmentsPersistence
 /// let content = try await client.getSegments(category: .content())
 /// ```
 public final class SegmentsClient: Sendable {
+    /// What a configured client holds; the mode set before configure (SPEC E2).
+    struct Attachment: Sendable {
+        var pipeline: TrackingPipeline?
+        /// The storage directory's owner lock (SPEC P5), held until ``stop()``.
+        var lock: StorageDirectoryLock?
+        /// A flushing mode set before configure: applied by configure unless its configuration
+        /// names one.
+        var modeBeforeConfigure: FlushingMode?
+    }
+
     let options: Options
     let engine: SegmentationEngine
-    let pipeline = Locked<TrackingPipeline?>(nil)
+    /// The one serial queue this client reads and writes its files on, engine and pipeline alike
+    /// (SPEC R1): saves and loads stay in order and never run on the app's thread.
+    let storageQueue: DispatchQueue
+    let attachment = Locked(Attachment())
 
     /// An unconfigured client built from `options`.
     public init(options: Options = Options()) {
         self.options = options
+        let storageQueue = options.storageQueue ?? DispatchQueue(label: "RealtimeSegments.storage")
+        self.storageQueue = storageQueue
         engine = SegmentationEngine(
             dependencies: .init(
                 scheduler: options.scheduler, clock: options.clock, logger: options.logger,
-                deliveryQueue: options.deliveryQueue, timings: options.timings))
+                deliveryQueue: options.deliveryQueue, storageQueue: storageQueue, timings: options.timings))
     }
 
     /// A client configured with `configuration`.
@@ -38,31 +53,49 @@ public final class SegmentsClient: Sendable {
         try configure(configuration)
     }
 
-    /// Starts (or restarts) the integration: validates the configuration, opens its stores, loads
-    /// the customer, the baseline and the event queue, and serves what waited (SPEC T2, G4).
-    /// - Throws: ``SegmentsError`` `.invalidConfiguration`; the client is then left as it was.
+    /// Starts (or restarts) the integration: validates the configuration, takes the storage
+    /// directory's owner lock (SPEC P5), reads the small customer file, and returns; the segment
+    /// baseline and the event queue load in the background on the client's storage queue, and
+    /// calls made meanwhile are served in call order once they are loaded (SPEC R3, T2, G4).
+    /// - Throws: ``SegmentsError`` `.invalidConfiguration`, or `.storage` when another process (or
+    ///   another client of this process) uses the storage directory; the client is then left as
+    ///   it was.
     public func configure(_ configuration: Configuration) throws {
-        let parts = try ConfiguredParts(configuration, options: options)
+        let parts = try ConfiguredParts(configuration, options: options, owner: self, storageQueue: storageQueue)
+        // Another client of this process used the folder before: its last saves may still be
+        // queued on its storage queue; they are written before this client reads the folder.
+        parts.previousStorageQueue?.sync {}
         let engine = self.engine
+        let mode = attachment.withLock { attachment -> FlushingMode in
+            defer { attachment.modeBeforeConfigure = nil }
+            return configuration.namesFlushingMode
+                ? configuration.flushingMode : attachment.modeBeforeConfigure ?? configuration.flushingMode
+        }
         // The engine first: the new pipeline may upload at once, and the reload each upload
         // requests (SPEC T3) must reach a configured engine.
         engine.configure(
-            .init(
-                repository: parts.repository, customerStore: parts.customer, baselineStore: parts.baseline,
-                storageQueue: parts.storageQueue))
-        engine.setTrackingImmediate(configuration.flushingMode == .immediate)
+            .init(repository: parts.repository, customerStore: parts.customer, baselineStore: parts.baseline))
+        engine.setTrackingImmediate(mode == .immediate)
         let newPipeline = TrackingPipeline(
             dependencies: .init(
                 scheduler: options.scheduler, clock: options.clock, logger: options.logger,
-                retry: options.uploadRetry),
-            store: parts.events, uploader: parts.uploader, mode: configuration.flushingMode,
+                retry: options.uploadRetry, storageQueue: storageQueue, capacity: options.eventQueueCapacity),
+            store: parts.events, uploader: parts.uploader, mode: mode,
             onUploaded: { engine.reloadAfterUpload() })
-        let previous = pipeline.withLock { current in
-            defer { current = newPipeline }
-            return current
+        let (previous, previousLock) = attachment.withLock { attachment in
+            defer {
+                attachment.pipeline = newPipeline
+                attachment.lock = parts.lock
+            }
+            return (attachment.pipeline, attachment.lock)
         }
         // Outside the lock: stopping answers waiting flushes, which runs the app's completions.
         previous?.stop()
+        if let previousLock, previousLock !== parts.lock {
+            // Another directory now: the old one is free once the saves queued for it are written.
+            FileStoreRegistry.release(previousLock)
+            storageQueue.async { _ = previousLock }
+        }
     }
 
     /// Whether ``configure(_:)`` succeeded and ``stop()`` did not follow.
@@ -77,12 +110,19 @@ public final class SegmentsClient: Sendable {
     /// Stops the integration (SPEC A3): segment work is cancelled, the baseline deleted, listeners
     /// removed, pending reads failed with `.stopped`; queued events stay on disk for the next start.
     public func stop() {
-        let previous = pipeline.withLock { current in
-            defer { current = nil }
-            return current
+        let (previous, lock) = attachment.withLock { attachment in
+            defer {
+                attachment.pipeline = nil
+                attachment.lock = nil
+            }
+            return (attachment.pipeline, attachment.lock)
         }
         previous?.stop()
         engine.stop()
+        // Another client of this process may take the directory at once; the flock itself is
+        // released once the saves already queued are written.
+        if let lock { FileStoreRegistry.release(lock) }
+        storageQueue.async { _ = lock }
     }
 
     /// Switches to a new anonymous customer (SPEC A1, A2).
@@ -92,7 +132,7 @@ public final class SegmentsClient: Sendable {
 
     var configuredPipeline: TrackingPipeline {
         get throws {
-            guard let pipeline = pipeline.value else {
+            guard let pipeline = attachment.value.pipeline else {
                 throw SegmentsError(.notConfigured, "the client is not configured")
             }
             return pipeline

@@ -59,11 +59,21 @@ public final class RecordingSegmentBaselineStore: SegmentBaselineStore, Sendable
 /// An ``EventQueueStore`` in memory that can be made to fail appends, for tests.
 public final class RecordingEventQueueStore: EventQueueStore, Sendable {
     private let state: Locked<(events: [TrackedEvent], failure: SegmentsError?)>
+    private let syncLog = Locked<[Int]>([])
 
     /// A queue holding `events`, oldest first.
     public init(_ events: [TrackedEvent] = []) {
         state = Locked((events, nil))
     }
+
+    /// Records a sync (group commit, SPEC R2) with the number of items queued at that moment.
+    public func sync() throws {
+        let count = state.withLock { $0.events.count }
+        syncLog.withLock { $0.append(count) }
+    }
+
+    /// For each sync so far, how many items were queued when it ran.
+    public var syncs: [Int] { syncLog.value }
 
     /// Every queued item, oldest first.
     public func load() -> [TrackedEvent] { state.withLock { $0.events } }

@@ -21,6 +21,7 @@ final class ClientHarness: Sendable {
     let scheduler = TestScheduler()
     let logger = CapturingLogger()
     let deliveryQueue = DispatchQueue(label: "client-tests.delivery")
+    let storageQueue = DispatchQueue(label: "client-tests.storage")
     let repository: RecordingSegmentRepository
     let uploader: RecordingEventUploader
     let transport = MockTransport()
@@ -32,7 +33,7 @@ final class ClientHarness: Sendable {
         client = SegmentsClient(
             options: .init(
                 logger: logger, scheduler: scheduler, clock: scheduler, deliveryQueue: deliveryQueue,
-                transport: transport, storage: storage))
+                transport: transport, storage: storage, storageQueue: storageQueue))
     }
 
     var customConfiguration: SegmentsClient.Configuration {
@@ -45,7 +46,9 @@ final class ClientHarness: Sendable {
         try client.configure(configuration)
     }
 
+    /// Lets what configure loads in the background come in (SPEC R3), then advances virtual time.
     func advance(by seconds: TimeInterval = 0) async {
+        storageQueue.sync {}
         await scheduler.advance(by: seconds)
         deliveryQueue.sync {}
     }

@@ -29,4 +29,45 @@ import Testing
         try harness.client.trackEvent(properties: ["n": 2], timestamp: nil, eventType: "b")
         #expect(harness.client.queuedEventCount == 2)
     }
+
+    /// A client that takes over a folder right after another client of the process stopped reads
+    /// what the first one saved, even while the first one's saves still wait on its storage queue.
+    @Test func p5_e4_theNextClientOnAFolderReadsWhatThePreviousOneStillHadQueued() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let firstQueue = DispatchQueue(label: "test.first-storage")
+        let gate = DispatchSemaphore(value: 0)
+        firstQueue.async { gate.wait() }  // the first client's disk work waits behind this
+        func client(_ queue: DispatchQueue) -> SegmentsClient {
+            SegmentsClient(
+                options: .init(
+                    logger: CapturingLogger(), scheduler: TestScheduler(), storage: .directory(directory.url),
+                    storageQueue: queue))
+        }
+        let configuration = SegmentsClient.Configuration(
+            backend: .custom(id: "t", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()),
+            flushingMode: .manual)
+        let first = client(firstQueue)
+        try first.configure(configuration)  // a new cookie: its save is queued behind the gate
+        let cookie = first.customerCookie
+        first.stop()
+
+        let second = client(DispatchQueue(label: "test.second-storage"))
+        let configured = Locked<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? second.configure(configuration)
+            configured.withLock { $0 = second.customerCookie }
+            done.signal()
+        }
+        // A configure that does not wait for the first client's queue finishes at once (and reads
+        // no cookie); one that waits is still waiting a second later.
+        let finishedAlone = await onDedicatedThread { done.wait(timeout: .now() + 1) == .success }
+        gate.signal()  // the first client's save is written now, and only now
+        #expect(!finishedAlone, "configure read the folder before the previous client's saves were written")
+        let finished = finishedAlone ? true : await onDedicatedThread { done.wait(timeout: .now() + 30) == .success }
+        #expect(finished)
+        #expect(configured.value == cookie)
+        second.stop()
+    }
 }

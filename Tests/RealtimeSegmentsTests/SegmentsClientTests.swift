@@ -66,17 +66,32 @@ import Testing
         #expect(secondRead == [Fixture.s2])
     }
 
-    @Test func e4_p2_aRestartOnTheSameDirectoryFindsTheCookieTheBaselineAndTheWholeQueue() async throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let first = ClientHarness(storage: .directory(directory.url))
+    /// A first run: one fetch of [s1], five events queued; then its files are copied to
+    /// `directory`, as a process that ended would have left them (not one that stopped: stopping
+    /// deletes the baseline). The next client there reads them from disk with new stores.
+    func runFirstProcess(leavingFilesIn directory: TemporaryDirectory) async throws -> String? {
+        let original = TemporaryDirectory()
+        defer { original.remove() }
+        let first = ClientHarness(storage: .directory(original.url))
         first.repository.answer([.discovery(): [Fixture.s1]])
         try first.configure(flushingMode: .manual)
         _ = try await readNow(first, .discovery())
         for index in 0..<5 {
             try first.client.trackEvent(properties: ["index": .int(index)], timestamp: nil, eventType: "view_item")
         }
-        let cookie = first.client.customerCookie
+        first.storageQueue.sync {}
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: original.url.path) where name != "owner.lock" {
+            try FileManager.default.copyItem(
+                at: original.url.appendingPathComponent(name), to: directory.url.appendingPathComponent(name))
+        }
+        return first.client.customerCookie
+    }
+
+    @Test func e4_p2_aRestartOnTheSameDirectoryFindsTheCookieTheBaselineAndTheWholeQueue() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let cookie = try await runFirstProcess(leavingFilesIn: directory)
 
         let second = ClientHarness(storage: .directory(directory.url))
         try second.configure(flushingMode: .manual)
@@ -138,42 +153,72 @@ extension Result where Failure == SegmentsError {
 }
 
 extension SegmentsClientTests {
-    @Test func aFlushingModeSetBeforeConfigureIsReportedNotSilentlyLost() async throws {
+    @Test func e2_aModeSetBeforeConfigureAppliesAtConfigureUnlessTheConfigurationNamesOne() async throws {
         let harness = ClientHarness()
         harness.client.flushingMode = .manual
-        #expect(harness.logger.entries.contains { $0.level == .warning && $0.message.contains("set before configure") })
-        #expect(harness.client.flushingMode == .immediate)
+        #expect(harness.client.flushingMode == .manual)
+        try harness.client.configure(harness.customConfiguration)  // names no mode
+        #expect(harness.client.flushingMode == .manual)
+        try harness.client.trackEvent(properties: [:], timestamp: nil, eventType: "a")
+        await harness.advance(by: 60)
+        #expect(harness.uploader.accepted.isEmpty)
+
+        let named = ClientHarness()
+        named.client.flushingMode = .manual
+        try named.configure(flushingMode: .immediate)  // names one: it wins
+        #expect(named.client.flushingMode == .immediate)
     }
 }
 
-/// Engine revision 2 at the facade: the order of configure, and identify as one step.
-@Suite(hangTimeLimit(minutes: 2)) struct SegmentsClientConfigureOrderTests {
-    /// An event queue that notes, when the pipeline loads it, whether the engine is configured.
-    final class ProbeEventStore: EventQueueStore {
-        let inner = RecordingEventQueueStore()
-        let client = Locked<SegmentsClient?>(nil)
-        let configuredAtLoad = Locked<[Bool]>([])
+extension SegmentsClientTests {
+    @Test func r3_configureKnowsTheCookieAtOnceAndServesCallsMadeDuringTheBackgroundLoadInOrder() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let cookie = try await runFirstProcess(leavingFilesIn: directory)
+        let second = ClientHarness(storage: .directory(directory.url))
+        second.storageQueue.suspend()  // the baseline and the queue have not loaded yet
+        try second.configure(flushingMode: .manual)
+        #expect(second.client.customerCookie == cookie, "the customer file is read by configure itself")
+        let reads = Recorder<Result<[Segment], SegmentsError>>()
+        second.client.getSegments(category: .discovery()) { reads.record($0) }
+        try second.client.trackEvent(properties: ["index": 5], timestamp: nil, eventType: "view_item")
+        let flushed = Recorder<FlushResult>()
+        second.client.flush { flushed.record($0) }
+        await second.scheduler.advance(by: 1)  // the cache (5 s) stays fresh
+        second.deliveryQueue.sync {}
+        #expect(reads.count == 0, "nothing is answered from a half-loaded state")
+        #expect(flushed.count == 0 && second.uploader.attempts.isEmpty)
 
-        func load() -> [TrackedEvent] {
-            configuredAtLoad.withLock { $0.append(client.value?.isConfigured ?? false) }
-            return inner.load()
+        second.storageQueue.resume()
+        await second.advance()
+        #expect(reads.all.map { try? $0.get() } == [[Fixture.s1]], "answered from the loaded baseline")
+        #expect(second.repository.calls.isEmpty)
+        #expect(flushed.all.map { try? $0.get() } == [6])
+        #expect(second.uploader.accepted.map { $0.properties["index"] } == (0..<6).map { .int($0) })
+    }
+}
+
+extension SegmentsClientTests {
+    @Test func e6_theClientRefusesUnreplayableItemsAndKeepsTheIdsAsTheyWere() async throws {
+        let harness = ClientHarness()
+        try harness.configure(flushingMode: .manual)
+        let event = #expect(throws: SegmentsError.self) {
+            try harness.client.trackEvent(properties: ["price": .double(.infinity)], timestamp: nil, eventType: "buy")
         }
-        func append(_ event: TrackedEvent) throws { try inner.append(event) }
-        func update(_ event: TrackedEvent) throws { try inner.update(event) }
-        func remove(id: TrackedEvent.ID) throws { try inner.remove(id: id) }
+        #expect(event?.code == .invalidConfiguration)
+        let identify = #expect(throws: SegmentsError.self) {
+            try harness.client.identifyCustomer(
+                customerIds: ["registered": "jane"], properties: ["blob": .string(String(repeating: "x", count: 70_000))],
+                timestamp: nil)
+        }
+        #expect(identify?.code == .invalidConfiguration)
+        #expect(harness.client.customerIds?.values["registered"] == nil, "the ids merge only with a queued update")
+        #expect(harness.client.queuedEventCount == 0)
     }
+}
 
-    /// Defect: the new pipeline started (and could upload) before the engine was configured, so the
-    /// reload its first upload requested was dropped.
-    @Test func t3_thePipelineStartsOnlyOnceTheEngineIsConfigured() async throws {
-        let events = ProbeEventStore()
-        let harness = ClientHarness(
-            storage: .custom(customer: RecordingCustomerStore(), baseline: RecordingSegmentBaselineStore(), events: events))
-        events.client.withLock { $0 = harness.client }
-        try harness.configure()
-        #expect(events.configuredAtLoad.value == [true])
-    }
-
+/// Engine revision 2 at the facade: identify as one step.
+@Suite(hangTimeLimit(minutes: 2)) struct SegmentsClientConfigureOrderTests {
     /// Defect: identify merged and saved the ids, then failed to queue the update, leaving the ids
     /// merged without their update.
     @Test func e1_identifyThatCannotQueueItsUpdateChangesNothing() async throws {

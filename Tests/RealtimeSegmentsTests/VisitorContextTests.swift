@@ -35,6 +35,7 @@ import Testing
             let jane = harness.client.createUserContext(userId: "jane")
             jane.setDefaultSegments(["country": "US"])
             jane.setCustomSegments(["vip"])
+            harness.client.visitorSegments.waitUntilSaved()  // saves run on the storage queue (SPEC R1)
         }
         let onDisk = FileVisitorSegmentsStore(directory: directory.url, logger: CapturingLogger())
         #expect(onDisk.segments(forVisitor: "jane") == VisitorSegments(country: "US", customSegments: ["vip"]))
@@ -71,6 +72,7 @@ import Testing
                 contexts[index % contexts.count].setCustomSegments(["segment-\(index)"])
             }
         }
+        harness.client.visitorSegments.waitUntilSaved()
         let restarted = AudienceHarness(visitorStorage: .directory(directory.url))
         let stored = restarted.client.createUserContext(userId: "jane").visitorSegments.customSegments
         #expect(stored.count == 100)
@@ -90,6 +92,7 @@ import Testing
             }
         }
         #expect(contexts.allSatisfy { $0.visitorSegments.customSegments.count == 40 })
+        first.client.visitorSegments.waitUntilSaved()
         let onDisk = FileVisitorSegmentsStore(directory: directory.url, logger: CapturingLogger())
         #expect(onDisk.segments(forVisitor: "jane")?.customSegments.count == 40)
     }

@@ -48,8 +48,10 @@ final class EngineHarness: Sendable {
         .init(repository: repository, customerStore: customerStore, baselineStore: baselineStore)
     }
 
+    /// Configures, and waits until the baseline has loaded on the storage queue (SPEC R3).
     func configure() {
         engine.configure(backend)
+        storageQueue.sync {}
     }
 
     /// Re-configures with another project: its own repository and stores, customer `cookie`.
@@ -68,6 +70,7 @@ final class EngineHarness: Sendable {
 
     /// Advances virtual time, then waits until every queued delivery has run.
     func advance(by seconds: TimeInterval = 0) async {
+        storageQueue.sync {}  // loads the engine asked for come in before time moves (SPEC R3)
         await scheduler.advance(by: seconds)
         drainDeliveries()
     }

@@ -124,6 +124,7 @@ import Testing
         })
         engine.configure(
             .init(repository: ReenteringRepository(repository, reentry), customerStore: customers, baselineStore: baselines))
+        storage.sync {}  // the baseline loads on the storage queue (SPEC R3)
         engine.identify(hardIds: ["registered": "jane"])
         await scheduler.advance(by: 5)
         storage.sync {}

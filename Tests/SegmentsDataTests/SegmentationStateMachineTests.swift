@@ -54,6 +54,7 @@ import Testing
             case .answerRead(_, let result): "answer(1, \((try? result.get()) == nil ? "failure" : "success"))"
             case .saveCustomer: "saveCustomer"
             case .saveBaseline: "saveBaseline"
+            case .loadBaseline: "loadBaseline"
             }
         }
     }

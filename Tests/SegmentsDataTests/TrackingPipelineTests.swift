@@ -12,15 +12,30 @@ import Testing
         let store: RecordingEventQueueStore
         let uploader: RecordingEventUploader
         let uploads = Recorder<Int>()
+        let storageQueue = DispatchQueue(label: "test.storage")
         let pipeline: TrackingPipeline
 
-        init(mode: FlushingMode = .immediate, queued: [TrackedEvent] = [], uploader: RecordingEventUploader? = nil) {
+        /// A pipeline whose stored queue has loaded (unless `waitForLoad` is false: then the
+        /// test suspends `storageQueue` first and resumes it itself).
+        init(
+            mode: FlushingMode = .immediate, queued: [TrackedEvent] = [], uploader: RecordingEventUploader? = nil,
+            capacity: Int = TrackingPipeline.defaultCapacity, suspendStorage: Bool = false
+        ) {
             store = RecordingEventQueueStore(queued)
             self.uploader = uploader ?? RecordingEventUploader(scheduler: scheduler)
             let uploads = self.uploads
+            if suspendStorage { storageQueue.suspend() }
             pipeline = TrackingPipeline(
-                dependencies: .init(scheduler: scheduler, clock: scheduler, logger: logger, random: { 0.5 }),
+                dependencies: .init(
+                    scheduler: scheduler, clock: scheduler, logger: logger, random: { 0.5 }, storageQueue: storageQueue,
+                    capacity: capacity),
                 store: store, uploader: self.uploader, mode: mode, onUploaded: { uploads.record(1) })
+            if !suspendStorage { storageQueue.sync {} }
+        }
+
+        /// Waits until the storage queue has run everything queued on it so far.
+        func settle() {
+            storageQueue.sync {}
         }
 
         func track(_ type: String, customer: CustomerIds = Fixture.customerA, properties: [String: JSONValue] = [:]) {

@@ -53,6 +53,7 @@ import Testing
         registry.setDefaultSegments(["country": "US"], forVisitor: "v1")
         registry.setCustomSegments(["vip"], forVisitor: "v1")
         registry.setCustomSegments(["beta"], forVisitor: "v2")
+        registry.waitUntilSaved()  // saves run on the registry's storage queue, in order (SPEC R1)
         #expect(store.saveCount == 3)
         #expect(store.visitors["v1"] == VisitorSegments(country: "US", customSegments: ["vip"]))
         let restarted = VisitorSegmentsRegistry(store: store, logger: logger)
@@ -95,6 +96,7 @@ import Testing
         let expected = Set((0..<100).map { "segment-\($0)" })
         #expect(Set(registry.segments(forVisitor: "v1").customSegments) == expected)
         #expect(registry.segments(forVisitor: "v1").customSegments.count == 100)
+        registry.waitUntilSaved()
         #expect(Set(store.visitors["v1"]?.customSegments ?? []) == expected)
         #expect(store.saveCount == 100)
         // One event per call, in the order the changes were made: each one more id than the last.
@@ -126,10 +128,12 @@ import Testing
         let after = registry.setCustomSegments(["vip"], forVisitor: "v1")
         #expect(after.customSegments == ["vip"])
         #expect(registry.segments(forVisitor: "v1").customSegments == ["vip"])
+        registry.waitUntilSaved()
         #expect(store.visitors["v1"] == nil)
         #expect(logger.entries.contains { $0.level == .error && $0.message.hasPrefix("Segments: Could not save visitor segments") })
         store.failSaves(with: nil)
         registry.setCustomSegments(["beta"], forVisitor: "v1")
+        registry.waitUntilSaved()
         #expect(store.visitors["v1"]?.customSegments == ["vip", "beta"])
     }
 
@@ -141,5 +145,21 @@ import Testing
         }
         // A dropped stream must not keep the registry from working.
         #expect(registry.setCustomSegments(["b"], forVisitor: "v1").customSegments == ["a", "b"])
+    }
+}
+
+extension VisitorSegmentsRegistryTests {
+    @Test func r1_v3_savesRunOnTheStorageQueueInTheOrderOfTheChanges() {
+        let storage = DispatchQueue(label: "test.visitors.storage")
+        let registry = VisitorSegmentsRegistry(store: store, logger: logger, storageQueue: storage)
+        storage.suspend()  // a busy disk: the calls still return, with the change applied
+        registry.setCustomSegments(["a"], forVisitor: "v1")
+        let after = registry.setCustomSegments(["b"], forVisitor: "v1")
+        #expect(after.customSegments == ["a", "b"])
+        #expect(store.saveCount == 0, "nothing was written on the caller's thread")
+        storage.resume()
+        registry.waitUntilSaved()
+        #expect(store.saveCount == 2)
+        #expect(store.visitors["v1"]?.customSegments == ["a", "b"], "the last change was saved last")
     }
 }

@@ -30,10 +30,21 @@ extension SegmentationEngine {
             case .direct(let resume): resume(result)
             case .onDeliveryQueue(let completion): dependencies.deliveryQueue.async { completion(result) }
             }
-        case .saveCustomer(let customer, let backend):
-            save("the customer", on: storageQueue(of: backend)) { try backend.customerStore.save(customer) }
-        case .saveBaseline(let baseline, let backend):
-            save("the segments baseline", on: storageQueue(of: backend)) { try backend.baselineStore.save(baseline) }
+        case .saveCustomer(let customer, let store):
+            core.withLock { $0.pendingCustomerSaves += 1 }
+            save("the customer") { [weak self] in
+                defer { self?.core.withLock { $0.pendingCustomerSaves -= 1 } }
+                try store.save(customer)
+            }
+        case .saveBaseline(let baseline, let store):
+            save("the segments baseline") { try store.save(baseline) }
+        case .loadBaseline(let load, let store):
+            dependencies.storageQueue.async { [weak self] in
+                let baseline = store.load()
+                guard let self else { return }
+                let now = moment
+                transition { $0.baselineLoaded(load, baseline, at: now) }
+            }
         }
     }
 
@@ -69,15 +80,10 @@ extension SegmentationEngine {
         dependencies.deliveryQueue.async { calls.forEach { $0() } }
     }
 
-    /// The serial queue `backend`'s stores are read and written on.
-    func storageQueue(of backend: Backend) -> DispatchQueue {
-        backend.storageQueue ?? dependencies.storageQueue
-    }
-
     /// Saves on a storage queue, in the order decided; a failure is logged.
-    private func save(_ what: String, on queue: DispatchQueue, _ write: @escaping @Sendable () throws -> Void) {
+    private func save(_ what: String, _ write: @escaping @Sendable () throws -> Void) {
         let logger = dependencies.logger
-        queue.async {
+        dependencies.storageQueue.async {
             do { try write() } catch {
                 logger.log(.error, "Segments: Saving \(what) failed: \(error)")
             }

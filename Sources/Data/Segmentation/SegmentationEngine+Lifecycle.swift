@@ -14,17 +14,18 @@ extension SegmentationEngine {
 
     /// Configures the engine with an integration's backend (SPEC T2, T6).
     ///
-    /// Loads the customer (creating a cookie when there is none, or an empty one) and the
-    /// baseline on the backend's storage queue, after any save still pending there (also one of an
-    /// earlier client on the same stores), then requests the
-    /// initial reload when a listener wants its first load, and serves reads made before.
+    /// Reads the small customer file on the caller's thread (creating a cookie when there is none,
+    /// or an empty one), so ``customer`` is right when this returns; on the storage queue instead
+    /// when a customer save is still pending there. The baseline loads on the storage queue in the
+    /// background (SPEC R3); then the initial reload is requested when a listener wants its first
+    /// load, and reads made before or meanwhile are served in call order.
     /// Configuring a running engine discards its flight but keeps listeners, what they were told,
     /// and a reload that was pending or owed (it runs on the new backend).
     public func configure(_ backend: Backend) {
-        var loaded = storageQueue(of: backend).sync {
-            SegmentationStateMachine.Loaded(
-                customer: backend.customerStore.load(), baseline: backend.baselineStore.load(), newCookie: nil)
-        }
+        let savePending = core.withLock { $0.pendingCustomerSaves > 0 }
+        let customer = savePending
+            ? dependencies.storageQueue.sync { backend.customerStore.load() } : backend.customerStore.load()
+        var loaded = SegmentationStateMachine.Loaded(customer: customer, baseline: nil, newCookie: nil)
         if loaded.customer?.cookie?.isEmpty ?? true { loaded.newCookie = dependencies.makeCookie() }
         let now = moment
         transition { $0.configure(backend, loaded: loaded, at: now) }

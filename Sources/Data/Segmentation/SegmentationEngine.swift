@@ -61,20 +61,15 @@ public final class SegmentationEngine: Sendable {
         public var customerStore: any CustomerStore
         /// The baseline and link memory.
         public var baselineStore: any SegmentBaselineStore
-        /// The serial queue the two stores are read and written on; `nil` for the engine's own
-        /// (``Dependencies/storageQueue``). Stores shared by several clients (one storage folder)
-        /// share one queue, so a client that starts reads what an earlier one saved.
-        public var storageQueue: DispatchQueue?
 
         /// Creates a backend.
         public init(
             repository: any SegmentRepository, customerStore: any CustomerStore,
-            baselineStore: any SegmentBaselineStore, storageQueue: DispatchQueue? = nil
+            baselineStore: any SegmentBaselineStore
         ) {
             self.repository = repository
             self.customerStore = customerStore
             self.baselineStore = baselineStore
-            self.storageQueue = storageQueue
         }
     }
 
@@ -86,6 +81,9 @@ public final class SegmentationEngine: Sendable {
         /// Whether some thread is carrying out the outbox; only that thread does, in order.
         var draining = false
         var timers: [SegmentationStateMachine.TimerID: ScheduledWork] = [:]
+        /// Customer saves queued on the storage queue and not yet written: while there are any,
+        /// `configure` reads the customer on the storage queue, after them.
+        var pendingCustomerSaves = 0
     }
 
     let dependencies: Dependencies

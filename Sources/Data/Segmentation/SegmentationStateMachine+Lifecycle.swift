@@ -6,7 +6,9 @@ extension SegmentationStateMachine {
     /// What `configure` read from the new backend's stores, off the engine's lock.
     struct Loaded: Sendable {
         var customer: CustomerIds?
-        var baseline: SegmentBaseline
+        /// The stored baseline, or `nil` when it still has to be loaded (in the background: the
+        /// machine then asks for it with ``Action/loadBaseline(_:from:)``, SPEC R3).
+        var baseline: SegmentBaseline?
         /// A fresh cookie, made when the stored customer has none (or an empty one).
         var newCookie: String?
     }
@@ -16,12 +18,13 @@ extension SegmentationStateMachine {
     /// stay; reads made before are served.
     mutating func configure(_ backend: SegmentationEngine.Backend, loaded: Loaded, at now: Moment) -> Actions {
         var actions = Actions()
-        let reloadWasPending: Bool
+        var reloadWasPending: Bool
         if case .fetching(let flight, let followUpOwed) = reload {
             reloadWasPending = flight.carriesReload || followUpOwed
         } else {
             reloadWasPending = currentTimer != nil
         }
+        reloadWasPending = reloadWasPending || (baselineLoad != nil && reloadDeferred)
         _ = cancelReload(&actions)
         phase = .running(backend)
 
@@ -33,12 +36,45 @@ extension SegmentationStateMachine {
             var values = loadedCustomer.values
             values[CustomerIds.cookieKey] = loaded.newCookie ?? UUID().uuidString.lowercased()
             loadedCustomer = CustomerIds(values)
-            actions.append(.saveCustomer(loadedCustomer, to: backend))
+            actions.append(.saveCustomer(loadedCustomer, to: backend.customerStore))
         }
         customer = loadedCustomer
-        baseline = loaded.baseline
         snapshotUptime = nil
+        baselineDiscarded = false
+        guard let loadedBaseline = loaded.baseline else {
+            // The baseline loads on the storage queue; until it is in, reads and reloads wait
+            // (SPEC R3) and the rest of configure runs in `baselineLoaded`.
+            baseline = .empty
+            nextBaselineLoad += 1
+            baselineLoad = nextBaselineLoad
+            reloadDeferred = reloadWasPending
+            actions.append(.loadBaseline(nextBaselineLoad, from: backend.baselineStore))
+            warnIfTrackingNotImmediate(&actions)
+            return actions
+        }
+        baselineLoad = nil
+        baseline = loadedBaseline
+        finishConfigure(reloadWasPending: reloadWasPending, at: now, &actions)
+        return actions
+    }
 
+    /// The baseline that `configure` asked for is in (SPEC R3): the initial reload is decided and
+    /// the reads made meanwhile are served, in call order. A load that a later configure, stop or
+    /// anonymize overtook is ignored (anonymize keeps its empty baseline).
+    mutating func baselineLoaded(_ load: Int, _ loaded: SegmentBaseline, at now: Moment) -> Actions {
+        guard baselineLoad == load, backend != nil else { return [] }
+        baselineLoad = nil
+        if !baselineDiscarded { baseline = loaded }
+        baselineDiscarded = false
+        let reloadWasPending = reloadDeferred
+        reloadDeferred = false
+        var actions = Actions()
+        finishConfigure(reloadWasPending: reloadWasPending, at: now, &actions)
+        return actions
+    }
+
+    /// SPEC T2: the initial reload; then the reads that waited are served.
+    private mutating func finishConfigure(reloadWasPending: Bool, at now: Moment, _ actions: inout Actions) {
         if listeners.isEmpty {
             actions.append(.log(.verbose, SegmentsLogText.initialSkippedNoCallback))
         } else if reloadWasPending || listeners.anyWantsFirstLoad {
@@ -51,7 +87,6 @@ extension SegmentationStateMachine {
         let waiting = reads
         reads = []
         for read in waiting { serve(read, at: now, &actions) }
-        return actions
     }
 
     /// Stops (SPEC A3): cancels and discards segment work, deletes the baseline and link memory,
@@ -62,6 +97,8 @@ extension SegmentationStateMachine {
         forgetSegments(&actions)
         answerReads(with: .failure(SegmentsError(.stopped, "the integration was stopped")), &actions)
         phase = .stopped
+        baselineLoad = nil
+        reloadDeferred = false
         customer = nil
         listeners.removeAll()
         told = [:]
@@ -78,7 +115,7 @@ extension SegmentationStateMachine {
         if cancelReload(&actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
         let anonymous = CustomerIds(cookie: newCookie)
         customer = anonymous
-        actions.append(.saveCustomer(anonymous, to: backend))
+        actions.append(.saveCustomer(anonymous, to: backend.customerStore))
         var emptied: SegmentsByCategory = [:]
         for (category, segments) in (baseline.snapshot?.segments ?? [:]).merging(told, uniquingKeysWith: { $1 })
         where !segments.isEmpty {
@@ -99,7 +136,7 @@ extension SegmentationStateMachine {
         let merged = current.merging(hardIds: hardIds)
         guard merged != current else { return (current, []) }
         customer = merged
-        var actions: Actions = [.saveCustomer(merged, to: backend)]
+        var actions: Actions = [.saveCustomer(merged, to: backend.customerStore)]
         if case .retrying(_, let timer) = reload {
             actions.append(.cancelTimer(timer))
             reload = .idle
@@ -127,7 +164,8 @@ extension SegmentationStateMachine {
     /// Deletes the baseline and the link memory, in memory and on disk.
     private mutating func forgetSegments(_ actions: inout Actions) {
         baseline = .empty
+        if baselineLoad != nil { baselineDiscarded = true }
         snapshotUptime = nil
-        if let backend { actions.append(.saveBaseline(baseline, to: backend)) }
+        if let backend { actions.append(.saveBaseline(baseline, to: backend.baselineStore)) }
     }
 }

@@ -62,9 +62,10 @@ extension SegmentationStateMachine {
         let read = PendingRead(id: nextRead, category: category, force: force, reply: reply)
         var actions = Actions()
         switch phase {
-        case .running:
+        case .running where baselineLoad == nil:
             serve(read, at: now, &actions)
-        case .unconfigured:
+        case .unconfigured, .running:
+            // Waits for configure, or for the baseline it loads (SPEC R3).
             if reads.count < Self.maxReadsWaitingForConfigure {
                 reads.append(read)
             } else {

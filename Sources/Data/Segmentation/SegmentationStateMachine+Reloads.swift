@@ -21,6 +21,10 @@ extension SegmentationStateMachine {
     /// timer); otherwise it starts a burst.
     mutating func requestReload(at now: Moment, _ actions: inout Actions) {
         guard backend != nil else { return }
+        guard baselineLoad == nil else {
+            reloadDeferred = true
+            return
+        }
         switch reload {
         case .fetching(let flight, _):
             reload = .fetching(flight, followUpOwed: true)
@@ -92,6 +96,10 @@ extension SegmentationStateMachine {
         }
         reload = .idle
         guard let backend, let customer else { return }
+        guard baselineLoad == nil else {
+            if carriesReload { reloadDeferred = true }
+            return
+        }
         guard let cookie = customer.cookie, !cookie.isEmpty else {
             let error = SegmentsError(.missingCookie, "the customer has no cookie")
             actions.append(.log(.warning, SegmentsLogText.fetchFailed(error)))
@@ -116,7 +124,7 @@ extension SegmentationStateMachine {
         var actions = Actions()
         if linked {
             baseline.linkedCustomers.insert(flight.customer)
-            actions.append(.saveBaseline(baseline, to: backend))
+            actions.append(.saveBaseline(baseline, to: backend.baselineStore))
         }
         guard customer == flight.customer else {
             actions.append(.log(.verbose, SegmentsLogText.cancelledCustomerChanged))
@@ -157,7 +165,7 @@ extension SegmentationStateMachine {
         let changes = SegmentDiff.changes(from: baseline.snapshot, to: segments, for: flight.customer, told: told)
         baseline.snapshot = SegmentSnapshot(customer: flight.customer, segments: segments, fetchedAt: now.wall)
         snapshotUptime = now.uptime
-        if let backend { actions.append(.saveBaseline(baseline, to: backend)) }
+        if let backend { actions.append(.saveBaseline(baseline, to: backend.baselineStore)) }
         let categories = changes.keys.map(\.name).sorted().joined(separator: ", ")
         actions.append(.log(.verbose, "Segments: Segments fetched; changed categories: [\(categories)]"))
         deliver(changes, firstLoad: segments, &actions)

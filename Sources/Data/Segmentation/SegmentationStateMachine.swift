@@ -98,9 +98,10 @@ struct SegmentationStateMachine: Sendable {
         case answer([PendingRead], Result<SegmentsByCategory, SegmentsError>)
         /// Answers one read (a cache hit, a refusal, a withdrawal): the common case, kept cheap.
         case answerRead(PendingRead, Result<[Segment], SegmentsError>)
-        /// Saves on the backend's storage queue, in decision order.
-        case saveCustomer(CustomerIds, to: SegmentationEngine.Backend)
-        case saveBaseline(SegmentBaseline, to: SegmentationEngine.Backend)
+        case saveCustomer(CustomerIds, to: any CustomerStore)
+        case saveBaseline(SegmentBaseline, to: any SegmentBaselineStore)
+        /// Load the baseline on the storage queue and hand it to `baselineLoaded` (SPEC R3).
+        case loadBaseline(Int, from: any SegmentBaselineStore)
     }
 
     /// The actions of one transition, in order. Most transitions decide none or one, so the first
@@ -171,6 +172,13 @@ struct SegmentationStateMachine: Sendable {
     var nextTimer = 0
     var nextFlight = 0
     var nextRead = 0
+    /// The baseline load `configure` is waiting for, if any: reads and reloads wait for it.
+    var baselineLoad: Int?
+    var nextBaselineLoad = 0
+    /// A reload was requested (or was pending at configure) while the baseline loaded.
+    var reloadDeferred = false
+    /// Anonymize deleted the baseline while it loaded: the loaded one is stale.
+    var baselineDiscarded = false
     var trackingIsImmediate = true
     var warnedTrackingNotImmediate = false
 

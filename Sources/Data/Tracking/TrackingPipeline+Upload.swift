@@ -4,99 +4,52 @@ import SegmentsDomain
 extension TrackingPipeline {
     /// Uploads queued items oldest first, one request each, until none is left (SPEC E3).
     ///
-    /// A transient failure ends the flush and schedules a retry with backoff; a permanent one
-    /// counts against the item, which is dropped after the limit, and the flush goes on.
+    /// A transient or authorization failure ends the flush, keeps every item and, unless flushing
+    /// is manual, retries the whole queue after a backoff; a permanent one counts against the
+    /// item, which is dropped after the limit, and the flush goes on. Each step is O(1), so
+    /// draining n items is O(n).
     func runUploadLoop() async {
-        var attempted: Set<TrackedEvent.ID> = []
-        while let event = nextItemOrFinish(excluding: attempted) {
-            attempted.insert(event.id)
+        while let event = transition({ $0.nextUpload() }) {
             do {
                 try await uploader.upload(event)
-                markUploaded(event)
+                onStorageQueue("Removing an uploaded event from the queue") { try $0.remove(id: event.id) }
+                transition { $0.uploadSucceeded(event.id) }
                 onUploaded()
             } catch {
                 let failure = SegmentsError.wrapping(error)
-                if failure.isTransient {
-                    endFlush(with: .failure(failure), retryAfter: failure)
+                if failure.isTransient || failure.isAuthorizationFailure {
+                    let random = dependencies.random()
+                    transition { $0.uploadPaused(by: failure, random: random) }
                     return
                 }
-                recordPermanentFailure(of: event, failure)
-            }
-        }
-    }
-
-    /// The oldest item not yet tried in this flush; when there is none, the flush ends in the same
-    /// lock section, so an item queued meanwhile is never stranded.
-    private func nextItemOrFinish(excluding attempted: Set<TrackedEvent.ID>) -> TrackedEvent? {
-        let (next, waiters, count) = state.withLock { state -> (TrackedEvent?, [@Sendable (FlushResult) -> Void], Int) in
-            if !state.stopped, let next = state.queue.first(where: { !attempted.contains($0.id) }) {
-                return (next, [], 0)
-            }
-            state.flushing = false
-            state.retryAttempt = 0
-            defer { state.waiters = [] }
-            return (nil, state.waiters, state.uploaded)
-        }
-        waiters.forEach { $0(.success(count)) }
-        return next
-    }
-
-    private func markUploaded(_ event: TrackedEvent) {
-        state.withLock { state in
-            state.queue.removeAll { $0.id == event.id }
-            state.uploaded += 1
-        }
-        do { try store.remove(id: event.id) } catch {
-            // At-least-once: the item may be uploaded again after a restart, never lost (E4).
-            dependencies.logger.log(.error, "Tracking: Removing an uploaded event from the queue failed: \(error)")
-        }
-    }
-
-    private func recordPermanentFailure(of event: TrackedEvent, _ failure: SegmentsError) {
-        var failed = event
-        failed.failedAttempts += 1
-        let drop = failed.failedAttempts >= dependencies.maxPermanentFailures
-        state.withLock { state in
-            if drop {
-                state.queue.removeAll { $0.id == event.id }
-            } else if let index = state.queue.firstIndex(where: { $0.id == event.id }) {
-                state.queue[index] = failed
-            }
-        }
-        do {
-            if drop { try store.remove(id: event.id) } else { try store.update(failed) }
-        } catch {
-            dependencies.logger.log(.error, "Tracking: Updating the event queue failed: \(error)")
-        }
-        if drop {
-            dependencies.logger.log(
-                .error, "Tracking: Dropped an item after \(failed.failedAttempts) failed uploads: \(failure)")
-        } else {
-            dependencies.logger.log(.warning, "Tracking: Upload failed (\(failed.failedAttempts) of \(dependencies.maxPermanentFailures) tries): \(failure)")
-        }
-    }
-
-    /// Ends a flush after a transient failure and, unless flushing is manual, retries later.
-    private func endFlush(with result: FlushResult, retryAfter failure: SegmentsError) {
-        dependencies.logger.log(.warning, "Tracking: Upload failed, will retry: \(failure)")
-        let waiters = state.withLock { state -> [@Sendable (FlushResult) -> Void] in
-            state.flushing = false
-            defer { state.waiters = [] }
-            guard !state.stopped, state.mode != .manual else { return state.waiters }
-            state.retryAttempt += 1
-            let delay = dependencies.retry.delay(
-                attempt: state.retryAttempt, random: dependencies.random(), retryAfter: failure.retryAfter)
-            state.retry?.cancel()
-            state.retry = dependencies.scheduler.schedule(after: delay) { [weak self] in
-                guard let self else { return }
-                let start = self.state.withLock { state -> Bool in
-                    state.retry = nil
-                    return !state.stopped && !state.queue.isEmpty && self.beginFlush(&state)
+                let (failed, dropped) = transition { machine -> ((TrackedEvent, Bool), [TrackingStateMachine.Action]) in
+                    let (failed, dropped, actions) = machine.uploadFailedPermanently(event, failure)
+                    return ((failed, dropped), actions)
                 }
-                if start { await self.runUploadLoop() }
+                onStorageQueue("Updating the event queue") { store in
+                    if dropped { try store.remove(id: failed.id) } else { try store.update(failed) }
+                }
             }
-            return state.waiters
         }
-        waiters.forEach { $0(result) }
+    }
+
+    /// Runs a store change on the storage queue, in order with every other disk access, and waits
+    /// for it (the loop runs on the scheduler, never on an app's thread). At-least-once: a failed
+    /// removal means a duplicate upload after a restart, never a loss (E4).
+    private func onStorageQueue(_ what: String, _ change: @Sendable (any EventQueueStore) throws -> Void) {
+        let store = self.store
+        let logger = dependencies.logger
+        dependencies.storageQueue.sync {
+            do { try change(store) } catch {
+                logger.log(.error, "Tracking: \(what) failed: \(error)")
+            }
+        }
+    }
+}
+
+extension SegmentsError {
+    /// Whether the backend refused the credentials (401, 403): the whole queue waits (SPEC E3).
+    var isAuthorizationFailure: Bool {
+        code == .unauthorized || httpStatus == 401 || httpStatus == 403
     }
 }

@@ -1,12 +1,16 @@
 import Foundation
 import SegmentsDomain
 
-/// The tracking pipeline of one client (SPEC E1–E5, T3): queues events and customer updates
-/// durably, uploads them oldest first, one request each, and removes an item only after the
-/// backend accepted it.
+/// The tracking pipeline of one client (SPEC E1–E6, R1–R3, T3): queues events and customer
+/// updates durably, uploads them oldest first, one request each, and removes an item only after
+/// the backend accepted it.
 ///
-/// Like the engine, its state sits behind one lock and every asynchronous step goes through the
-/// injected ``Scheduler``.
+/// Every decision is made by a value state machine held under one lock; the actions it returns
+/// (start the upload loop, timers, completions, logs, the journal's sync) are carried out after
+/// the lock is released. Disk work other than the caller's one buffered append runs on the
+/// SDK-owned serial storage queue: the queue loads there in the background (calls made meanwhile
+/// are served in call order once it is loaded), removals and updates go there in order, and the
+/// journal is synced there, batched (group commit).
 public final class TrackingPipeline: Sendable {
     /// The ports and settings of the pipeline.
     public struct Dependencies: Sendable {
@@ -16,18 +20,25 @@ public final class TrackingPipeline: Sendable {
         public var clock: any Clock
         /// Where failures are logged.
         public var logger: any SegmentsLogger
-        /// Backoff after transient upload failures.
+        /// Backoff after transient and authorization failures.
         public var retry: RetryBackoff
         /// A value in `0..<1` for backoff jitter.
         public var random: @Sendable () -> Double
         /// How many permanent failures drop an item (SPEC E3): 10.
         public var maxPermanentFailures: Int
+        /// The serial queue every store load, removal, update and sync runs on; share it with the
+        /// engine so one client touches its folder from one queue.
+        public var storageQueue: DispatchQueue
+        /// How many items may wait for upload; at the cap `track` refuses (default 100,000).
+        public var capacity: Int
 
         /// Creates the dependencies.
         public init(
             scheduler: any Scheduler = TaskScheduler(), clock: any Clock = SystemClock(),
             logger: any SegmentsLogger, retry: RetryBackoff = RetryBackoff(),
-            random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, maxPermanentFailures: Int = 10
+            random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, maxPermanentFailures: Int = 10,
+            storageQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.storage"),
+            capacity: Int = TrackingPipeline.defaultCapacity
         ) {
             self.scheduler = scheduler
             self.clock = clock
@@ -35,32 +46,32 @@ public final class TrackingPipeline: Sendable {
             self.retry = retry
             self.random = random
             self.maxPermanentFailures = max(maxPermanentFailures, 1)
+            self.storageQueue = storageQueue
+            self.capacity = max(capacity, 1)
         }
     }
+
+    /// The default cap of the queue: 100,000 items.
+    public static let defaultCapacity = 100_000
 
     /// The outcome of a flush: how many items were uploaded, or why it stopped.
     public typealias FlushResult = Result<Int, SegmentsError>
 
-    struct State: Sendable {
-        var mode: FlushingMode
-        var queue: [TrackedEvent]
-        var flushing = false
-        var uploaded = 0
-        var waiters: [@Sendable (FlushResult) -> Void] = []
-        var periodic: ScheduledWork?
-        var retry: ScheduledWork?
-        var retryAttempt = 0
-        var stopped = false
+    struct Core: Sendable {
+        var machine: TrackingStateMachine
+        var timers: [TrackingStateMachine.TimerID: ScheduledWork] = [:]
     }
 
     let dependencies: Dependencies
     let store: any EventQueueStore
     let uploader: any EventUploader
     let onUploaded: @Sendable () -> Void
-    let state: Locked<State>
+    let core: Locked<Core>
+    /// Left once the stored queue is in memory.
+    private let loading = DispatchGroup()
 
-    /// A pipeline over `store` (its items are loaded now, so nothing queued before a restart is
-    /// lost, SPEC E4) that uploads with `uploader` and calls `onUploaded` after each success (T3).
+    /// A pipeline over `store` that uploads with `uploader` and calls `onUploaded` after each
+    /// success (T3). The stored items load on the storage queue, in the background (SPEC R3, E4).
     public init(
         dependencies: Dependencies, store: any EventQueueStore, uploader: any EventUploader,
         mode: FlushingMode = .immediate, onUploaded: @escaping @Sendable () -> Void
@@ -69,11 +80,22 @@ public final class TrackingPipeline: Sendable {
         self.store = store
         self.uploader = uploader
         self.onUploaded = onUploaded
-        self.state = Locked(State(mode: mode, queue: store.load()))
-        apply(mode)
+        self.core = Locked(Core(machine: TrackingStateMachine(
+            mode: mode, capacity: dependencies.capacity, retry: dependencies.retry,
+            maxPermanentFailures: dependencies.maxPermanentFailures)))
+        loading.enter()
+        dependencies.storageQueue.async { [self] in
+            let stored = store.load()
+            transition { $0.loaded(stored) }
+            loading.leave()
+        }
     }
 
-    /// Queues an event stamped with `customer`'s ids (SPEC E1).
+    /// Queues an event stamped with `customer`'s ids (SPEC E1). It returns once the item is written
+    /// to the queue (it survives the process being killed); the sync for power loss follows on the
+    /// storage queue within moments (R2).
+    /// - Throws: ``SegmentsError`` `.invalidConfiguration` for properties that could not be
+    ///   replayed (E6), `.storage` when the queue is full or cannot be written, `.stopped`.
     public func track(
         eventType: String, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
     ) throws {
@@ -87,32 +109,21 @@ public final class TrackingPipeline: Sendable {
 
     /// The flushing mode; setting it takes effect at once (SPEC E2).
     public var mode: FlushingMode {
-        get { state.withLock { $0.mode } }
-        set {
-            state.withLock { $0.mode = newValue }
-            apply(newValue)
-        }
+        get { core.withLock { $0.machine.mode } }
+        set { transition { $0.setMode(newValue) } }
     }
 
-    /// How many items wait for upload.
+    /// How many items wait for upload. While the stored queue is still loading, this waits for it.
     public var queuedCount: Int {
-        state.withLock { $0.queue.count }
+        loading.wait()
+        return core.withLock { $0.machine.queuedCount }
     }
 
     /// Uploads everything queued and reports how many items went up (SPEC E5). Only one flush runs
-    /// at a time: a call during a flush joins it and gets its result.
+    /// at a time: a call during a flush joins it and gets its result. A flush asked for while the
+    /// queue loads starts once it is loaded.
     public func flush(completion: @escaping @Sendable (FlushResult) -> Void) {
-        enum Start { case rejected, joined, started }
-        let start = state.withLock { state -> Start in
-            guard !state.stopped else { return .rejected }
-            state.waiters.append(completion)
-            return beginFlush(&state) ? .started : .joined
-        }
-        switch start {
-        case .rejected: completion(.failure(SegmentsError(.stopped, "the integration was stopped")))
-        case .joined: break
-        case .started: scheduleUploadLoop()
-        }
+        transition { $0.flush(completion) }
     }
 
     /// The `async` form of ``flush(completion:)``.
@@ -122,75 +133,66 @@ public final class TrackingPipeline: Sendable {
 
     /// Stops timers and uploads; queued items stay on disk for the next start.
     public func stop() {
-        let waiters = state.withLock { state -> [@Sendable (FlushResult) -> Void] in
-            state.stopped = true
-            state.periodic?.cancel()
-            state.retry?.cancel()
-            state.periodic = nil
-            state.retry = nil
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        waiters.forEach { $0(.failure(SegmentsError(.stopped, "the integration was stopped"))) }
+        transition { $0.stop() }
     }
 
     private func enqueue(
         _ kind: TrackedEvent.Kind, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
     ) throws {
+        try ReplayableEvent.check(properties)
         let event = TrackedEvent(
             kind: kind, customerIds: customer, properties: properties,
             timestamp: timestamp ?? dependencies.clock.now())
-        let start = try state.withLock { state -> Bool in
-            guard !state.stopped else { throw SegmentsError(.stopped, "the integration was stopped") }
-            // Durable before it is visible: a crash after this line cannot lose the event (E4).
+        try core.withLock { try $0.machine.admit() }
+        do {
+            // The caller's one buffered write, outside the pipeline's lock (SPEC R1, R2).
             try store.append(event)
-            state.queue.append(event)
-            return state.mode == .immediate && state.retry == nil && beginFlush(&state)
+        } catch {
+            core.withLock { $0.machine.appendFailed() }
+            throw SegmentsError.wrapping(error, as: .storage)
         }
-        if start { scheduleUploadLoop() }
+        transition { $0.appended(event) }
     }
 
-    /// Re-arms the timers of `mode`; immediate mode flushes what is queued.
-    private func apply(_ mode: FlushingMode) {
-        let start = state.withLock { state -> Bool in
-            guard !state.stopped else { return false }
-            state.periodic?.cancel()
-            state.periodic = nil
-            switch mode {
-            case .immediate:
-                return !state.queue.isEmpty && state.retry == nil && beginFlush(&state)
-            case .periodic(let seconds):
-                schedulePeriodicFlush(every: seconds, &state)
-                return false
-            case .manual:
-                return false
+    /// Runs one transition under the lock, then carries out what it decided, outside the lock.
+    @discardableResult
+    func transition<Result>(_ body: (inout TrackingStateMachine) -> (Result, [TrackingStateMachine.Action])) -> Result {
+        let (result, actions) = core.withLock { body(&$0.machine) }
+        actions.forEach(perform)
+        return result
+    }
+
+    /// A transition without a result.
+    func transition(_ body: (inout TrackingStateMachine) -> [TrackingStateMachine.Action]) {
+        transition { machine in ((), body(&machine)) }
+    }
+
+    private func perform(_ action: TrackingStateMachine.Action) {
+        switch action {
+        case .startUploadLoop:
+            dependencies.scheduler.schedule(after: 0) { [weak self] in await self?.runUploadLoop() }
+        case .scheduleTimer(let timer, let delay):
+            let work = dependencies.scheduler.schedule(after: delay) { [weak self] in
+                guard let self else { return }
+                core.withLock { _ = $0.timers.removeValue(forKey: timer) }
+                transition { $0.timerFired(timer) }
             }
-        }
-        if start { scheduleUploadLoop() }
-    }
-
-    private func schedulePeriodicFlush(every seconds: TimeInterval, _ state: inout State) {
-        let interval = max(seconds, 1)
-        state.periodic = dependencies.scheduler.schedule(after: interval) { [weak self] in
-            guard let self else { return }
-            let start = self.state.withLock { state -> Bool in
-                guard !state.stopped, state.mode == .periodic(seconds: seconds) else { return false }
-                self.schedulePeriodicFlush(every: seconds, &state)
-                return !state.queue.isEmpty && self.beginFlush(&state)
+            core.withLock { core in
+                if core.machine.periodicTimer == timer || core.machine.retryTimer == timer { core.timers[timer] = work }
             }
-            if start { await self.runUploadLoop() }
+        case .cancelTimer(let timer):
+            core.withLock { $0.timers.removeValue(forKey: timer) }?.cancel()
+        case .complete(let waiters, let result):
+            waiters.forEach { $0(result) }
+        case .sync:
+            dependencies.storageQueue.async { [self] in
+                core.withLock { $0.machine.syncStarting() }
+                do { try store.sync() } catch {
+                    dependencies.logger.log(.error, "Tracking: Syncing the event queue to disk failed: \(error)")
+                }
+            }
+        case .log(let level, let message):
+            dependencies.logger.log(level, message)
         }
-    }
-
-    /// Marks a flush as running; returns whether the caller must start the upload loop.
-    func beginFlush(_ state: inout State) -> Bool {
-        guard !state.flushing else { return false }
-        state.flushing = true
-        state.uploaded = 0
-        return true
-    }
-
-    func scheduleUploadLoop() {
-        dependencies.scheduler.schedule(after: 0) { [weak self] in await self?.runUploadLoop() }
     }
 }

@@ -4,9 +4,11 @@ import SegmentsDomain
 /// The reporting segments of every visitor (SPEC V1–V3): merged default dimensions and appended
 /// custom segment ids, persisted through a ``VisitorSegmentsStore``, with a stream of changes.
 ///
-/// Each call reads, changes, saves and announces under one lock, so concurrent callers never lose
-/// an update and change events arrive in the order the changes were made. Every method is
-/// synchronous and callable from any thread; the store's write happens before the call returns.
+/// Each call reads, changes and announces under one lock, so concurrent callers never lose an
+/// update and change events arrive in the order the changes were made. Every method is
+/// synchronous and callable from any thread. Saves run on the registry's serial storage queue, in
+/// the order of the changes, so no caller waits for a file write or an `fsync` (SPEC R1);
+/// ``waitUntilSaved()`` waits for them when that matters (before the process is suspended, say).
 ///
 /// ```swift
 /// let registry = VisitorSegmentsRegistry(store: InMemoryVisitorSegmentsStore(), logger: logger)
@@ -27,12 +29,23 @@ public final class VisitorSegmentsRegistry: Sendable {
 
     private let store: any VisitorSegmentsStore
     private let logger: any SegmentsLogger
+    private let storageQueue: DispatchQueue
     private let state = Locked(State())
 
-    /// A registry over `store`; each visitor is read from the store on first use.
-    public init(store: any VisitorSegmentsStore, logger: any SegmentsLogger) {
+    /// A registry over `store`; each visitor is read from the store on first use (a small file),
+    /// and every change is saved on `storageQueue`, in order.
+    public init(
+        store: any VisitorSegmentsStore, logger: any SegmentsLogger,
+        storageQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.visitors.storage")
+    ) {
         self.store = store
         self.logger = logger
+        self.storageQueue = storageQueue
+    }
+
+    /// Waits until every change made before this call has been saved (or failed to, logged).
+    public func waitUntilSaved() {
+        storageQueue.sync {}
     }
 
     /// Merges `values` into the visitor's default segments (SPEC V1): the six keys `country`,
@@ -85,30 +98,33 @@ public final class VisitorSegmentsRegistry: Sendable {
         }
     }
 
-    /// Read, change, save and announce as one step under the lock (SPEC V3).
+    /// Read, change and announce as one step under the lock (SPEC V3); the save is queued in the
+    /// same step, so saves run in the order of the changes.
     private func update(
         _ visitorId: String, kind: VisitorSegmentsChange.Kind, _ change: (inout VisitorSegments) -> Void
     ) -> VisitorSegments {
-        var saveError: (any Error)?
+        let store = self.store, logger = self.logger
         let segments = state.withLock { state -> VisitorSegments in
             var segments = current(visitorId, &state)
             change(&segments)
             state.visitors[visitorId] = segments
-            do {
-                try store.save(segments, forVisitor: visitorId)
-            } catch {
-                saveError = error
+            let saved = segments
+            // Only queued here (never run under the lock): the write and its fsync happen on the
+            // storage queue.
+            storageQueue.async {
+                do {
+                    try store.save(saved, forVisitor: visitorId)
+                } catch {
+                    // The change stays in memory for this session; the next successful save persists it.
+                    logger.log(
+                        .error, "Segments: Could not save visitor segments: \(SegmentsError.wrapping(error, as: .storage))")
+                }
             }
             let event = VisitorSegmentsChange(visitorId: visitorId, kind: kind, segments: segments)
             for subscriber in state.subscribers.values where subscriber.visitorId.map({ $0 == visitorId }) ?? true {
                 subscriber.continuation.yield(event)
             }
             return segments
-        }
-        if let saveError {
-            // The change stays in memory for this session; the next successful save persists it.
-            logger.log(
-                .error, "Segments: Could not save visitor segments: \(SegmentsError.wrapping(saveError, as: .storage))")
         }
         return segments
     }

@@ -21,8 +21,12 @@ public protocol SegmentBaselineStore: Sendable {
 public protocol EventQueueStore: Sendable {
     /// Every queued item, oldest first; unreadable items are skipped (and logged).
     func load() -> [TrackedEvent]
-    /// Adds an item at the end of the queue, durably, before returning.
+    /// Adds an item at the end of the queue before returning, written so that it survives the
+    /// process being killed (SPEC R2); ``sync()`` then makes it survive a power cut.
     func append(_ event: TrackedEvent) throws
+    /// Makes every item appended so far durable against power loss (an `fsync`). Called on the
+    /// storage queue, batched (group commit); stores whose `append` is already durable do nothing.
+    func sync() throws
     /// Replaces the stored copy of an item with the same id (to record failed attempts).
     func update(_ event: TrackedEvent) throws
     /// Removes an item; removing an unknown id is a no-op.
@@ -34,4 +38,10 @@ public protocol EventUploader: Sendable {
     /// Uploads `event`; returns only after the backend accepted it with a 2xx, otherwise throws
     /// ``SegmentsError``.
     func upload(_ event: TrackedEvent) async throws
+}
+
+extension EventQueueStore {
+    /// Makes every appended item durable against power loss. Stores whose `append` is already
+    /// durable need nothing here.
+    public func sync() throws {}
 }

@@ -17,6 +17,9 @@ struct JournalState: Sendable {
     var isOpen: Bool { fd >= 0 }
     /// Lines that compaction would drop.
     var deadLines: Int { recordLines - events.count }
+    /// Changes whenever the descriptor is replaced or closed, so a compaction prepared outside the
+    /// lock can tell that the file it copied is no longer the one in use.
+    var generation = 0
 }
 
 /// The event queue's file: an append-only journal of JSON lines, compacted when most of it is
@@ -31,7 +34,16 @@ struct EventJournal: Sendable {
     let directory: StorageDirectory
     let diagnostics: StoreDiagnostics
 
-    private var path: String { directory.path(of: Self.fileName) }
+    /// The journal's path.
+    var path: String { directory.path(of: Self.fileName) }
+
+    /// Opens the journal at its end for appending without reading it (SPEC R3); `nil` when the
+    /// full ``open()`` must run (no file yet, an untrusted or unusual file, a torn last line).
+    func openTail() -> (fd: Int32, size: Int)? {
+        guard (try? directory.create()) != nil else { return nil }
+        directory.removeStrayTemporaries(of: Self.fileName)
+        return POSIXFile.openTailForAppending(path, maximumSize: POSIXFile.maximumJournalSize)
+    }
 
     /// Opens the journal, recovering from whatever a crash or damage left (SPEC P2, E4): stray
     /// temporary files are deleted, a torn last line is cut off, unreadable lines are skipped
@@ -100,7 +112,7 @@ struct EventJournal: Sendable {
     /// Appends one line. With `durable`, it is synced before returning. On failure the file is cut
     /// back to its sound length and closed, so the next call re-opens it from disk.
     func write(_ entry: JournalEntry, to state: inout JournalState, durable: Bool) throws {
-        let line = try entry.line(using: Self.encoder())
+        let line = try entry.line()
         do {
             try POSIXFile.writeAll(state.fd, line, path: path)
             if durable { try POSIXFile.sync(state.fd, path: path) }
@@ -113,11 +125,17 @@ struct EventJournal: Sendable {
         state.recordLines += 1
     }
 
-    /// Compacts when the dead lines are both many and at least as many as the live ones, so the
-    /// rewrite (linear in the queue) happens at most once per as many changes: amortised O(1).
-    /// A failed compaction is only logged: the current file is still correct, just longer.
+    /// Whether compaction is due: the dead lines are both many and at least as many as the live
+    /// ones, so the rewrite (linear in the queue) happens at most once per as many changes:
+    /// amortised O(1).
+    static func compactionIsDue(_ state: JournalState) -> Bool {
+        state.deadLines >= minimumDeadLinesToCompact && state.deadLines >= state.events.count
+    }
+
+    /// Compacts under the caller's lock when due (used while opening). A failed compaction is only
+    /// logged: the current file is still correct, just longer.
     func compactIfWorthwhile(_ state: inout JournalState) {
-        guard state.deadLines >= Self.minimumDeadLinesToCompact, state.deadLines >= state.events.count else { return }
+        guard Self.compactionIsDue(state) else { return }
         do {
             try compact(&state)
         } catch {
@@ -125,14 +143,48 @@ struct EventJournal: Sendable {
         }
     }
 
+    /// A compaction's expensive half, run without the store's lock: the live items of `snapshot`
+    /// (taken under the lock) written and synced to a temporary file. Returns its path and length.
+    func writeCompacted(_ events: [TrackedEvent]) throws -> (path: String, size: Int, lines: Int) {
+        var data = try VersionedJSON.encode(JournalHeader.current)
+        data.append(JournalReplay.newline)
+        for event in events { data.append(try JournalEntry.append(event).line()) }
+        return (try directory.writeTemporary(for: Self.fileName, data), data.count, events.count)
+    }
+
+    /// A compaction's short half, under the store's lock: the lines written to the journal since
+    /// the snapshot (at `snapshotSize`) are copied to the end of the temporary file, which then
+    /// replaces the journal and is opened for appending. Returns `false` (and deletes the
+    /// temporary file) when the journal changed under it in another way (re-opened, closed).
+    func publishCompacted(
+        _ compacted: (path: String, size: Int, lines: Int), snapshotSize: Int, generation: Int,
+        into state: inout JournalState
+    ) throws -> Bool {
+        guard state.isOpen, state.generation == generation, state.size >= snapshotSize else {
+            POSIXFile.delete(compacted.path)
+            return false
+        }
+        let tail = try POSIXFile.bytes(of: path, in: snapshotSize..<state.size)
+        if !tail.isEmpty {
+            let fd = try POSIXFile.openForAppending(compacted.path)
+            defer { POSIXFile.closeQuietly(fd) }
+            try POSIXFile.writeAll(fd, tail, path: compacted.path)
+        }
+        try directory.publish(compacted.path, as: Self.fileName)
+        close(&state)
+        state.fd = try POSIXFile.openForAppending(path)
+        state.size = compacted.size + tail.count
+        state.recordLines = compacted.lines + tail.filter { $0 == JournalReplay.newline }.count
+        return true
+    }
+
     /// Rewrites the file atomically with one `append` line per queued item, oldest first, and
     /// re-opens it for appending.
     func compact(_ state: inout JournalState) throws {
-        let encoder = Self.encoder()
         var data = try VersionedJSON.encode(JournalHeader.current)
         data.append(JournalReplay.newline)
         for event in state.events.ordered {
-            data.append(try JournalEntry.append(event).line(using: encoder))
+            data.append(try JournalEntry.append(event).line())
         }
         try directory.replace(Self.fileName, with: data)
         close(&state)
@@ -145,11 +197,6 @@ struct EventJournal: Sendable {
     func close(_ state: inout JournalState) {
         POSIXFile.closeQuietly(state.fd)
         state.fd = -1
-    }
-
-    /// A fresh encoder per use: `JSONEncoder` is not `Sendable` on every supported OS, and creating
-    /// one costs far less than the `fsync` that follows.
-    private static func encoder() -> JSONEncoder {
-        JSONEncoder()
+        state.generation += 1
     }
 }

@@ -69,21 +69,10 @@ struct JournalEntry: Encodable {
         JournalEntry(op: .remove, event: nil, id: id)
     }
 
-    /// The line's bytes, newline included. The encoder escapes newlines inside strings, so a
-    /// record is always exactly one line.
-    func line(using encoder: JSONEncoder) throws -> Data {
-        var data: Data
-        do {
-            data = try encoder.encode(self)
-        } catch {
-            // The encoder's message quotes the offending value, which may be personal data: keep
-            // it out of the description (SPEC P4), reachable only as the underlying error.
-            throw SegmentsError(
-                .storage, "A queued item has a property JSON cannot represent (such as NaN or infinity)",
-                underlying: error)
-        }
-        data.append(JournalReplay.newline)
-        return data
+    /// The line's bytes, newline included, written by ``JournalLineWriter`` (strings escape
+    /// newlines, so a record is always exactly one line).
+    func line() throws -> Data {
+        try JournalLineWriter.line(for: self)
     }
 
     /// Applies the line to `events`; throws when the line lacks what its operation needs.

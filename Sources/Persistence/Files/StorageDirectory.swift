@@ -115,6 +115,42 @@ struct StorageDirectory: Sendable {
         POSIXFile.syncDirectory(path)
     }
 
+    /// Writes `data` to a new owner-only temporary file for `name` and syncs it; returns its path.
+    /// The first half of ``replace(_:with:)``, for a caller that adds to the file before
+    /// publishing it with ``publish(_:as:)``.
+    func writeTemporary(for name: String, _ data: Data) throws -> String {
+        if let code = simulatedWriteFailure?(name) {
+            throw POSIXFile.failure("write", path(of: name), code: code)
+        }
+        let temporary = path(of: Self.temporaryPrefix(of: name) + UUID().uuidString)
+        let fd = try POSIXFile.createExclusive(temporary)
+        do {
+            defer { POSIXFile.closeQuietly(fd) }
+            try POSIXFile.writeAll(fd, data, path: temporary)
+            try POSIXFile.sync(fd, path: temporary)
+        } catch {
+            POSIXFile.delete(temporary)
+            throw error
+        }
+        return temporary
+    }
+
+    /// Renames a temporary file from ``writeTemporary(for:_:)`` over `name` (atomic). The directory
+    /// is not synced here: call ``syncDirectory()`` after, outside any lock.
+    func publish(_ temporary: String, as name: String) throws {
+        do {
+            try POSIXFile.move(temporary, over: path(of: name))
+        } catch {
+            POSIXFile.delete(temporary)
+            throw error
+        }
+    }
+
+    /// Makes renames in the directory durable (best effort).
+    func syncDirectory() {
+        POSIXFile.syncDirectory(path)
+    }
+
     /// Deletes `name` durably; `true` when it is gone (or never existed). Needs no free space.
     func remove(_ name: String) -> Bool {
         let gone = unlink(path(of: name)) == 0 || errno == ENOENT

@@ -5,7 +5,8 @@ import SegmentsDomain
 /// `{"id":"…","kind":"event","eventType":"purchase","customerIds":{…},"properties":{…},"timestamp":…,"failedAttempts":0}`.
 ///
 /// `kind` is `event` (with `eventType`) or `customerUpdate`. `timestamp` is seconds since
-/// 2001-01-01 UTC, which round-trips a `Date` exactly. Written with `JSONEncoder`, read with
+/// 2001-01-01 UTC, which round-trips a `Date` exactly. Written by `JournalLineWriter` (the same JSON
+/// `JSONEncoder` gives for this type), read with
 /// ``JSONReader`` (see there why).
 struct EventRecord: Encodable {
     /// The item's kind on disk.

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Whether a tracked item can be uploaded and replayed after a restart (SPEC E6), checked before it
+/// is queued so that nothing accepted is ever skipped later.
+///
+/// The walk is iterative (an explicit stack), so a value nested thousands of levels deep is
+/// measured without recursing once per level, and it stops at the first problem.
+package enum ReplayableEvent {
+    /// The deepest nesting of arrays and objects accepted in properties: the journal's reader
+    /// refuses deeper values (``JSONDepth/maximum``).
+    package static let maximumDepth = JSONDepth.maximum
+    /// The largest accepted item, counted as its properties encoded as JSON: 64 KiB.
+    package static let maximumEncodedSize = 64 << 10
+
+    /// Throws ``SegmentsError`` `.invalidConfiguration` naming the problem when `properties` nest
+    /// deeper than 64 levels (the properties object itself is level 1), hold a non-finite number,
+    /// or encode to more than 64 KiB.
+    package static func check(_ properties: [String: JSONValue]) throws(SegmentsError) {
+        var size = 2  // {}
+        var stack: [(value: JSONValue, depth: Int)] = []
+        stack.reserveCapacity(properties.count)
+        for (key, value) in properties {
+            size += encodedSize(of: key) + 2
+            stack.append((value, 2))
+        }
+        while let (value, depth) = stack.popLast() {
+            switch value {
+            case .null: size += 4
+            case .bool(let flag): size += flag ? 4 : 5
+            case .int(let number): size += 20 - (number >= 0 ? 1 : 0)
+            case .double(let number):
+                guard number.isFinite else {
+                    throw SegmentsError(
+                        .invalidConfiguration, "The event holds a non-finite number (\(number)), which JSON cannot carry")
+                }
+                size += 24
+            case .string(let text): size += encodedSize(of: text)
+            case .array(let items):
+                guard depth <= maximumDepth else { throw tooDeep() }
+                size += 2 + items.count
+                for item in items { stack.append((item, depth + 1)) }
+            case .object(let members):
+                guard depth <= maximumDepth else { throw tooDeep() }
+                size += 2 + members.count
+                for (key, item) in members {
+                    size += encodedSize(of: key) + 1
+                    stack.append((item, depth + 1))
+                }
+            }
+            if size > maximumEncodedSize {
+                throw SegmentsError(
+                    .invalidConfiguration,
+                    "The event is larger than \(maximumEncodedSize / 1024) KiB encoded; it could not be uploaded")
+            }
+        }
+    }
+
+    private static func tooDeep() -> SegmentsError {
+        SegmentsError(
+            .invalidConfiguration,
+            "The event's properties nest deeper than \(maximumDepth) levels; it could not be replayed after a restart")
+    }
+
+    /// An upper bound of the string's JSON encoding: quotes, and six bytes for a character that
+    /// needs an escape.
+    private static func encodedSize(of text: String) -> Int {
+        var size = 2
+        for byte in text.utf8 {
+            size += byte < 0x20 ? 6 : (byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")) ? 2 : 1
+        }
+        return size
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import SegmentsData
+import SegmentsDomain
+import SegmentsTesting
+import Testing
+
+/// SPEC E2, E3, E6, R2, R3 (revision 2): the pipeline's backoff, authorization pauses, refusals,
+/// cap, group commit and background load, on virtual time.
+@Suite(hangTimeLimit(minutes: 2)) struct TrackingPipelineRevision2Tests {
+    typealias Harness = TrackingPipelineTests.Harness
+
+    static let unavailable = SegmentsError(.httpStatus, "unavailable", httpStatus: 503, retryAfter: 120)
+    static let unauthorized = SegmentsError(.unauthorized, "unauthorized", httpStatus: 401)
+
+    @Test func e2_aSuccessfulUploadClearsThePendingBackoff() async {
+        let harness = Harness()
+        harness.uploader.failNextUploads(1, with: Self.unavailable)
+        harness.track("a")
+        await harness.scheduler.advance()
+        #expect(harness.scheduler.pendingDelays == [120])
+        let result = await withCheckedContinuation { continuation in
+            harness.pipeline.flush { continuation.resume(returning: $0) }
+            Task { await harness.scheduler.advance() }
+        }
+        #expect((try? result.get()) == 1)
+        #expect(harness.scheduler.pendingWorkCount == 0, "the 120 s backoff ended with the success")
+        harness.track("b")
+        await harness.scheduler.advance()
+        #expect(harness.uploadedTypes == ["a", "b"], "the next immediate upload is prompt")
+    }
+
+    @Test func e2_switchingToManualCancelsAPendingRetry() async {
+        let harness = Harness()
+        harness.uploader.failNextUploads(1, with: Fixture.transient)
+        harness.track("a")
+        await harness.scheduler.advance()
+        #expect(harness.scheduler.pendingWorkCount == 1)
+        harness.pipeline.mode = .manual
+        #expect(harness.scheduler.pendingWorkCount == 0)
+        await harness.scheduler.advance(by: 3600)
+        #expect(harness.uploader.accepted.isEmpty)
+    }
+
+    @Test func e3_authorizationFailuresPauseTheWholeQueueWithBackoffAndDropNothing() async {
+        let harness = Harness()
+        harness.uploader.failNextUploads(30, with: Self.unauthorized)
+        for index in 0..<10 { harness.track("e\(index)") }
+        var elapsed = 0.0
+        while harness.uploader.attempts.count < 30, elapsed < 10_000 {
+            await harness.scheduler.advance(by: 60)
+            elapsed += 60
+        }
+        #expect(harness.uploader.attempts.count == 30)
+        #expect(Set(harness.uploader.attempts.map(\.kind)) == [.event(type: "e0")], "the queue waits as a whole")
+        #expect(harness.store.load().count == 10)
+        #expect(harness.store.load().allSatisfy { $0.failedAttempts == 0 })
+        await harness.scheduler.advance(by: 60)  // the key rotation is over
+        #expect(harness.uploadedTypes == (0..<10).map { "e\($0)" })
+        #expect(harness.store.load().isEmpty)
+    }
+
+    @Test func e6_eventsThatCouldNotBeReplayedAreRefusedWithAClearError() throws {
+        let harness = Harness(mode: .manual)
+        func nested(_ depth: Int) -> JSONValue {
+            var value: JSONValue = .int(1)
+            for _ in 1..<depth { value = .array([value]) }
+            return value
+        }
+        // The properties object is level 1: 63 arrays below it make 64 levels, the deepest accepted.
+        try harness.pipeline.track(eventType: "ok", properties: ["deep": nested(64)], timestamp: nil, customer: Fixture.customerA)
+        let cases: [(String, [String: JSONValue])] = [
+            ("levels", ["deep": nested(65)]),
+            ("levels", ["deeper": nested(1_000)]),
+            ("KiB", ["big": .string(String(repeating: "x", count: 65 * 1024))]),
+            ("non-finite", ["price": .double(.nan)]),
+            ("non-finite", ["price": .array([.double(.infinity)])]),
+        ]
+        for (words, properties) in cases {
+            let error = #expect(throws: SegmentsError.self) {
+                try harness.pipeline.track(eventType: "bad", properties: properties, timestamp: nil, customer: Fixture.customerA)
+            }
+            #expect(error?.code == .invalidConfiguration)
+            #expect(error?.message.contains(words) == true, "\(error?.message ?? "")")
+        }
+        #expect(harness.store.load().map(\.kind) == [.event(type: "ok")])
+    }
+
+    @Test func e6_atTheCapTrackingIsRefusedWithAClearErrorAndNothingIsDropped() throws {
+        let harness = Harness(mode: .manual, capacity: 3)
+        for index in 0..<3 { harness.track("e\(index)") }
+        let error = #expect(throws: SegmentsError.self) {
+            try harness.pipeline.track(eventType: "e3", properties: [:], timestamp: nil, customer: Fixture.customerA)
+        }
+        #expect(error?.code == .storage)
+        #expect(error?.message.contains("full") == true)
+        #expect(harness.pipeline.queuedCount == 3)
+        #expect(harness.store.load().map(\.kind) == (0..<3).map { .event(type: "e\($0)") })
+    }
+
+    @Test func r2_appendsAreSyncedOffTheCallersThreadInBatches() async {
+        let harness = Harness(mode: .manual)
+        harness.storageQueue.suspend()  // the storage queue is busy: appends still return
+        for index in 0..<5 { harness.track("e\(index)") }
+        #expect(harness.store.load().count == 5, "written before track returned")
+        #expect(harness.store.syncs.isEmpty, "no sync on the caller's thread")
+        harness.storageQueue.resume()
+        harness.settle()
+        #expect(harness.store.syncs == [5], "one sync covered the five appends")
+        harness.track("e5")
+        harness.settle()
+        #expect(harness.store.syncs == [5, 6])
+    }
+
+    @Test func r3_itemsTrackedAndFlushesAskedForWhileTheQueueLoadsAreServedInOrderOnceLoaded() async {
+        let stored = (0..<3).map {
+            TrackedEvent(kind: .event(type: "stored\($0)"), customerIds: Fixture.customerA, properties: [:], timestamp: Date())
+        }
+        let harness = Harness(mode: .manual, queued: stored, suspendStorage: true)
+        harness.track("new0")
+        harness.track("new1")
+        let result = Locked<TrackingPipeline.FlushResult?>(nil)
+        harness.pipeline.flush { outcome in result.withLock { $0 = outcome } }
+        await harness.scheduler.advance(by: 60)
+        #expect(harness.uploader.attempts.isEmpty, "nothing runs on a half-loaded queue")
+        harness.storageQueue.resume()
+        harness.settle()
+        await harness.scheduler.advance()
+        #expect(harness.uploadedTypes == ["stored0", "stored1", "stored2", "new0", "new1"])
+        #expect((try? result.value?.get()) == 5)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import SegmentsDomain
+import SegmentsTesting
+import Testing
+
+@testable import SegmentsPersistence
+
+/// The hand-written journal line (SPEC R2: the caller's one write) reads back exactly as the
+/// `JSONEncoder` line it replaced.
+@Suite(hangTimeLimit(minutes: 2)) struct JournalLineWriterTests {
+    static let tricky: [String: JSONValue] = [
+        "quote\"back\\slash": .string("line\nbreak\ttab\r\u{01}\u{1f} é 😀 /"),
+        "numbers": .array([.int(0), .int(-7), .int(Int.max), .double(9.99), .double(-0.5), .double(1e-7), .double(1e300), .double(5)]),
+        "nested": .object(["a": .object(["b": .array([.null, .bool(true), .bool(false)])])]),
+        "": .string(""),
+    ]
+
+    @Test(arguments: [
+        TrackedEvent(kind: .event(type: "view \"item\""), customerIds: CustomerIds(["cookie": "c", "registered": "j\\n"]),
+            properties: tricky, timestamp: Date(timeIntervalSinceReferenceDate: 722_000_000.123_456), failedAttempts: 3),
+        TrackedEvent(kind: .customerUpdate, customerIds: CustomerIds(cookie: "c"), properties: [:],
+            timestamp: Date(timeIntervalSinceReferenceDate: 5)),
+    ])
+    func r2_theHandWrittenLineReadsBackAsTheEncodersLine(_ event: TrackedEvent) throws {
+        for entry in [JournalEntry.append(event), .update(event), .remove(event.id)] {
+            let handWritten = try entry.line()
+            var encoded = try JSONEncoder().encode(entry)
+            encoded.append(JournalReplay.newline)
+            #expect(handWritten.last == JournalReplay.newline)
+            #expect(handWritten.dropLast().firstIndex(of: JournalReplay.newline) == nil, "one line")
+            let fromHand = try JSONReader.value(from: Data(handWritten.dropLast()))
+            let fromEncoder = try JSONReader.value(from: Data(encoded.dropLast()))
+            #expect(fromHand == fromEncoder)
+        }
+        // Replayed, the item is the one the encoder's line gave (a whole `.double` reads back as
+        // `.int` either way: the reader's rule).
+        var fromHand = QueuedEvents(), fromEncoder = QueuedEvents()
+        try JournalEntry(json: JSONReader.value(from: Data(try JournalEntry.append(event).line().dropLast())))
+            .apply(to: &fromHand)
+        try JournalEntry(json: JSONReader.value(from: JSONEncoder().encode(JournalEntry.append(event)))).apply(to: &fromEncoder)
+        #expect(fromHand.ordered == fromEncoder.ordered)
+        #expect(fromHand.ordered.map(\.timestamp) == [event.timestamp])
+    }
+
+    @Test func p4_aNonFiniteNumberIsRefusedWithoutQuotingTheValue() {
+        let event = TrackedEvent(
+            kind: .event(type: "x"), customerIds: CustomerIds(cookie: "c"), properties: ["secret": .double(.nan)],
+            timestamp: Date())
+        let error = #expect(throws: SegmentsError.self) { try JournalEntry.append(event).line() }
+        #expect(error?.code == .storage)
+        #expect(error?.message.contains("secret") == false)
+    }
+}
