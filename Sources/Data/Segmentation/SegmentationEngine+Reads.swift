@@ -24,6 +24,11 @@ extension SegmentationEngine {
     /// Cancelling the calling task withdraws the read at once: it throws `.cancelled` (still
     /// exactly one answer), and a fetch it started goes on for the other readers and listeners.
     public func getSegments(category: SegmentCategory, force: Bool = false) async throws -> [Segment] {
+        if !force, !Task.isCancelled {
+            // A cache hit answers without suspending the task at all (SPEC G1, G4).
+            let now = moment
+            if let hit = read({ $0.cacheHit(category, at: now) }) { return hit }
+        }
         let readId = Locked<Int?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

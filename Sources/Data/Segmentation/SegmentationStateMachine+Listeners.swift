@@ -100,11 +100,18 @@ extension SegmentationStateMachine {
     /// The baseline's list of `category` when it may answer a read now (SPEC G1, T10): it belongs
     /// to exactly the current customer and is younger than the cache time — measured on the
     /// monotonic clock for a fetch of this process, on its wall-clock `fetchedAt` for a loaded one.
-    private func cachedSegments(of category: SegmentCategory, at now: Moment) -> [Segment]? {
+    func cachedSegments(of category: SegmentCategory, at now: Moment) -> [Segment]? {
         guard let snapshot = baseline.snapshot, let customer else { return nil }
         let age = snapshotUptime.map { now.uptime - $0 } ?? now.wall.timeIntervalSince(snapshot.fetchedAt)
         guard timings.cache.canAnswer(from: snapshot, for: customer, age: age) else { return nil }
         return snapshot.segments(in: category)
+    }
+
+    /// The answer of a read without `force` when the cache gives it right now (configured, the
+    /// baseline loaded, fresh for the current customer); `nil` when the read must be queued.
+    func cacheHit(_ category: SegmentCategory, at now: Moment) -> [Segment]? {
+        guard case .running = phase, baselineLoad == nil else { return nil }
+        return cachedSegments(of: category, at: now)
     }
 
     /// Answers every pending read with `result`.
