@@ -23,7 +23,10 @@ import Testing
             "--storage", storage.url.path, "--retry", "0.05",
         ]
         emulator.injectFault(.status(503), on: .event, count: 100_000)  // the owner's items stay queued
-        let owner = try TrackChild(executable: executable, arguments: arguments + ["--count", "20", "--prefix", "a", "--hold"])
+        // A long --timeout: the owner's queue never empties (503s), and it must still own the folder
+        // when the second process starts, however slow a loaded machine is.
+        let owner = try TrackChild(
+            executable: executable, arguments: arguments + ["--count", "20", "--prefix", "a", "--hold", "--timeout", "600"])
         let deadline = Date().addingTimeInterval(20)
         while owner.acceptedCount < 20, owner.isRunning, Date() < deadline { try await Task.sleep(nanoseconds: 2_000_000) }
         #expect(owner.acceptedCount == 20)
