@@ -15,6 +15,11 @@ extension SegmentationEngine {
         completion: @escaping @Sendable (Result<[Segment], SegmentsError>) -> Void
     ) {
         let now = moment
+        if !force, let hit = read({ $0.cacheHit(category, at: now) }) {
+            // A cache hit needs no transition: one look under the lock, one hop (SPEC G1, G4).
+            dependencies.deliveryQueue.async { completion(.success(hit)) }
+            return
+        }
         transition { $0.read(category, force: force, reply: .onDeliveryQueue(completion), at: now) }
     }
 
