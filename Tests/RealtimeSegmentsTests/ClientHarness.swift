@@ -16,6 +16,27 @@ struct TemporaryDirectory {
     func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
+/// New instances of the three file stores on one folder. A client given them reads only what is on
+/// disk: nothing is shared with a client that used other instances (SPEC E4, P2 restart tests).
+struct FileStores {
+    let customer: FileCustomerStore
+    let baseline: FileSegmentBaselineStore
+    let events: FileEventQueueStore
+
+    init(_ directory: URL, logger: any SegmentsLogger = CapturingLogger()) {
+        customer = FileCustomerStore(directory: directory, logger: logger)
+        baseline = FileSegmentBaselineStore(directory: directory, logger: logger)
+        events = FileEventQueueStore(directory: directory, logger: logger)
+    }
+
+    var storage: SegmentsClient.Options.Storage { .custom(customer: customer, baseline: baseline, events: events) }
+
+    /// True when no store is an instance of `other`: a restart test asserts it.
+    func shareNoInstance(with other: FileStores) -> Bool {
+        customer !== other.customer && baseline !== other.baseline && events !== other.events
+    }
+}
+
 /// A client on virtual time over a scripted custom backend.
 final class ClientHarness: Sendable {
     let scheduler = TestScheduler()

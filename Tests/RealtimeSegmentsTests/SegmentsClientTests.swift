@@ -69,7 +69,8 @@ import Testing
     @Test func e4_p2_aRestartOnTheSameDirectoryFindsTheCookieTheBaselineAndTheWholeQueue() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let first = ClientHarness(storage: .directory(directory.url))
+        let before = FileStores(directory.url)
+        let first = ClientHarness(storage: before.storage)
         first.repository.answer([.discovery(): [Fixture.s1]])
         try first.configure(flushingMode: .manual)
         _ = try await readNow(first, .discovery())
@@ -78,7 +79,11 @@ import Testing
         }
         let cookie = first.client.customerCookie
 
-        let second = ClientHarness(storage: .directory(directory.url))
+        // The restart: new store instances on the folder, so the second client holds only what
+        // was read back from the files.
+        let after = FileStores(directory.url)
+        #expect(after.shareNoInstance(with: before))
+        let second = ClientHarness(storage: after.storage)
         try second.configure(flushingMode: .manual)
         #expect(second.client.customerCookie == cookie)
         #expect(second.client.queuedEventCount == 5)

@@ -63,7 +63,8 @@ import Testing
     @Test func v3_hundredConcurrentSetCustomSegmentsCallsOverFilesLoseNothing() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let harness = AudienceHarness(visitorStorage: .directory(directory.url))
+        let written = FileVisitorSegmentsStore(directory: directory.url, logger: CapturingLogger())
+        let harness = AudienceHarness(visitorStorage: .custom(written))
         let contexts = (0..<4).map { _ in harness.client.createUserContext(userId: "jane") }
         // Off the cooperative pool: 100 durable writes must not hold one of its few threads.
         try await onBackgroundThread {
@@ -71,7 +72,10 @@ import Testing
                 contexts[index % contexts.count].setCustomSegments(["segment-\(index)"])
             }
         }
-        let restarted = AudienceHarness(visitorStorage: .directory(directory.url))
+        // The restart: a new store instance on the folder, so what it holds was read from the file.
+        let reread = FileVisitorSegmentsStore(directory: directory.url, logger: CapturingLogger())
+        #expect(reread !== written)
+        let restarted = AudienceHarness(visitorStorage: .custom(reread))
         let stored = restarted.client.createUserContext(userId: "jane").visitorSegments.customSegments
         #expect(stored.count == 100)
         #expect(Set(stored) == Set((0..<100).map { "segment-\($0)" }))

@@ -128,14 +128,19 @@ import Testing
         let harness = try EndToEndHarness()
         defer { harness.tearDown() }
         harness.emulator.injectFault(.status(503), on: .event, count: 1000)  // nothing gets through
-        let first = try harness.makeClient()
+        let before = FileStores(harness.directory.url)
+        let first = try harness.makeClient(storage: before.storage)
         try first.trackEvent(properties: ["n": 1], timestamp: nil, eventType: "purchase")
         try first.trackEvent(properties: ["n": 2], timestamp: nil, eventType: "purchase")
         let cookie = first.customerCookie
         first.stop()
         harness.emulator.clearFaults()
 
-        let second = try harness.makeClient()
+        // The restart: new store instances on the same folder, so the cookie and the queue the
+        // second client has were read back from the files.
+        let after = FileStores(harness.directory.url)
+        #expect(after.shareNoInstance(with: before))
+        let second = try harness.makeClient(storage: after.storage)
         defer { second.stop() }
         #expect(second.customerCookie == cookie)
         #expect(await eventually { harness.emulator.events.count == 2 })
