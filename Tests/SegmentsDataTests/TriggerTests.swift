@@ -106,12 +106,18 @@ import Testing
     @Test func t5_eachTriggerRestartsTheTrailingDebounce() async {
         let harness = EngineHarness()
         harness.listen()
-        harness.configure()
-        await harness.advance(by: 4)
-        harness.engine.reloadAfterUpload()
-        await harness.advance(by: 4)
+        harness.configure()  // trigger 1 at 0 s (the listener's first load)
+        // Triggers 2–4 at 4, 8 and 12 s: each lands inside the 5 s debounce of the one before, so
+        // a fixed window (5 s after the first) or one restarted only once would have fired.
+        for _ in 0..<3 {
+            await harness.advance(by: 4)
+            harness.engine.reloadAfterUpload()
+        }
+        await harness.advance(by: 4.9)  // 16.9 s: 4.9 s after the last trigger
         #expect(harness.fetchCount == 0)
-        await harness.advance(by: 1)
+        await harness.advance(by: 0.1)  // 17 s: 5 s after the last trigger
+        #expect(harness.fetchCount == 1)
+        await harness.advance(by: 60)
         #expect(harness.fetchCount == 1)
     }
 
@@ -137,18 +143,28 @@ import Testing
 
     @Test func t6_requestsDuringAFlightOweExactlyOneDebouncedFollowUp() async {
         let harness = EngineHarness()
-        harness.repository.delay = 2
+        // Each fetch takes 20 s, four times the debounce: a debounce that ignored flights would
+        // start a second fetch while the first is still out.
+        harness.repository.delay = 20
         harness.configure()
         harness.listen()
         await harness.advance(by: 5)
+        #expect(harness.fetchCount == 1)  // out from 5 s to 25 s
+        for second in 0..<5 {
+            harness.engine.reloadAfterUpload()
+            await harness.advance(by: second == 4 ? 1 : 3)  // requests at 5, 8, 11, 14 and 17 s
+        }
+        await harness.advance(by: 6)  // 24 s: still in flight, nothing else started
         #expect(harness.fetchCount == 1)
-        for _ in 0..<5 { harness.engine.reloadAfterUpload() }
-        await harness.advance(by: 2)  // the flight lands; the follow-up is debounced
+        await harness.advance(by: 1)  // 25 s: the flight lands; the follow-up waits for the debounce
         #expect(harness.fetchCount == 1)
-        await harness.advance(by: 5)
+        await harness.advance(by: 4.9)
+        #expect(harness.fetchCount == 1)
+        await harness.advance(by: 0.1)  // 30 s: the one follow-up for all five requests
         #expect(harness.fetchCount == 2)
         await harness.advance(by: 120)
         #expect(harness.fetchCount == 2)
+        #expect(harness.repository.peakConcurrentCalls == 1)
     }
 
     @Test func t7_transientFailuresRetryWithDoublingBackoff() async {
