@@ -1,6 +1,7 @@
 import Foundation
 import SegmentsData
 import SegmentsDomain
+import SegmentsPersistence
 import SegmentsTesting
 import Testing
 
@@ -9,18 +10,22 @@ import Testing
     final class Harness: Sendable {
         let scheduler = TestScheduler()
         let logger = CapturingLogger()
+        /// The pipeline's queue, unless the test passed its own store.
         let store: RecordingEventQueueStore
         let uploader: RecordingEventUploader
         let uploads = Recorder<Int>()
         let pipeline: TrackingPipeline
 
-        init(mode: FlushingMode = .immediate, queued: [TrackedEvent] = [], uploader: RecordingEventUploader? = nil) {
-            store = RecordingEventQueueStore(queued)
+        init(
+            mode: FlushingMode = .immediate, queued: [TrackedEvent] = [], uploader: RecordingEventUploader? = nil,
+            store: (any EventQueueStore)? = nil
+        ) {
+            self.store = RecordingEventQueueStore(queued)
             self.uploader = uploader ?? RecordingEventUploader(scheduler: scheduler)
             let uploads = self.uploads
             pipeline = TrackingPipeline(
                 dependencies: .init(scheduler: scheduler, clock: scheduler, logger: logger, random: { 0.5 }),
-                store: store, uploader: self.uploader, mode: mode, onUploaded: { uploads.record(1) })
+                store: store ?? self.store, uploader: self.uploader, mode: mode, onUploaded: { uploads.record(1) })
         }
 
         func track(_ type: String, customer: CustomerIds = Fixture.customerA, properties: [String: JSONValue] = [:]) {
@@ -148,21 +153,30 @@ import Testing
         #expect(second.uploadedTypes == ["1", "2", "3"])
     }
 
-    @Test func e4_anEventAcceptedButNotYetRemovedWhenTheProcessDiesIsUploadedAgain() async {
-        // The "disk" as it was at the moment the server accepted the upload: the crash point.
-        let diskAtCrash = Locked<[TrackedEvent]>([])
-        let storeRef = Locked<RecordingEventQueueStore?>(nil)
-        let crashingUploader = RecordingEventUploader { _ in
-            diskAtCrash.withLock { $0 = storeRef.value?.load() ?? [] }
+    @Test func e4_anEventAcceptedButNotYetRemovedWhenTheProcessDiesIsUploadedAgain() async throws {
+        // A real journal. The "death": the moment the server accepts the upload, the storage
+        // folder is copied as it is on disk, which is all a process killed right then leaves
+        // behind; the restarted process is a new store instance on the copy.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("e4-\(UUID().uuidString)")
+        let diskAtDeath = folder.appendingPathComponent("at-death")
+        let live = folder.appendingPathComponent("live")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = FileEventQueueStore(directory: live, logger: CapturingLogger())
+        let copied = Locked(false)
+        let dyingUploader = RecordingEventUploader { _ in
+            copied.withLock { $0 = (try? FileManager.default.copyItem(at: live, to: diskAtDeath)) != nil }
         }
-        let first = Harness(mode: .manual, uploader: crashingUploader)
-        storeRef.withLock { $0 = first.store }
+        let first = Harness(mode: .manual, uploader: dyingUploader, store: store)
         first.track("purchase")
         first.pipeline.flush { _ in }
         await first.scheduler.advance()
-        #expect(crashingUploader.accepted.count == 1)
+        #expect(dyingUploader.accepted.count == 1)
+        #expect(copied.value)
+        #expect(store.load().isEmpty)  // the first process removed it after the 2xx: too late
 
-        let restarted = Harness(mode: .immediate, queued: diskAtCrash.value)
+        let afterDeath = FileEventQueueStore(directory: diskAtDeath, logger: CapturingLogger())
+        #expect(afterDeath !== store)
+        let restarted = Harness(mode: .immediate, store: afterDeath)
         await restarted.scheduler.advance()
         #expect(restarted.uploadedTypes == ["purchase"])  // at least once: a duplicate, never a loss
     }
