@@ -67,6 +67,41 @@ import Testing
         #expect(!permanent.isTransient)
     }
 
+    /// Only a classified cause (a ``SegmentsError``) can make a link failure transient: one with
+    /// any other cause, or none, is permanent (a mutation of `?? false` to `?? true` survived).
+    @Test func t7_aLinkFailureWithAnUnclassifiedCauseIsPermanent() {
+        struct Unclassified: Error {}
+        #expect(!SegmentsError(.linkFailed, "x", underlying: Unclassified()).isTransient)
+        #expect(!SegmentsError(.linkFailed, "x", underlying: CancellationError()).isTransient)
+        #expect(!SegmentsError(.linkFailed, "x").isTransient)
+    }
+
+    /// `wrapping` keeps a ``SegmentsError``, maps task cancellation to `.cancelled`, and gives any
+    /// other error the code asked for (`.network` by default), never `.cancelled`.
+    @Test func wrappingClassifiesCancellationAndNothingElseAsCancelled() {
+        struct Refused: Error {}
+        let network = SegmentsError.wrapping(Refused())
+        #expect(network.code == .network)
+        #expect(network.underlying is Refused)
+        #expect(SegmentsError.wrapping(Refused(), as: .storage).code == .storage)
+        let cancelled = SegmentsError.wrapping(CancellationError(), as: .storage)
+        #expect(cancelled.code == .cancelled)
+        #expect(cancelled.underlying is CancellationError)
+        let kept = SegmentsError(.timeout, "slow", httpStatus: nil)
+        #expect(SegmentsError.wrapping(kept, as: .storage).code == .timeout)
+    }
+
+    /// A category encodes as its bare wire name (M2), so stored files and wire bodies hold
+    /// `"discovery"`, and decoding that gives the category back.
+    @Test func m2_aCategoryEncodesAsItsBareWireName() throws {
+        let categories: [SegmentCategory] = [.discovery(), .merchandising(), .content(), SegmentCategory("later")]
+        let data = try JSONEncoder().encode(categories)
+        #expect(String(decoding: data, as: UTF8.self) == #"["discovery","merchandising","content","later"]"#)
+        #expect(try JSONDecoder().decode([SegmentCategory].self, from: data) == categories)
+        let keyed = try JSONEncoder().encode(["c": SegmentCategory.content()])
+        #expect(String(decoding: keyed, as: UTF8.self) == #"{"c":"content"}"#)
+    }
+
     @Test func jsonValuesTakeSwiftLiteralsAndRoundTrip() throws {
         let properties: [String: JSONValue] = [
             "price": 9.99, "sku": "A-1", "count": 2, "gift": false, "tags": ["a", "b"], "meta": ["k": nil],

@@ -145,6 +145,8 @@ struct ListenerRegistry: Sendable {
     var anyWantsFirstLoad: Bool {
         awaitingFirstLoad.contains { byToken[$0]?.isAlive == true }
     }
+    /// How many groups have registrations: the group bookkeeping shrinks as its members go.
+    var groupCount: Int { tokensByGroup.count }
     /// The categories that have at least one registration.
     var categories: Dictionary<SegmentCategory, [Int]>.Keys { tokensByCategory.keys }
 
