@@ -72,6 +72,22 @@ import Testing
         #expect(harness.uploadedTypes == ["a", "b", "c"])
     }
 
+    /// A periodic flush is a flush like any other: a `flush()` while its upload is out joins it
+    /// (E5) instead of starting a second upload loop that would send the same item twice.
+    @Test func e2_e5_aFlushDuringAPeriodicUploadJoinsIt() async {
+        let harness = Harness(mode: .periodic(seconds: 10))
+        harness.uploader.delay = 2
+        harness.track("a")
+        await harness.scheduler.advance(by: 10.5)  // the periodic flush's upload is out until 12 s
+        #expect(harness.uploader.attempts.count == 1)
+        let results = Recorder<TrackingPipeline.FlushResult>()
+        harness.pipeline.flush { results.record($0) }
+        await harness.scheduler.advance(by: 5)
+        #expect(harness.uploader.attempts.count == 1)
+        #expect(harness.uploadedTypes == ["a"])
+        #expect(results.all.map { try? $0.get() } == [1])
+    }
+
     @Test func e2_manualModeUploadsOnlyOnFlush() async {
         let harness = Harness(mode: .manual)
         harness.track("a")

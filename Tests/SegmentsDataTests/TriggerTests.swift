@@ -274,6 +274,24 @@ import Testing
         #expect(harness.logger.entries.first { $0.message == warning }?.level == .warning)
     }
 
+    /// The warning comes when the mode changes, not only when a listener is added: listeners
+    /// registered under immediate flushing, then a switch away from it, warn at once; a switch
+    /// back to immediate re-arms the warning.
+    @Test func t8_switchingAwayFromImmediateFlushingWithListenersWarnsAtOnce() async {
+        let harness = EngineHarness()
+        let warning =
+            "Segments: Segment accuracy needs the immediate flushing mode: events tracked in other modes reach the server late"
+        harness.configure()
+        harness.engine.setTrackingImmediate(true)
+        harness.listen()
+        #expect(harness.logger.count(of: warning) == 0)
+        harness.engine.setTrackingImmediate(false)
+        #expect(harness.logger.count(of: warning) == 1)
+        harness.engine.setTrackingImmediate(true)
+        harness.engine.setTrackingImmediate(false)
+        #expect(harness.logger.count(of: warning) == 2)
+    }
+
     @Test func t9_afterStopNothingIsScheduledAndLateResultsAreDropped() async {
         let harness = EngineHarness()
         harness.repository.delay = 2
