@@ -146,6 +146,39 @@ import Testing
         }
     }
 
+    /// Descriptors this process has open on files under `directory`, from /proc/self/fd (Linux).
+    /// Only this test's folder counts, so tests running in parallel do not disturb the figure; a
+    /// descriptor of a replaced file ("… (deleted)") still counts.
+    static func openDescriptors(under directory: URL) -> Int {
+        let prefix = directory.resolvingSymlinksInPath().path + "/"
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.filter { fd in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"))?.hasPrefix(prefix) == true
+        }.count
+    }
+
+    /// A compaction replaces the file and re-opens it: the old descriptor must be closed, or
+    /// every compaction leaks one. Closing the store releases the last one.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    func e4_aCompactionAndClosingTheStoreReleaseEveryDescriptor() throws {
+        try TemporaryDirectory.with { dir in
+            do {
+                let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+                let events = Fixtures.events(1_100)
+                for event in events { try store.append(event) }
+                #expect(Self.openDescriptors(under: dir.root) == 1)  // the journal, open for appending
+                let before = try #require(dir.contents(of: Self.fileName)?.count)
+                // Draining oldest first: after 550 removals the dead lines reach the live ones
+                // (and the minimum of 512), so the file is compacted and re-opened.
+                for event in events.prefix(600) { try store.remove(id: event.id) }
+                let after = try #require(dir.contents(of: Self.fileName)?.count)
+                #expect(after < before * 3 / 4)  // it did compact
+                #expect(Self.openDescriptors(under: dir.root) == 1)
+            }
+            #expect(Self.openDescriptors(under: dir.root) == 0)  // deinit closed it
+        }
+    }
+
     @Test func e1_itemJSONCannotRepresentIsRefusedWithoutLeakingItsValue() throws {
         try TemporaryDirectory.with { dir in
             let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
