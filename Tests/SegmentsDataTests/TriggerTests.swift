@@ -391,6 +391,48 @@ import Testing
         #expect(recorder.all == [[Fixture.s2]])  // the first backend's late answer was dropped
     }
 
+    /// Re-configuring requests the pending reload again: a new debounce starts at the
+    /// re-configure, the old timer is cancelled (it would fire 3 s earlier).
+    @Test func t6_aDebounceIsRequestedAgainFromTheReconfigure() async {
+        let harness = EngineHarness()
+        harness.listen()
+        harness.configure()
+        harness.engine.reloadAfterUpload()  // the burst starts at 0 s
+        await harness.advance(by: 2)
+        harness.configure()  // requested again at 2 s
+        await harness.advance(by: 4.9)
+        #expect(harness.fetchCount == 0)
+        await harness.advance(by: 0.1)  // 7 s
+        #expect(harness.fetchCount == 1)
+        await harness.advance(by: 60)
+        #expect(harness.fetchCount == 1)
+    }
+
+    /// The same customer on a new backend: the flight that was out on the old backend is
+    /// discarded, so its late answer never reaches a listener; the owed reload runs on the new
+    /// backend, debounced from the re-configure.
+    @Test func t6_aFlightOfTheOldBackendIsDiscardedEvenForTheSameCustomer() async {
+        let harness = EngineHarness()
+        harness.repository.delay = 2
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        let (recorder, _) = harness.listen()
+        harness.configure()
+        harness.engine.reloadAfterUpload()
+        await harness.advance(by: 6)  // out on the first backend until 7 s
+        #expect(harness.fetchCount == 1)
+        let other = RecordingSegmentRepository(scheduler: harness.scheduler)
+        other.answer([.discovery(): [Fixture.s2]])
+        harness.engine.configure(
+            .init(repository: other, customerStore: harness.customerStore, baselineStore: harness.baselineStore))
+        await harness.advance(by: 4.9)
+        #expect(other.fetches.isEmpty)
+        await harness.advance(by: 0.1)  // 11 s: 5 s after the re-configure
+        #expect(other.fetches == [Fixture.customerA])
+        await harness.advance(by: 60)
+        #expect(recorder.all == [[Fixture.s2]])  // never the first backend's s1
+        #expect(other.fetches.count == 1)
+    }
+
     /// Defect: the attempt counter survived the end of a chain, so the next chain started near the cap.
     @Test func t7_theAttemptCounterRestartsWhenAChainEndsInAPermanentFailure() async {
         let harness = EngineHarness()
