@@ -88,6 +88,24 @@ import Testing
         #expect(results.all.map { try? $0.get() } == [1])
     }
 
+    /// A flush during a retry's wait that fails again replaces the wait: one retry is pending,
+    /// not two, so the item is not uploaded once more than the failures call for (E3).
+    @Test func e3_aFailedFlushDuringARetryWaitReplacesTheRetry() async {
+        let harness = Harness()
+        harness.uploader.failNextUploads(2, with: Fixture.transient)
+        harness.track("a")
+        await harness.scheduler.advance()
+        #expect(harness.uploader.attempts.count == 1)
+        #expect(harness.scheduler.pendingDelays.count == 1)  // the retry's wait
+        harness.pipeline.flush { _ in }
+        await harness.scheduler.advance()
+        #expect(harness.uploader.attempts.count == 2)
+        #expect(harness.scheduler.pendingDelays.count == 1)  // the new retry replaced the old one
+        await harness.scheduler.advance(by: 3600)
+        #expect(harness.uploader.attempts.count == 3)
+        #expect(harness.uploadedTypes == ["a"])
+    }
+
     @Test func e2_manualModeUploadsOnlyOnFlush() async {
         let harness = Harness(mode: .manual)
         harness.track("a")
