@@ -106,6 +106,18 @@ import Testing
         #expect(harness.uploadedTypes == ["a"])
     }
 
+    /// SPEC L2: every transient upload failure is a warning, with the `Tracking:` prefix.
+    @Test func l2_eachTransientUploadFailureIsLoggedAsAWarning() async {
+        let harness = Harness()
+        harness.uploader.failNextUploads(2, with: Fixture.transient)
+        harness.track("a")
+        await harness.scheduler.advance(by: 3600)
+        let retries = harness.logger.entries.filter { $0.message.hasPrefix("Tracking: Upload failed, will retry: ") }
+        #expect(retries.count == 2)
+        #expect(retries.allSatisfy { $0.level == .warning })
+        #expect(harness.uploadedTypes == ["a"])
+    }
+
     @Test func e2_manualModeUploadsOnlyOnFlush() async {
         let harness = Harness(mode: .manual)
         harness.track("a")

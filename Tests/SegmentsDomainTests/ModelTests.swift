@@ -55,6 +55,7 @@ import Testing
         (.httpStatus, 408, true), (.httpStatus, 429, true), (.httpStatus, 500, true), (.httpStatus, 503, true),
         (.httpStatus, 400, false), (.httpStatus, 404, false), (.unauthorized, 401, false),
         (.stopped, nil, false), (.invalidConfiguration, nil, false),
+        (.httpStatus, nil, false),  // an HTTP failure without its status is not known to be transient
     ] as [(SegmentsError.Code, Int?, Bool)])
     func t7_transientErrorsFollowTheWireRules(code: SegmentsError.Code, status: Int?, transient: Bool) {
         #expect(SegmentsError(code, "x", httpStatus: status).isTransient == transient)
