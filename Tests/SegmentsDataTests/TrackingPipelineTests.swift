@@ -118,6 +118,20 @@ import Testing
         #expect(harness.uploadedTypes == ["a"])
     }
 
+    /// Setting a periodic mode again re-arms its timer from that moment: the old timer is
+    /// cancelled, so there is one timer and the next upload comes a full period later.
+    @Test func e2_settingThePeriodicModeAgainRestartsItsOnlyTimer() async {
+        let harness = Harness(mode: .periodic(seconds: 10))
+        await harness.scheduler.advance(by: 5)
+        harness.pipeline.mode = .periodic(seconds: 10)
+        #expect(harness.scheduler.pendingWorkCount == 1)
+        harness.track("a")
+        await harness.scheduler.advance(by: 9.9)  // 14.9 s: the old timer would have fired at 10 s
+        #expect(harness.uploader.attempts.isEmpty)
+        await harness.scheduler.advance(by: 0.1)
+        #expect(harness.uploadedTypes == ["a"])
+    }
+
     @Test func e2_manualModeUploadsOnlyOnFlush() async {
         let harness = Harness(mode: .manual)
         harness.track("a")
