@@ -168,14 +168,56 @@ import Testing
                 for event in events { try store.append(event) }
                 #expect(Self.openDescriptors(under: dir.root) == 1)  // the journal, open for appending
                 let before = try #require(dir.contents(of: Self.fileName)?.count)
-                // Draining oldest first: after 550 removals the dead lines reach the live ones
-                // (and the minimum of 512), so the file is compacted and re-opened.
+                // Draining oldest first: each removal kills two lines (the item's and its own),
+                // so the dead lines outnumber the live ones well before 600 removals and the
+                // file is compacted and re-opened.
                 for event in events.prefix(600) { try store.remove(id: event.id) }
                 let after = try #require(dir.contents(of: Self.fileName)?.count)
                 #expect(after < before * 3 / 4)  // it did compact
                 #expect(Self.openDescriptors(under: dir.root) == 1)
             }
             #expect(Self.openDescriptors(under: dir.root) == 0)  // deinit closed it
+        }
+    }
+
+    /// After a compaction the dead-line count starts again from zero: the next removal appends
+    /// one short line instead of rewriting the file again (the rewrite stays amortised O(1)).
+    @Test func e4_aCompactionResetsTheDeadLineCount() throws {
+        try TemporaryDirectory.with { dir in
+            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            let events = Fixtures.events(1_100)
+            for event in events { try store.append(event) }
+            // Each removal kills two lines (the item's and its own): the file is rewritten once
+            // the dead lines outnumber the live ones, the first time it shrinks.
+            var size = try #require(dir.contents(of: Self.fileName)?.count)
+            var compactedAfter: Int?
+            for (index, event) in events.prefix(600).enumerated() {
+                try store.remove(id: event.id)
+                let now = try #require(dir.contents(of: Self.fileName)?.count)
+                defer { size = now }
+                if now < size {
+                    compactedAfter = index
+                    break
+                }
+            }
+            let index = try #require(compactedAfter)
+            let compacted = try #require(dir.contents(of: Self.fileName)?.count)
+            try store.remove(id: events[index + 1].id)
+            let next = try #require(dir.contents(of: Self.fileName)?.count)
+            #expect(next > compacted)  // appended, not rewritten
+            #expect(next - compacted < 100)
+        }
+    }
+
+    /// A storage folder that cannot be created is reported as an error, and the queue is empty.
+    @Test func p2_aQueueThatCannotBeOpenedIsLoggedAsAnError() throws {
+        try TemporaryDirectory.with { dir in
+            let blocker = dir.root.appendingPathComponent("a-file")
+            try Data("x".utf8).write(to: blocker)
+            let log = LineLog()
+            let store = FileEventQueueStore(directory: blocker.appendingPathComponent("storage"), logger: log)
+            #expect(store.load().isEmpty)
+            #expect(log.problems.contains { $0.hasPrefix("Tracking: Could not open the event queue") })
         }
     }
 
