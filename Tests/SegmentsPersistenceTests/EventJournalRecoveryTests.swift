@@ -105,6 +105,21 @@ import Testing
         }
     }
 
+    /// The rebuild leaves exactly one descriptor open on the journal (the rewritten file, for
+    /// appending): the store does not open it a second time after a successful rebuild.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    func p2_aRebuiltJournalIsOpenOnce() throws {
+        try TemporaryDirectory.with { dir in
+            let valid = try journal(with: Fixtures.events(3), in: dir)
+            var lines = valid.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Data($0) }
+            lines.insert(Data("not a record".utf8), at: 2)
+            try dir.write(Data(lines.joined(separator: [UInt8(ascii: "\n")])), to: Self.fileName)
+            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            #expect(store.load().count == 3)
+            #expect(FileEventQueueStoreTests.openDescriptors(under: dir.root) == 1)
+        }
+    }
+
     /// Opening a journal that is mostly dead lines (left by a process that died before it could
     /// compact) compacts it at once.
     @Test func e4_aJournalOfMostlyDeadLinesIsCompactedWhenOpened() throws {

@@ -209,6 +209,22 @@ import Testing
         }
     }
 
+    /// The threshold: 512 dead lines that are at least as many as the live ones compact the file,
+    /// 510 do not. 768 items, each removal killing two lines: the 256th removal compacts.
+    @Test func e4_compactionStartsAtFiveHundredTwelveDeadLines() throws {
+        try TemporaryDirectory.with { dir in
+            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            let events = Fixtures.events(768)
+            for event in events { try store.append(event) }
+            for event in events.prefix(255) { try store.remove(id: event.id) }
+            let before = try #require(dir.contents(of: Self.fileName)?.count)
+            try store.remove(id: events[255].id)  // 512 dead lines, 512 live
+            let after = try #require(dir.contents(of: Self.fileName)?.count)
+            #expect(after < before * 3 / 4)  // rewritten with the 512 live items only
+            #expect(store.load() == Array(events.suffix(512)))
+        }
+    }
+
     /// A storage folder that cannot be created is reported as an error, and the queue is empty.
     @Test func p2_aQueueThatCannotBeOpenedIsLoggedAsAnError() throws {
         try TemporaryDirectory.with { dir in
