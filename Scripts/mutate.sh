@@ -166,7 +166,7 @@ done
 sites=$(awk -v mode=list "$MUTATOR" "${sources[@]}" |
     awk -v seed="$seed" 'BEGIN { srand(seed) } { printf "%.12f\t%s\n", rand(), $0 }' | sort -k1,1 | cut -f2-)
 total=$(printf '%s\n' "$sites" | grep -c . || true)
-if ((sample > 0)); then sites=$(printf '%s\n' "$sites" | head -n "$sample"); fi
+if ((sample > 0)); then sites=$(printf '%s\n' "$sites" | awk -v n="$sample" 'NR <= n'); fi
 echo "mutate.sh: $total mutation sites in ${#sources[@]} files; running $(printf '%s\n' "$sites" | grep -c .) (seed $seed)" >&2
 
 if $list_only; then
