@@ -31,6 +31,21 @@ struct FileStores {
 
     var storage: SegmentsClient.Options.Storage { .custom(customer: customer, baseline: baseline, events: events) }
 
+    /// Waits until the customer file holds `cookie` and, when asked, the baseline file exists. A
+    /// client saves them on its engine's storage queue after the call that changed them returned,
+    /// so a restart test waits for them as a real restart would (the process that wrote them lived
+    /// on). The files are read directly, not through stores: opening a store on a folder removes
+    /// temporary files it takes for its own leftovers, which would break a save still in flight.
+    static func settled(_ directory: URL, cookie: String?, withBaseline: Bool = false) async -> Bool {
+        func text(_ name: String) -> String? {
+            try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+        }
+        return await eventually {
+            (cookie.map { text("customer.json")?.contains($0) == true } ?? true)
+                && (!withBaseline || text("segment-baseline.json") != nil)
+        }
+    }
+
     /// True when no store is an instance of `other`: a restart test asserts it.
     func shareNoInstance(with other: FileStores) -> Bool {
         customer !== other.customer && baseline !== other.baseline && events !== other.events

@@ -78,6 +78,7 @@ import Testing
             try first.client.trackEvent(properties: ["index": .int(index)], timestamp: nil, eventType: "view_item")
         }
         let cookie = first.client.customerCookie
+        #expect(await FileStores.settled(directory.url, cookie: cookie, withBaseline: true))
 
         // The restart: new store instances on the folder, so the second client holds only what
         // was read back from the files.

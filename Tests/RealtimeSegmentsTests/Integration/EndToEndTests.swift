@@ -135,6 +135,7 @@ import Testing
         let cookie = first.customerCookie
         first.stop()
         harness.emulator.clearFaults()
+        #expect(await FileStores.settled(harness.directory.url, cookie: cookie))
 
         // The restart: new store instances on the same folder, so the cookie and the queue the
         // second client has were read back from the files.
@@ -143,8 +144,11 @@ import Testing
         let second = try harness.makeClient(storage: after.storage)
         defer { second.stop() }
         #expect(second.customerCookie == cookie)
-        #expect(await eventually { harness.emulator.events.count == 2 })
-        #expect(harness.emulator.events.map { $0.properties["n"] } == [.number(1), .number(2)])
+        // At least once (E4): an upload the first client had in flight when it stopped may land
+        // after the faults are cleared, and the second client, reading the queue from disk, sends
+        // that event again. Both events must arrive; a duplicate is allowed.
+        #expect(await eventually { Set(harness.emulator.events.map { $0.properties["n"] }) == [.number(1), .number(2)] })
+        #expect(harness.emulator.events.count <= 3)
         #expect(Set(harness.emulator.events.map { $0.customerIds["cookie"] }) == [cookie])
     }
 }
