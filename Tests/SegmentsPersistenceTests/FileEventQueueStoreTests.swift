@@ -146,6 +146,19 @@ import Testing
         }
     }
 
+    /// A journal holding `events`, written in one go as a compaction writes it: thousands of synced
+    /// appends would hold one of the few cooperative threads for seconds, starving the live
+    /// timers of loopback suites running in parallel.
+    static func writeJournal(_ events: [TrackedEvent], in dir: TemporaryDirectory) throws {
+        var state = JournalState(events: QueuedEvents(events))
+        let journal = EventJournal(
+            directory: StorageDirectory(url: dir.storage),
+            diagnostics: StoreDiagnostics(logger: LineLog(), prefix: "Tracking:", subject: "event queue", fallback: ""))
+        try StorageDirectory(url: dir.storage).create()
+        try journal.compact(&state)
+        journal.close(&state)
+    }
+
     /// Descriptors this process has open on files under `directory`, from /proc/self/fd (Linux).
     /// Only this test's folder counts, so tests running in parallel do not disturb the figure; a
     /// descriptor of a replaced file ("… (deleted)") still counts.
@@ -163,15 +176,16 @@ import Testing
     func e4_aCompactionAndClosingTheStoreReleaseEveryDescriptor() throws {
         try TemporaryDirectory.with { dir in
             do {
+                let events = Fixtures.events(600)
+                try Self.writeJournal(events, in: dir)
                 let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
-                let events = Fixtures.events(1_100)
-                for event in events { try store.append(event) }
+                #expect(store.load() == events)
                 #expect(Self.openDescriptors(under: dir.root) == 1)  // the journal, open for appending
                 let before = try #require(dir.contents(of: Self.fileName)?.count)
-                // Draining oldest first: each removal kills two lines (the item's and its own),
-                // so the dead lines outnumber the live ones well before 600 removals and the
-                // file is compacted and re-opened.
-                for event in events.prefix(600) { try store.remove(id: event.id) }
+                // Draining oldest first: each removal kills two lines (the item's and its own), so
+                // after 256 removals the dead lines reach 512 and outnumber the live ones: the file
+                // is compacted and re-opened.
+                for event in events.prefix(300) { try store.remove(id: event.id) }
                 let after = try #require(dir.contents(of: Self.fileName)?.count)
                 #expect(after < before * 3 / 4)  // it did compact
                 #expect(Self.openDescriptors(under: dir.root) == 1)
@@ -184,14 +198,15 @@ import Testing
     /// one short line instead of rewriting the file again (the rewrite stays amortised O(1)).
     @Test func e4_aCompactionResetsTheDeadLineCount() throws {
         try TemporaryDirectory.with { dir in
+            let events = Fixtures.events(600)
+            try Self.writeJournal(events, in: dir)
             let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
-            let events = Fixtures.events(1_100)
-            for event in events { try store.append(event) }
+            #expect(store.load() == events)
             // Each removal kills two lines (the item's and its own): the file is rewritten once
-            // the dead lines outnumber the live ones, the first time it shrinks.
+            // the dead lines reach 512 and outnumber the live ones, the first time it shrinks.
             var size = try #require(dir.contents(of: Self.fileName)?.count)
             var compactedAfter: Int?
-            for (index, event) in events.prefix(600).enumerated() {
+            for (index, event) in events.prefix(400).enumerated() {
                 try store.remove(id: event.id)
                 let now = try #require(dir.contents(of: Self.fileName)?.count)
                 defer { size = now }
@@ -213,9 +228,10 @@ import Testing
     /// 510 do not. 768 items, each removal killing two lines: the 256th removal compacts.
     @Test func e4_compactionStartsAtFiveHundredTwelveDeadLines() throws {
         try TemporaryDirectory.with { dir in
-            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
             let events = Fixtures.events(768)
-            for event in events { try store.append(event) }
+            try Self.writeJournal(events, in: dir)
+            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            #expect(store.load() == events)
             for event in events.prefix(255) { try store.remove(id: event.id) }
             let before = try #require(dir.contents(of: Self.fileName)?.count)
             try store.remove(id: events[255].id)  // 512 dead lines, 512 live
