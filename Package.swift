@@ -39,7 +39,8 @@ let package = Package(
         ),
 
         .testTarget(name: "SegmentsDomainTests", dependencies: ["SegmentsDomain", "SegmentsTesting"]),
-        .testTarget(name: "SegmentsDataTests", dependencies: ["SegmentsData", "SegmentsTesting"]),
+        // Persistence: the E4 crash test restarts on a copy of a real journal.
+        .testTarget(name: "SegmentsDataTests", dependencies: ["SegmentsData", "SegmentsTesting", "SegmentsPersistence"]),
         .testTarget(name: "SegmentsTestingTests", dependencies: ["SegmentsTesting"]),
         .testTarget(name: "SegmentsNetworkingTests", dependencies: ["SegmentsNetworking", "SegmentsTesting", "SegmentsEmulator"]),
         .testTarget(name: "SegmentsPersistenceTests", dependencies: ["SegmentsPersistence", "SegmentsTesting"]),

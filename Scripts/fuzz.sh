@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets in Fuzz/ (Docs/Reliability.md, "Fuzzing").
 #
-#   Scripts/fuzz.sh [target|all] [--runs N] [--seconds S] [--jobs J] [-- libFuzzer flags…]
+#   Scripts/fuzz.sh [target|all] [--runs N] [--seconds S] [--seed S] [--fresh] [-- libFuzzer flags…]
 #
 #   target       one of the names in TARGETS below, or `all` (the default)
 #   --runs N     inputs per target (default 1000000; `--runs 20000` is the CI smoke run)
 #   --seconds S  stop a target after S seconds instead (with --runs: whichever comes first)
+#   --seed S     libFuzzer's random seed (default: libFuzzer picks one); the summary prints the seed
+#   --fresh      start from the committed seeds only: empty .build/fuzz/corpus/<target>/ first
 #   --build-only compile the targets, run nothing
+#
+# A campaign is reproduced by the same command with the same --seed and --fresh, on the same code
+# (one process, no -jobs); the seed of every run is in the summary and in .build/fuzz/logs/.
 #
 # The package's modules are compiled with swiftc as separate static modules, instrumented for
 # libFuzzer (edge coverage, comparison tracing) and AddressSanitizer, into .build/fuzz; each
@@ -41,18 +46,22 @@ module_path() {
     esac
 }
 
-usage() { sed -n '4,11p' "$script" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,16p' "$script" | sed 's/^# \{0,1\}//'; }
 
 selected=all
 runs=""
 seconds=""
 build_only=false
+seed=""
+fresh=false
 extra=()
 while (($#)); do
     case "$1" in
         --runs) runs=${2:?--runs needs a number}; shift 2 ;;
         --seconds) seconds=${2:?--seconds needs a number}; shift 2 ;;
         --build-only) build_only=true; shift ;;
+        --seed) seed=${2:?--seed needs a number}; shift 2 ;;
+        --fresh) fresh=true; shift ;;
         -h | --help) usage; exit 0 ;;
         --) shift; extra=("$@"); break ;;
         -*) echo "fuzz.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -126,21 +135,24 @@ $build_only && exit 0
 run_target() {
     local name=$1 log="$root/logs/$1.log" started finished status=0
     local corpus="$root/corpus/$name" artifacts="$root/artifacts/$name/"
+    if $fresh; then rm -rf "$corpus"; fi
     mkdir -p "$corpus" "$artifacts" "$root/logs"
     local flags=(-artifact_prefix="$artifacts" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048)
+    [[ -n $seed ]] && flags+=(-seed="$seed")
     [[ -n $runs ]] && flags+=(-runs="$runs")
     [[ -n $seconds ]] && flags+=(-max_total_time="$seconds")
     [[ -f Fuzz/$name.dict ]] && flags+=(-dict="Fuzz/$name.dict")
     started=$(date +%s.%N)
     "$root/bin/$name" "${flags[@]}" ${extra[@]+"${extra[@]}"} "$corpus" "Fuzz/corpus/$name" >"$log" 2>&1 || status=$?
     finished=$(date +%s.%N)
-    local executed coverage rate crashes
+    local executed coverage rate crashes used_seed
     executed=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
     crashes=$(find "$artifacts" -newermt "@${started%.*}" -type f | wc -l)
-    printf '%-18s %12s %9.1f %9s %6s %8s\n' "$name" "${executed:-?}" "$(awk -v a="$started" -v b="$finished" 'BEGIN { print b - a }')" \
-        "${rate:-?}" "${coverage:-?}" "$crashes"
+    used_seed=$(sed -n 's/^INFO: Seed: *//p' "$log" | head -1)
+    printf '%-20s %12s %9.1f %9s %6s %8s %12s\n' "$name" "${executed:-?}" "$(awk -v a="$started" -v b="$finished" 'BEGIN { print b - a }')" \
+        "${rate:-?}" "${coverage:-?}" "$crashes" "${used_seed:-?}"
     if ((status != 0)); then
         echo "fuzz.sh: $name failed (exit $status); log: $log" >&2
         grep -m1 -E 'ERROR: |Fatal error|fuzz invariant' "$log" >&2 || tail -20 "$log" >&2
@@ -149,7 +161,7 @@ run_target() {
 }
 
 echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
-printf '%-18s %12s %9s %9s %6s %8s\n' target inputs seconds exec/s cov crashes
+printf '%-20s %12s %9s %9s %6s %8s %12s\n' target inputs seconds exec/s cov crashes seed
 failed=0
 for name in "${names[@]}"; do run_target "$name" || failed=1; done
 exit $failed

@@ -6,13 +6,19 @@
 #   Scripts/performance-doc.sh --check   # exit 1 when Docs/Performance.md is out of date
 #
 # Each table sits between `<!-- generated: NAME -->` and `<!-- end generated: NAME -->`; NAME is
-# listed below with the runs it shows (LABEL=FILE, files relative to the repository root).
+# listed below with the kind of table and the runs it shows (LABEL=FILE, files relative to the
+# repository root):
+#   results  `segments-bench --markdown-results`: one row per figure of the runs, a later run
+#            replacing the benchmarks it re-measured. Rows come from the JSON, so a figure added
+#            to the benchmarks appears here with its next committed run, without editing this script.
+#   compare  `segments-bench --markdown`: the same figures side by side, a column group per run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 declare -A tables=(
-    [lru]="before=Docs/Performance-LRU-before.json after=Docs/Performance-LRU.json"
-    [callers]="run=Docs/Performance-CallersThread.json"
+    [results]="results A=Docs/Performance.json churn=Docs/Performance-churn.json fanout=Docs/Performance-fanout.json engine=Docs/Performance-Engine.json"
+    [lru]="compare before=Docs/Performance-LRU-before.json after=Docs/Performance-LRU.json"
+    [callers]="results run=Docs/Performance-CallersThread.json engine=Docs/Performance-Engine-Callers.json"
 )
 
 doc=Docs/Performance.md
@@ -20,9 +26,15 @@ swift build -c release --product segments-bench >&2
 bench=.build/release/segments-bench
 out=$(mktemp)
 cp "$doc" "$out"
-for name in "${!tables[@]}"; do
+for name in $(printf '%s\n' "${!tables[@]}" | sort); do
+    read -r kind runs <<<"${tables[$name]}"
+    case $kind in
+        results) option=--markdown-results ;;
+        compare) option=--markdown ;;
+        *) echo "error: unknown table kind '$kind' for $name" >&2; exit 1 ;;
+    esac
     # shellcheck disable=SC2086  # the run list is split on purpose
-    table=$("$bench" --markdown ${tables[$name]})
+    table=$("$bench" "$option" $runs)
     begin="<!-- generated: $name -->"
     end="<!-- end generated: $name -->"
     grep -qF "$begin" "$out" || { echo "error: $doc has no '$begin' marker" >&2; exit 1; }

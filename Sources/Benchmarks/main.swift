@@ -7,6 +7,8 @@ do {
         print(BenchOptions.usage)
     } else if let runs = options.markdownRuns {
         print(try MarkdownTable.render(runs))
+    } else if let runs = options.markdownResults {
+        print(try MarkdownTable.renderResults(runs))
     } else if let child = options.child {
         try await MemoryBenchmark.runChild(child, quick: options.quick)
     } else {

@@ -16,6 +16,42 @@ struct TemporaryDirectory {
     func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
+/// New instances of the three file stores on one folder. A client given them reads only what is on
+/// disk: nothing is shared with a client that used other instances (SPEC E4, P2 restart tests).
+struct FileStores {
+    let customer: FileCustomerStore
+    let baseline: FileSegmentBaselineStore
+    let events: FileEventQueueStore
+
+    init(_ directory: URL, logger: any SegmentsLogger = CapturingLogger()) {
+        customer = FileCustomerStore(directory: directory, logger: logger)
+        baseline = FileSegmentBaselineStore(directory: directory, logger: logger)
+        events = FileEventQueueStore(directory: directory, logger: logger)
+    }
+
+    var storage: SegmentsClient.Options.Storage { .custom(customer: customer, baseline: baseline, events: events) }
+
+    /// Waits until the customer file holds `cookie` and, when asked, the baseline file exists. A
+    /// client saves them on its engine's storage queue after the call that changed them returned,
+    /// so a restart test waits for them as a real restart would (the process that wrote them lived
+    /// on). The files are read directly, not through stores: opening a store on a folder removes
+    /// temporary files it takes for its own leftovers, which would break a save still in flight.
+    static func settled(_ directory: URL, cookie: String?, withBaseline: Bool = false) async -> Bool {
+        func text(_ name: String) -> String? {
+            try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+        }
+        return await eventually {
+            (cookie.map { text("customer.json")?.contains($0) == true } ?? true)
+                && (!withBaseline || text("segment-baseline.json") != nil)
+        }
+    }
+
+    /// True when no store is an instance of `other`: a restart test asserts it.
+    func shareNoInstance(with other: FileStores) -> Bool {
+        customer !== other.customer && baseline !== other.baseline && events !== other.events
+    }
+}
+
 /// A client on virtual time over a scripted custom backend.
 final class ClientHarness: Sendable {
     let scheduler = TestScheduler()

@@ -93,7 +93,10 @@ import Testing
         defer { directory.remove() }
         let cookie = try await runFirstProcess(leavingFilesIn: directory)
 
-        let second = ClientHarness(storage: .directory(directory.url))
+        // The restart: new store instances on a folder the first client never used (its files were
+        // copied there), so the second client holds only what was read back from the files.
+        let after = FileStores(directory.url)
+        let second = ClientHarness(storage: after.storage)
         try second.configure(flushingMode: .manual)
         #expect(second.client.customerCookie == cookie)
         #expect(second.client.queuedEventCount == 5)

@@ -64,7 +64,8 @@ import Testing
     @Test func v3_hundredConcurrentSetCustomSegmentsCallsOverFilesLoseNothing() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let harness = AudienceHarness(visitorStorage: .directory(directory.url))
+        let written = FileVisitorSegmentsStore(directory: directory.url, logger: CapturingLogger())
+        let harness = AudienceHarness(visitorStorage: .custom(written))
         let contexts = (0..<4).map { _ in harness.client.createUserContext(userId: "jane") }
         // Off the cooperative pool: 100 durable writes must not hold one of its few threads.
         try await onBackgroundThread {
@@ -73,7 +74,10 @@ import Testing
             }
         }
         harness.client.visitorSegments.waitUntilSaved()
-        let restarted = AudienceHarness(visitorStorage: .directory(directory.url))
+        // The restart: a new store instance on the folder, so what it holds was read from the file.
+        let reread = FileVisitorSegmentsStore(directory: directory.url, logger: CapturingLogger())
+        #expect(reread !== written)
+        let restarted = AudienceHarness(visitorStorage: .custom(reread))
         let stored = restarted.client.createUserContext(userId: "jane").visitorSegments.customSegments
         #expect(stored.count == 100)
         #expect(Set(stored) == Set((0..<100).map { "segment-\($0)" }))

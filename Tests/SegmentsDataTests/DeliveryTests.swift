@@ -89,6 +89,21 @@ import Testing
         #expect(custom.all == [[Fixture.s1]])
     }
 
+    /// A change stream asks for no first load unless told to (the default, as for listeners):
+    /// configuring requests no reload for it (T2), and its first element is the first change.
+    @Test func d6_t2_aChangeStreamWithoutArgumentsWantsNoFirstLoad() async {
+        let harness = EngineHarness()
+        harness.repository.answer([.discovery(): []])
+        var changes = harness.engine.changes(of: .discovery()).makeAsyncIterator()
+        harness.configure()
+        await harness.advance(by: 60)
+        #expect(harness.fetchCount == 0)
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        _ = harness.read(force: true)
+        await harness.advance()
+        #expect(await changes.next() == [Fixture.s1])
+    }
+
     @Test func d6_firstLoadIsDeliveredExactlyOnceEvenWhenNothingChanged() async {
         let harness = await loaded([.discovery(): [Fixture.s1]])
         let (recorder, _) = harness.listen(.discovery(), includeFirstLoad: true)

@@ -21,6 +21,35 @@ import Testing
         #expect(harness.engine.listenerCount == 0)
     }
 
+    /// One registration of a group removed by its token, then the group: the group removes the
+    /// rest and nothing else, and a later registration under the same group is a new member.
+    @Test func m4_removingOneMemberByTokenThenItsGroupRemovesTheRest() async {
+        let harness = EngineHarness()
+        harness.repository.answer([.discovery(): [Fixture.s1], .content(): [Fixture.s3]])
+        harness.configure()
+        let group = UUID()
+        let (first, firstToken) = harness.listen(.discovery(), group: group)
+        let (second, _) = harness.listen(.content(), group: group)
+        let (outsider, _) = harness.listen(.discovery())
+        harness.engine.removeListener(firstToken)
+        #expect(harness.engine.listenerCount == 2)
+        harness.engine.removeListeners(group: group)
+        #expect(harness.engine.listenerCount == 1)  // only the outsider is left
+        await harness.advance(by: 5)
+        #expect(first.count == 0 && second.count == 0)
+        #expect(outsider.all == [[Fixture.s1]])
+
+        let (again, _) = harness.listen(.content(), group: group)
+        #expect(harness.engine.listenerCount == 2)
+        harness.engine.removeListeners(group: group)
+        #expect(harness.engine.listenerCount == 1)
+        harness.repository.answer([.discovery(): [Fixture.s2], .content(): [Fixture.s1]])
+        _ = harness.read(force: true)
+        await harness.advance()
+        #expect(again.count == 0)
+        #expect(outsider.all == [[Fixture.s1], [Fixture.s2]])
+    }
+
     @Test func m4_aListenerTiedToAnOwnerEndsWithTheOwner() async {
         final class Owner {}
         let harness = EngineHarness()

@@ -205,6 +205,37 @@ import Testing
         #expect(!loader.isCached(Self.user))
     }
 
+    /// The `.resetCache` option, not only the method: a request that started before it answers
+    /// its caller but never fills the emptied cache.
+    @Test func o2_theResetCacheOptionKeepsAnEarlierRequestOutOfTheCache() async throws {
+        fetcher.delay = 1
+        let other = AudienceIdentifier(userId: "other")
+        let early = start()
+        await scheduler.advance(by: 0.5)
+        let reset = start(other, [.resetCache])
+        await scheduler.advance(by: 0.5)  // the early request lands after the reset
+        #expect(try early.last?.get() == ["seg-1"])
+        #expect(!loader.isCached(Self.user))
+        await scheduler.advance(by: 0.5)
+        #expect(try reset.last?.get() == ["seg-1"])
+        #expect(loader.isCached(other))
+    }
+
+    /// A load with `.resetCache` never joins a request that started before the reset: it sends
+    /// its own, and only its answer is cached.
+    @Test func o2_aLoadWithResetCacheSendsItsOwnRequest() async throws {
+        fetcher.delay = 1
+        let early = start()
+        let reset = start(Self.user, [.resetCache])
+        await scheduler.advance(by: 1)
+        #expect(fetcher.callCount == 2)
+        #expect(early.count == 1 && reset.count == 1)
+        #expect(loader.isCached(Self.user))
+        fetcher.answer(["seg-3"])
+        #expect(try await load()?.get() == (try reset.last?.get()))
+        #expect(fetcher.callCount == 2)
+    }
+
     @Test func o4_noCandidatesAnswerEmptyWithoutARequest() async throws {
         let answers = start(Self.user, [], candidates: [])
         #expect(try answers.last?.get() == [])

@@ -59,6 +59,23 @@ import Testing
         }
     }
 
+    // MARK: - No cookie (C5)
+
+    /// Defensive: a customer without a cookie is never fetched for; a read waiting on it is
+    /// answered at once with `.missingCookie` instead of being left without an answer. The engine
+    /// always gives the customer a cookie at configure, so only the machine can be put in this state.
+    @Test func c5_aCustomerWithoutACookieIsNotFetchedAndTheReadFailsAtOnce() {
+        var machine = Self.configured()
+        machine.customer = CustomerIds([:])
+        let (_, actions) = machine.read(.discovery(), force: true, reply: .direct { _ in }, at: Self.at(1))
+        #expect(Self.describe(actions) == ["answer(1, failure)"])
+        let codes = actions.compactMap { action -> SegmentsError.Code? in
+            if case .answer(_, let result) = action { result.error?.code } else { nil }
+        }
+        #expect(codes == [.missingCookie])
+        #expect(machine.reads.isEmpty)
+    }
+
     // MARK: - Requests (T5, T6)
 
     @Test func t5_aRequestWhenIdleStartsABurstWithOneTimer() {

@@ -1,6 +1,7 @@
 import Foundation
 import SegmentsData
 import SegmentsDomain
+import SegmentsPersistence
 import SegmentsTesting
 import Testing
 
@@ -9,19 +10,21 @@ import Testing
     final class Harness: Sendable {
         let scheduler = TestScheduler()
         let logger = CapturingLogger()
+        /// The pipeline's queue, unless the test passed its own store.
         let store: RecordingEventQueueStore
         let uploader: RecordingEventUploader
         let uploads = Recorder<Int>()
         let storageQueue = DispatchQueue(label: "test.storage")
         let pipeline: TrackingPipeline
 
-        /// A pipeline whose stored queue has loaded (unless `waitForLoad` is false: then the
-        /// test suspends `storageQueue` first and resumes it itself).
+        /// A pipeline whose stored queue has loaded (unless `suspendStorage`: then the test resumes
+        /// `storageQueue` itself), over `store` when given (else a recording store of `queued`).
         init(
             mode: FlushingMode = .immediate, queued: [TrackedEvent] = [], uploader: RecordingEventUploader? = nil,
-            capacity: Int = TrackingPipeline.defaultCapacity, suspendStorage: Bool = false
+            capacity: Int = TrackingPipeline.defaultCapacity, suspendStorage: Bool = false,
+            store: (any EventQueueStore)? = nil
         ) {
-            store = RecordingEventQueueStore(queued)
+            self.store = RecordingEventQueueStore(queued)
             self.uploader = uploader ?? RecordingEventUploader(scheduler: scheduler)
             let uploads = self.uploads
             if suspendStorage { storageQueue.suspend() }
@@ -29,7 +32,7 @@ import Testing
                 dependencies: .init(
                     scheduler: scheduler, clock: scheduler, logger: logger, random: { 0.5 }, storageQueue: storageQueue,
                     capacity: capacity),
-                store: store, uploader: self.uploader, mode: mode, onUploaded: { uploads.record(1) })
+                store: store ?? self.store, uploader: self.uploader, mode: mode, onUploaded: { uploads.record(1) })
             if !suspendStorage { storageQueue.sync {} }
         }
 
@@ -80,6 +83,66 @@ import Testing
         harness.track("c")
         await harness.scheduler.advance(by: 10)
         #expect(harness.uploadedTypes == ["a", "b", "c"])
+    }
+
+    /// A periodic flush is a flush like any other: a `flush()` while its upload is out joins it
+    /// (E5) instead of starting a second upload loop that would send the same item twice.
+    @Test func e2_e5_aFlushDuringAPeriodicUploadJoinsIt() async {
+        let harness = Harness(mode: .periodic(seconds: 10))
+        harness.uploader.delay = 2
+        harness.track("a")
+        await harness.scheduler.advance(by: 10.5)  // the periodic flush's upload is out until 12 s
+        #expect(harness.uploader.attempts.count == 1)
+        let results = Recorder<TrackingPipeline.FlushResult>()
+        harness.pipeline.flush { results.record($0) }
+        await harness.scheduler.advance(by: 5)
+        #expect(harness.uploader.attempts.count == 1)
+        #expect(harness.uploadedTypes == ["a"])
+        #expect(results.all.map { try? $0.get() } == [1])
+    }
+
+    /// A flush during a retry's wait that fails again replaces the wait: one retry is pending,
+    /// not two, so the item is not uploaded once more than the failures call for (E3).
+    @Test func e3_aFailedFlushDuringARetryWaitReplacesTheRetry() async {
+        let harness = Harness()
+        harness.uploader.failNextUploads(2, with: Fixture.transient)
+        harness.track("a")
+        await harness.scheduler.advance()
+        #expect(harness.uploader.attempts.count == 1)
+        #expect(harness.scheduler.pendingDelays.count == 1)  // the retry's wait
+        harness.pipeline.flush { _ in }
+        await harness.scheduler.advance()
+        #expect(harness.uploader.attempts.count == 2)
+        #expect(harness.scheduler.pendingDelays.count == 1)  // the new retry replaced the old one
+        await harness.scheduler.advance(by: 3600)
+        #expect(harness.uploader.attempts.count == 3)
+        #expect(harness.uploadedTypes == ["a"])
+    }
+
+    /// SPEC L2: every transient upload failure is a warning, with the `Tracking:` prefix.
+    @Test func l2_eachTransientUploadFailureIsLoggedAsAWarning() async {
+        let harness = Harness()
+        harness.uploader.failNextUploads(2, with: Fixture.transient)
+        harness.track("a")
+        await harness.scheduler.advance(by: 3600)
+        let retries = harness.logger.entries.filter { $0.message.hasPrefix("Tracking: Upload failed, will retry: ") }
+        #expect(retries.count == 2)
+        #expect(retries.allSatisfy { $0.level == .warning })
+        #expect(harness.uploadedTypes == ["a"])
+    }
+
+    /// Setting a periodic mode again re-arms its timer from that moment: the old timer is
+    /// cancelled, so there is one timer and the next upload comes a full period later.
+    @Test func e2_settingThePeriodicModeAgainRestartsItsOnlyTimer() async {
+        let harness = Harness(mode: .periodic(seconds: 10))
+        await harness.scheduler.advance(by: 5)
+        harness.pipeline.mode = .periodic(seconds: 10)
+        #expect(harness.scheduler.pendingWorkCount == 1)
+        harness.track("a")
+        await harness.scheduler.advance(by: 9.9)  // 14.9 s: the old timer would have fired at 10 s
+        #expect(harness.uploader.attempts.isEmpty)
+        await harness.scheduler.advance(by: 0.1)
+        #expect(harness.uploadedTypes == ["a"])
     }
 
     @Test func e2_manualModeUploadsOnlyOnFlush() async {
@@ -163,21 +226,30 @@ import Testing
         #expect(second.uploadedTypes == ["1", "2", "3"])
     }
 
-    @Test func e4_anEventAcceptedButNotYetRemovedWhenTheProcessDiesIsUploadedAgain() async {
-        // The "disk" as it was at the moment the server accepted the upload: the crash point.
-        let diskAtCrash = Locked<[TrackedEvent]>([])
-        let storeRef = Locked<RecordingEventQueueStore?>(nil)
-        let crashingUploader = RecordingEventUploader { _ in
-            diskAtCrash.withLock { $0 = storeRef.value?.load() ?? [] }
+    @Test func e4_anEventAcceptedButNotYetRemovedWhenTheProcessDiesIsUploadedAgain() async throws {
+        // A real journal. The "death": the moment the server accepts the upload, the storage
+        // folder is copied as it is on disk, which is all a process killed right then leaves
+        // behind; the restarted process is a new store instance on the copy.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("e4-\(UUID().uuidString)")
+        let diskAtDeath = folder.appendingPathComponent("at-death")
+        let live = folder.appendingPathComponent("live")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = FileEventQueueStore(directory: live, logger: CapturingLogger())
+        let copied = Locked(false)
+        let dyingUploader = RecordingEventUploader { _ in
+            copied.withLock { $0 = (try? FileManager.default.copyItem(at: live, to: diskAtDeath)) != nil }
         }
-        let first = Harness(mode: .manual, uploader: crashingUploader)
-        storeRef.withLock { $0 = first.store }
+        let first = Harness(mode: .manual, uploader: dyingUploader, store: store)
         first.track("purchase")
         first.pipeline.flush { _ in }
         await first.scheduler.advance()
-        #expect(crashingUploader.accepted.count == 1)
+        #expect(dyingUploader.accepted.count == 1)
+        #expect(copied.value)
+        #expect(store.load().isEmpty)  // the first process removed it after the 2xx: too late
 
-        let restarted = Harness(mode: .immediate, queued: diskAtCrash.value)
+        let afterDeath = FileEventQueueStore(directory: diskAtDeath, logger: CapturingLogger())
+        #expect(afterDeath !== store)
+        let restarted = Harness(mode: .immediate, store: afterDeath)
         await restarted.scheduler.advance()
         #expect(restarted.uploadedTypes == ["purchase"])  // at least once: a duplicate, never a loss
     }

@@ -106,12 +106,18 @@ import Testing
     @Test func t5_eachTriggerRestartsTheTrailingDebounce() async {
         let harness = EngineHarness()
         harness.listen()
-        harness.configure()
-        await harness.advance(by: 4)
-        harness.engine.reloadAfterUpload()
-        await harness.advance(by: 4)
+        harness.configure()  // trigger 1 at 0 s (the listener's first load)
+        // Triggers 2–4 at 4, 8 and 12 s: each lands inside the 5 s debounce of the one before, so
+        // a fixed window (5 s after the first) or one restarted only once would have fired.
+        for _ in 0..<3 {
+            await harness.advance(by: 4)
+            harness.engine.reloadAfterUpload()
+        }
+        await harness.advance(by: 4.9)  // 16.9 s: 4.9 s after the last trigger
         #expect(harness.fetchCount == 0)
-        await harness.advance(by: 1)
+        await harness.advance(by: 0.1)  // 17 s: 5 s after the last trigger
+        #expect(harness.fetchCount == 1)
+        await harness.advance(by: 60)
         #expect(harness.fetchCount == 1)
     }
 
@@ -137,18 +143,28 @@ import Testing
 
     @Test func t6_requestsDuringAFlightOweExactlyOneDebouncedFollowUp() async {
         let harness = EngineHarness()
-        harness.repository.delay = 2
+        // Each fetch takes 20 s, four times the debounce: a debounce that ignored flights would
+        // start a second fetch while the first is still out.
+        harness.repository.delay = 20
         harness.configure()
         harness.listen()
         await harness.advance(by: 5)
+        #expect(harness.fetchCount == 1)  // out from 5 s to 25 s
+        for second in 0..<5 {
+            harness.engine.reloadAfterUpload()
+            await harness.advance(by: second == 4 ? 1 : 3)  // requests at 5, 8, 11, 14 and 17 s
+        }
+        await harness.advance(by: 6)  // 24 s: still in flight, nothing else started
         #expect(harness.fetchCount == 1)
-        for _ in 0..<5 { harness.engine.reloadAfterUpload() }
-        await harness.advance(by: 2)  // the flight lands; the follow-up is debounced
+        await harness.advance(by: 1)  // 25 s: the flight lands; the follow-up waits for the debounce
         #expect(harness.fetchCount == 1)
-        await harness.advance(by: 5)
+        await harness.advance(by: 4.9)
+        #expect(harness.fetchCount == 1)
+        await harness.advance(by: 0.1)  // 30 s: the one follow-up for all five requests
         #expect(harness.fetchCount == 2)
         await harness.advance(by: 120)
         #expect(harness.fetchCount == 2)
+        #expect(harness.repository.peakConcurrentCalls == 1)
     }
 
     @Test func t7_transientFailuresRetryWithDoublingBackoff() async {
@@ -258,6 +274,24 @@ import Testing
         #expect(harness.logger.entries.first { $0.message == warning }?.level == .warning)
     }
 
+    /// The warning comes when the mode changes, not only when a listener is added: listeners
+    /// registered under immediate flushing, then a switch away from it, warn at once; a switch
+    /// back to immediate re-arms the warning.
+    @Test func t8_switchingAwayFromImmediateFlushingWithListenersWarnsAtOnce() async {
+        let harness = EngineHarness()
+        let warning =
+            "Segments: Segment accuracy needs the immediate flushing mode: events tracked in other modes reach the server late"
+        harness.configure()
+        harness.engine.setTrackingImmediate(true)
+        harness.listen()
+        #expect(harness.logger.count(of: warning) == 0)
+        harness.engine.setTrackingImmediate(false)
+        #expect(harness.logger.count(of: warning) == 1)
+        harness.engine.setTrackingImmediate(true)
+        harness.engine.setTrackingImmediate(false)
+        #expect(harness.logger.count(of: warning) == 2)
+    }
+
     @Test func t9_afterStopNothingIsScheduledAndLateResultsAreDropped() async {
         let harness = EngineHarness()
         harness.repository.delay = 2
@@ -350,6 +384,48 @@ import Testing
         await harness.advance(by: 60)
         #expect(other.fetches == [CustomerIds(cookie: "cookie-b")])
         #expect(recorder.all == [[Fixture.s2]])  // the first backend's late answer was dropped
+    }
+
+    /// Re-configuring requests the pending reload again: a new debounce starts at the
+    /// re-configure, the old timer is cancelled (it would fire 3 s earlier).
+    @Test func t6_aDebounceIsRequestedAgainFromTheReconfigure() async {
+        let harness = EngineHarness()
+        harness.listen()
+        harness.configure()
+        harness.engine.reloadAfterUpload()  // the burst starts at 0 s
+        await harness.advance(by: 2)
+        harness.configure()  // requested again at 2 s
+        await harness.advance(by: 4.9)
+        #expect(harness.fetchCount == 0)
+        await harness.advance(by: 0.1)  // 7 s
+        #expect(harness.fetchCount == 1)
+        await harness.advance(by: 60)
+        #expect(harness.fetchCount == 1)
+    }
+
+    /// The same customer on a new backend: the flight that was out on the old backend is
+    /// discarded, so its late answer never reaches a listener; the owed reload runs on the new
+    /// backend, debounced from the re-configure.
+    @Test func t6_aFlightOfTheOldBackendIsDiscardedEvenForTheSameCustomer() async {
+        let harness = EngineHarness()
+        harness.repository.delay = 2
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        let (recorder, _) = harness.listen()
+        harness.configure()
+        harness.engine.reloadAfterUpload()
+        await harness.advance(by: 6)  // out on the first backend until 7 s
+        #expect(harness.fetchCount == 1)
+        let other = RecordingSegmentRepository(scheduler: harness.scheduler)
+        other.answer([.discovery(): [Fixture.s2]])
+        harness.engine.configure(
+            .init(repository: other, customerStore: harness.customerStore, baselineStore: harness.baselineStore))
+        await harness.advance(by: 4.9)
+        #expect(other.fetches.isEmpty)
+        await harness.advance(by: 0.1)  // 11 s: 5 s after the re-configure
+        #expect(other.fetches == [Fixture.customerA])
+        await harness.advance(by: 60)
+        #expect(recorder.all == [[Fixture.s2]])  // never the first backend's s1
+        #expect(other.fetches.count == 1)
     }
 
     /// Defect: the attempt counter survived the end of a chain, so the next chain started near the cap.

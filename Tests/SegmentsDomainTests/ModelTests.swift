@@ -55,6 +55,7 @@ import Testing
         (.httpStatus, 408, true), (.httpStatus, 429, true), (.httpStatus, 500, true), (.httpStatus, 503, true),
         (.httpStatus, 400, false), (.httpStatus, 404, false), (.unauthorized, 401, false),
         (.stopped, nil, false), (.invalidConfiguration, nil, false),
+        (.httpStatus, nil, false),  // an HTTP failure without its status is not known to be transient
     ] as [(SegmentsError.Code, Int?, Bool)])
     func t7_transientErrorsFollowTheWireRules(code: SegmentsError.Code, status: Int?, transient: Bool) {
         #expect(SegmentsError(code, "x", httpStatus: status).isTransient == transient)
@@ -65,6 +66,41 @@ import Testing
         let permanent = SegmentsError(.linkFailed, "x", underlying: SegmentsError(.httpStatus, "y", httpStatus: 400))
         #expect(transient.isTransient)
         #expect(!permanent.isTransient)
+    }
+
+    /// Only a classified cause (a ``SegmentsError``) can make a link failure transient: one with
+    /// any other cause, or none, is permanent (a mutation of `?? false` to `?? true` survived).
+    @Test func t7_aLinkFailureWithAnUnclassifiedCauseIsPermanent() {
+        struct Unclassified: Error {}
+        #expect(!SegmentsError(.linkFailed, "x", underlying: Unclassified()).isTransient)
+        #expect(!SegmentsError(.linkFailed, "x", underlying: CancellationError()).isTransient)
+        #expect(!SegmentsError(.linkFailed, "x").isTransient)
+    }
+
+    /// `wrapping` keeps a ``SegmentsError``, maps task cancellation to `.cancelled`, and gives any
+    /// other error the code asked for (`.network` by default), never `.cancelled`.
+    @Test func wrappingClassifiesCancellationAndNothingElseAsCancelled() {
+        struct Refused: Error {}
+        let network = SegmentsError.wrapping(Refused())
+        #expect(network.code == .network)
+        #expect(network.underlying is Refused)
+        #expect(SegmentsError.wrapping(Refused(), as: .storage).code == .storage)
+        let cancelled = SegmentsError.wrapping(CancellationError(), as: .storage)
+        #expect(cancelled.code == .cancelled)
+        #expect(cancelled.underlying is CancellationError)
+        let kept = SegmentsError(.timeout, "slow", httpStatus: nil)
+        #expect(SegmentsError.wrapping(kept, as: .storage).code == .timeout)
+    }
+
+    /// A category encodes as its bare wire name (M2), so stored files and wire bodies hold
+    /// `"discovery"`, and decoding that gives the category back.
+    @Test func m2_aCategoryEncodesAsItsBareWireName() throws {
+        let categories: [SegmentCategory] = [.discovery(), .merchandising(), .content(), SegmentCategory("later")]
+        let data = try JSONEncoder().encode(categories)
+        #expect(String(decoding: data, as: UTF8.self) == #"["discovery","merchandising","content","later"]"#)
+        #expect(try JSONDecoder().decode([SegmentCategory].self, from: data) == categories)
+        let keyed = try JSONEncoder().encode(["c": SegmentCategory.content()])
+        #expect(String(decoding: keyed, as: UTF8.self) == #"{"c":"content"}"#)
     }
 
     @Test func jsonValuesTakeSwiftLiteralsAndRoundTrip() throws {

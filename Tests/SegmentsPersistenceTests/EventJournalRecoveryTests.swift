@@ -83,6 +83,65 @@ import Testing
         }
     }
 
+    /// A single unreadable line is enough for the rebuild: the rewritten journal holds the
+    /// readable items only, and the damaged one is kept aside.
+    @Test func p2_aSingleUnreadableRecordAlsoRebuildsTheJournal() throws {
+        try TemporaryDirectory.with { dir in
+            let events = Fixtures.events(3)
+            let valid = try journal(with: events, in: dir)
+            var lines = valid.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Data($0) }
+            let garbage = Data("not a record".utf8)
+            lines.insert(garbage, at: 2)
+            let damaged = Data(lines.joined(separator: [UInt8(ascii: "\n")]))
+            try dir.write(damaged, to: Self.fileName)
+
+            let log = LineLog(level: .warning)
+            #expect(FileEventQueueStore(directory: dir.storage, logger: log).load() == events)
+            #expect(log.problems.count == 1)
+            #expect(log.problems.first?.contains("Skipped 1 unreadable records") == true)
+            let rewritten = try #require(dir.contents(of: Self.fileName))
+            #expect(rewritten.range(of: garbage) == nil)
+            #expect(dir.contents(of: "\(Self.fileName).corrupt-1") == damaged)
+        }
+    }
+
+    /// The rebuild leaves exactly one descriptor open on the journal (the rewritten file, for
+    /// appending): the store does not open it a second time after a successful rebuild.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    func p2_aRebuiltJournalIsOpenOnce() throws {
+        try TemporaryDirectory.with { dir in
+            let valid = try journal(with: Fixtures.events(3), in: dir)
+            var lines = valid.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Data($0) }
+            lines.insert(Data("not a record".utf8), at: 2)
+            try dir.write(Data(lines.joined(separator: [UInt8(ascii: "\n")])), to: Self.fileName)
+            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            #expect(store.load().count == 3)
+            #expect(FileEventQueueStoreTests.openDescriptors(under: dir.root) == 1)
+        }
+    }
+
+    /// Opening a journal that is mostly dead lines (left by a process that died before it could
+    /// compact) compacts it at once.
+    @Test func e4_aJournalOfMostlyDeadLinesIsCompactedWhenOpened() throws {
+        try TemporaryDirectory.with { dir in
+            let events = Fixtures.events(1_100)
+            try FileEventQueueStoreTests.writeJournal(events, in: dir)
+            let valid = try #require(dir.contents(of: Self.fileName))
+            // 600 removal lines appended by hand, as a process would that died before compacting.
+            var dead = valid
+            for event in events.prefix(600) {
+                dead.append(Data(#"{"op":"remove","id":"\#(event.id.uuidString)"}"#.utf8))
+                dead.append(UInt8(ascii: "\n"))
+            }
+            try dir.write(dead, to: Self.fileName)
+
+            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            #expect(store.load() == Array(events.suffix(500)))
+            let opened = try #require(dir.contents(of: Self.fileName))
+            #expect(opened.count < valid.count / 2)  // 500 live lines, no dead ones
+        }
+    }
+
     @Test(arguments: Damage.allCases)
     func p2_damagedJournalHeaderIsLoggedSetAsideAndRebuilt(damage: Damage) throws {
         try TemporaryDirectory.with { dir in

@@ -146,6 +146,113 @@ import Testing
         }
     }
 
+    /// A journal holding `events`, written in one go as a compaction writes it: thousands of synced
+    /// appends would hold one of the few cooperative threads for seconds, starving the live
+    /// timers of loopback suites running in parallel.
+    static func writeJournal(_ events: [TrackedEvent], in dir: TemporaryDirectory) throws {
+        var state = JournalState(events: QueuedEvents(events))
+        let journal = EventJournal(
+            directory: StorageDirectory(url: dir.storage),
+            diagnostics: StoreDiagnostics(logger: LineLog(), prefix: "Tracking:", subject: "event queue", fallback: ""))
+        try StorageDirectory(url: dir.storage).create()
+        try journal.compact(&state)
+        journal.close(&state)
+    }
+
+    /// Descriptors this process has open on files under `directory`, from /proc/self/fd (Linux).
+    /// Only this test's folder counts, so tests running in parallel do not disturb the figure; a
+    /// descriptor of a replaced file ("… (deleted)") still counts.
+    static func openDescriptors(under directory: URL) -> Int {
+        let prefix = directory.resolvingSymlinksInPath().path + "/"
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.filter { fd in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"))?.hasPrefix(prefix) == true
+        }.count
+    }
+
+    /// A compaction replaces the file and re-opens it: the old descriptor must be closed, or
+    /// every compaction leaks one. Closing the store releases the last one.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    func e4_aCompactionAndClosingTheStoreReleaseEveryDescriptor() throws {
+        try TemporaryDirectory.with { dir in
+            do {
+                let events = Fixtures.events(600)
+                try Self.writeJournal(events, in: dir)
+                let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+                #expect(store.load() == events)
+                #expect(Self.openDescriptors(under: dir.root) == 1)  // the journal, open for appending
+                let before = try #require(dir.contents(of: Self.fileName)?.count)
+                // Draining oldest first: each removal kills two lines (the item's and its own), so
+                // after 256 removals the dead lines reach 512 and outnumber the live ones: the file
+                // is compacted and re-opened.
+                for event in events.prefix(300) { try store.remove(id: event.id) }
+                let after = try #require(dir.contents(of: Self.fileName)?.count)
+                #expect(after < before * 3 / 4)  // it did compact
+                #expect(Self.openDescriptors(under: dir.root) == 1)
+            }
+            #expect(Self.openDescriptors(under: dir.root) == 0)  // deinit closed it
+        }
+    }
+
+    /// After a compaction the dead-line count starts again from zero: the next removal appends
+    /// one short line instead of rewriting the file again (the rewrite stays amortised O(1)).
+    @Test func e4_aCompactionResetsTheDeadLineCount() throws {
+        try TemporaryDirectory.with { dir in
+            let events = Fixtures.events(600)
+            try Self.writeJournal(events, in: dir)
+            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            #expect(store.load() == events)
+            // Each removal kills two lines (the item's and its own): the file is rewritten once
+            // the dead lines reach 512 and outnumber the live ones, the first time it shrinks.
+            var size = try #require(dir.contents(of: Self.fileName)?.count)
+            var compactedAfter: Int?
+            for (index, event) in events.prefix(400).enumerated() {
+                try store.remove(id: event.id)
+                let now = try #require(dir.contents(of: Self.fileName)?.count)
+                defer { size = now }
+                if now < size {
+                    compactedAfter = index
+                    break
+                }
+            }
+            let index = try #require(compactedAfter)
+            let compacted = try #require(dir.contents(of: Self.fileName)?.count)
+            try store.remove(id: events[index + 1].id)
+            let next = try #require(dir.contents(of: Self.fileName)?.count)
+            #expect(next > compacted)  // appended, not rewritten
+            #expect(next - compacted < 100)
+        }
+    }
+
+    /// The threshold: 512 dead lines that are at least as many as the live ones compact the file,
+    /// 510 do not. 768 items, each removal killing two lines: the 256th removal compacts.
+    @Test func e4_compactionStartsAtFiveHundredTwelveDeadLines() throws {
+        try TemporaryDirectory.with { dir in
+            let events = Fixtures.events(768)
+            try Self.writeJournal(events, in: dir)
+            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            #expect(store.load() == events)
+            for event in events.prefix(255) { try store.remove(id: event.id) }
+            let before = try #require(dir.contents(of: Self.fileName)?.count)
+            try store.remove(id: events[255].id)  // 512 dead lines, 512 live
+            let after = try #require(dir.contents(of: Self.fileName)?.count)
+            #expect(after < before * 3 / 4)  // rewritten with the 512 live items only
+            #expect(store.load() == Array(events.suffix(512)))
+        }
+    }
+
+    /// A storage folder that cannot be created is reported as an error, and the queue is empty.
+    @Test func p2_aQueueThatCannotBeOpenedIsLoggedAsAnError() throws {
+        try TemporaryDirectory.with { dir in
+            let blocker = dir.root.appendingPathComponent("a-file")
+            try Data("x".utf8).write(to: blocker)
+            let log = LineLog()
+            let store = FileEventQueueStore(directory: blocker.appendingPathComponent("storage"), logger: log)
+            #expect(store.load().isEmpty)
+            #expect(log.problems.contains { $0.hasPrefix("Tracking: Could not open the event queue") })
+        }
+    }
+
     @Test func e1_itemJSONCannotRepresentIsRefusedWithoutLeakingItsValue() throws {
         try TemporaryDirectory.with { dir in
             let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())

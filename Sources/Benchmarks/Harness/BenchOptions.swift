@@ -5,6 +5,7 @@ struct BenchOptions: Sendable {
     static let usage = """
         usage: segments-bench [--quick] [--json FILE] [--only 1,2,...] [--segments-binary PATH] [--scratch DIR]
                segments-bench --markdown LABEL=FILE [LABEL=FILE ...]
+               segments-bench --markdown-results LABEL=FILE [LABEL=FILE ...]
 
         Measures the RealtimeSegments SDK; every figure is printed beside a baseline measured in
         the same run, so a busy machine slows both. Build in release mode:
@@ -20,6 +21,9 @@ struct BenchOptions: Sendable {
           --markdown LABEL=FILE  measure nothing: print the figures of earlier --json runs as one
                                  Markdown table, a column group per run (Scripts/performance-doc.sh
                                  puts it into Docs/Performance.md)
+          --markdown-results LABEL=FILE
+                                 measure nothing: every figure of the runs as one Markdown table,
+                                 a row per figure; a later run replaces the benchmarks it measured
           -h, --help             this text
 
         Benchmarks:
@@ -45,6 +49,8 @@ struct BenchOptions: Sendable {
     var wantsHelp = false
     /// `--markdown`: render these `LABEL=FILE` runs instead of measuring.
     var markdownRuns: [String]?
+    /// `--markdown-results`: render these runs as one results table instead of measuring.
+    var markdownResults: [String]?
     /// Internal: run one scenario as a child process for benchmark 8 (`fanout` or `idle`).
     var child: String?
 
@@ -69,14 +75,14 @@ struct BenchOptions: Sendable {
             case "--segments-binary": segmentsBinary = try value(of: argument)
             case "--scratch": scratch = URL(fileURLWithPath: try value(of: argument), isDirectory: true)
             case "--child": child = try value(of: argument)
-            case "--markdown":
+            case "--markdown", "--markdown-results":
                 var runs: [String] = []
                 while let next = rest.first, !next.hasPrefix("--") {
                     runs.append(next)
                     rest.removeFirst()
                 }
-                guard !runs.isEmpty else { throw BenchUsageError(reason: "--markdown needs LABEL=FILE arguments") }
-                markdownRuns = runs
+                guard !runs.isEmpty else { throw BenchUsageError(reason: "\(argument) needs LABEL=FILE arguments") }
+                if argument == "--markdown" { markdownRuns = runs } else { markdownResults = runs }
             case "-h", "--help": wantsHelp = true
             default: throw BenchUsageError(reason: "unknown argument '\(argument)' (try --help)")
             }

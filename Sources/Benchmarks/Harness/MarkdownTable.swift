@@ -14,10 +14,10 @@ enum MarkdownTable {
         let report: Report
     }
 
-    static func render(_ arguments: [String]) throws -> String {
+    static func runs(_ arguments: [String], option: String) throws -> [Run] {
         let runs = try arguments.map { argument -> Run in
             guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
-                throw BenchUsageError(reason: "--markdown takes LABEL=FILE arguments, e.g. before=Docs/a.json")
+                throw BenchUsageError(reason: "\(option) takes LABEL=FILE arguments, e.g. before=Docs/a.json")
             }
             let path = String(argument[argument.index(after: equals)...])
             let decoder = JSONDecoder()
@@ -26,7 +26,13 @@ enum MarkdownTable {
             let report = try decoder.decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
             return Run(label: String(argument[..<equals]), path: path, report: report)
         }
-        guard !runs.isEmpty else { throw BenchUsageError(reason: "--markdown needs at least one LABEL=FILE") }
+        guard !runs.isEmpty else { throw BenchUsageError(reason: "\(option) needs at least one LABEL=FILE") }
+        return runs
+    }
+
+    /// `--markdown`: one column group per run, one row per figure id.
+    static func render(_ arguments: [String]) throws -> String {
+        let runs = try runs(arguments, option: "--markdown")
 
         var ids: [String] = []
         for run in runs { for figure in run.report.figures where !ids.contains(figure.id) { ids.append(figure.id) } }
@@ -53,6 +59,52 @@ enum MarkdownTable {
             lines.append(row(cells))
         }
         lines.append("")
+        lines += runLines(runs)
+        return lines.joined(separator: "\n")
+    }
+
+    /// `--markdown-results LABEL=FILE …`: every figure of the runs as one table, one row per
+    /// figure. A later run replaces the whole benchmarks it measured (all rows whose id starts with
+    /// the same number), so a re-run of one benchmark (`--only 2`) is listed after the full run it
+    /// updates. Rows are ordered by benchmark number, then as in their run; the last column names
+    /// the run each row comes from. A figure added to the benchmarks appears with the next run,
+    /// without any change here.
+    static func renderResults(_ arguments: [String]) throws -> String {
+        let runs = try runs(arguments, option: "--markdown-results")
+        var rows: [(benchmark: Int, run: Run, figure: Figure)] = []
+        for run in runs {
+            let measured = Set(run.report.figures.map { benchmark(of: $0.id) })
+            rows.removeAll { measured.contains($0.benchmark) }
+            rows += run.report.figures.map { (benchmark(of: $0.id), run, $0) }
+        }
+        // A stable sort: equal benchmarks keep their run's order.
+        let ordered = rows.enumerated().sorted { ($0.element.benchmark, $0.offset) < ($1.element.benchmark, $1.offset) }
+        let header = ["#", "figure (median unless stated)", "measured", "baseline, same run", "ratio", "run"]
+        var lines = [row(header), row(header.map { _ in "---" })]
+        for (_, entry) in ordered {
+            let figure = entry.figure
+            lines.append(
+                row([
+                    figure.id, figure.title, figure.display,
+                    figure.baselineDisplay.map { display in
+                        figure.baselineTitle.map { "\(display): \($0)" } ?? display
+                    } ?? "—",
+                    figure.ratio.map(Format.ratio) ?? "—", entry.run.label,
+                ]))
+        }
+        lines.append("")
+        lines += runLines(runs)
+        return lines.joined(separator: "\n")
+    }
+
+    /// The benchmark number an id starts with (`3a` → 3); ids without one sort last.
+    private static func benchmark(of id: String) -> Int {
+        Int(id.prefix { $0.isNumber }) ?? Int.max
+    }
+
+    /// One line per run: file, date, mode and load average.
+    private static func runLines(_ runs: [Run]) -> [String] {
+        var lines: [String] = []
         for run in runs {
             let machine = run.report.machine
             let load = [machine.loadAverageAtStart, machine.loadAverageAtEnd].map { $0.map { Format.fixed($0, 2) } ?? "?" }
@@ -61,7 +113,7 @@ enum MarkdownTable {
                     + "\(run.report.startedAt), \(run.report.mode) run, \(machine.build), \(machine.logicalCPUs) CPUs, "
                     + "1-minute load \(load[0]) → \(load[1])")
         }
-        return lines.joined(separator: "\n")
+        return lines
     }
 
     private static func row(_ cells: [String]) -> String {

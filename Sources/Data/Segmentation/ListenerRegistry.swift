@@ -160,6 +160,9 @@ struct ListenerRegistry: Sendable {
     var anyWantsFirstLoad: Bool {
         awaitingFirstLoad.contains { byToken[$0]?.isAlive == true }
     }
+    /// How many groups have registrations: the group bookkeeping shrinks as its members go.
+    var groupCount: Int { tokensByGroup.count }
+
     /// The calls that tell every listener of `category` (in registration order) `segments`.
     func deliveries(of segments: [Segment], to category: SegmentCategory) -> [Delivery] {
         (tokensByCategory[category]?.tokens ?? []).compactMap { byToken[$0]?.delivery(of: segments) }

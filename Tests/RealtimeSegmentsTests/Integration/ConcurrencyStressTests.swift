@@ -88,8 +88,18 @@ import Testing
                 if let own = token.value { client.removeListener(own) }
             }
         }
-        _ = try await client.getSegments(force: true, category: .discovery())
-        _ = try await client.getSegments(force: true, category: .discovery())
+        // Reads in the completion form: its answer is queued on the delivery queue after the
+        // listener calls of the same fetch (SPEC G4), so once it arrives they have run.
+        func readOnTheDeliveryQueue() async throws -> [Segment] {
+            try await withCheckedContinuation { continuation in
+                client.getSegments(force: true, category: .discovery()) { continuation.resume(returning: $0) }
+            }.get()
+        }
+        #expect(try await readOnTheDeliveryQueue() == [])  // the first load: the handler runs and removes itself
+        #expect(calls.value == 1)
+        // A changed answer: a listener still registered would be called with it.
+        repository.answer([.discovery(): [Segment(id: "s1", segmentationId: "g1")]])
+        #expect(try await readOnTheDeliveryQueue() == [Segment(id: "s1", segmentationId: "g1")])
         #expect(calls.value == 1)
         #expect(client.listenerCount == 0)
     }

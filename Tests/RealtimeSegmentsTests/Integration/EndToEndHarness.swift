@@ -33,7 +33,8 @@ final class EndToEndHarness: Sendable {
         integration: BloomreachIntegration = .project(token: "project"),
         authorization: BloomreachAuthorization = .token("key"),
         stream: (any StreamAuthorizationProvider)? = nil, timings: SegmentationTimings = EndToEndHarness.timings,
-        requestTimeout: TimeInterval = 5, clock: any Clock = SystemClock()
+        requestTimeout: TimeInterval = 5, clock: any Clock = SystemClock(),
+        storage: SegmentsClient.Options.Storage? = nil
     ) throws -> SegmentsClient {
         try SegmentsClient(
             configuration: .init(
@@ -43,7 +44,7 @@ final class EndToEndHarness: Sendable {
                         streamAuthorization: stream, requestTimeout: requestTimeout))),
             options: .init(
                 logger: logger, clock: clock, timings: timings, uploadRetry: RetryBackoff(initial: 0.05, maximum: 0.2),
-                transport: URLSessionSegmentsTransport(), storage: .directory(directory.url)))
+                transport: URLSessionSegmentsTransport(), storage: storage ?? .directory(directory.url)))
     }
 
     func tearDown() {

@@ -128,18 +128,27 @@ import Testing
         let harness = try EndToEndHarness()
         defer { harness.tearDown() }
         harness.emulator.injectFault(.status(503), on: .event, count: 1000)  // nothing gets through
-        let first = try harness.makeClient()
+        let before = FileStores(harness.directory.url)
+        let first = try harness.makeClient(storage: before.storage)
         try first.trackEvent(properties: ["n": 1], timestamp: nil, eventType: "purchase")
         try first.trackEvent(properties: ["n": 2], timestamp: nil, eventType: "purchase")
         let cookie = first.customerCookie
         first.stop()
         harness.emulator.clearFaults()
+        #expect(await FileStores.settled(harness.directory.url, cookie: cookie))
 
-        let second = try harness.makeClient()
+        // The restart: new store instances on the same folder, so the cookie and the queue the
+        // second client has were read back from the files.
+        let after = FileStores(harness.directory.url)
+        #expect(after.shareNoInstance(with: before))
+        let second = try harness.makeClient(storage: after.storage)
         defer { second.stop() }
         #expect(second.customerCookie == cookie)
-        #expect(await eventually { harness.emulator.events.count == 2 })
-        #expect(harness.emulator.events.map { $0.properties["n"] } == [.number(1), .number(2)])
+        // At least once (E4): an upload the first client had in flight when it stopped may land
+        // after the faults are cleared, and the second client, reading the queue from disk, sends
+        // that event again. Both events must arrive; a duplicate is allowed.
+        #expect(await eventually { Set(harness.emulator.events.map { $0.properties["n"] }) == [.number(1), .number(2)] })
+        #expect(harness.emulator.events.count <= 3)
         #expect(Set(harness.emulator.events.map { $0.customerIds["cookie"] }) == [cookie])
     }
 }
