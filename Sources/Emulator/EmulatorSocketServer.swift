@@ -34,7 +34,7 @@ final class EmulatorSocketServer: @unchecked Sendable {
     /// Binds 127.0.0.1:`port` (0 = ephemeral) and starts accepting. `accept` is the system call
     /// unless a test simulates its failures.
     init(port: UInt16, limits: EmulatorLimits,
-         accept: @escaping @Sendable (Int32) -> EmulatorPOSIX.Accepted = EmulatorPOSIX.accept,
+         accept: @escaping @Sendable (Int32) -> EmulatorPOSIX.Accepted = { EmulatorPOSIX.accept($0) },
          respond: @escaping @Sendable (ParsedHTTPRequest) -> EmulatorHTTPResponse) throws {
         let bound = try EmulatorPOSIX.makeListener(port: port)
         do {
