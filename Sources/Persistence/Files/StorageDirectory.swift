@@ -93,26 +93,8 @@ struct StorageDirectory: Sendable {
     /// directory is written and synced, renamed over `name`, and the directory is synced. A crash
     /// at any point leaves either the old or the new content, plus at worst a stray temporary file.
     func replace(_ name: String, with data: Data) throws {
-        if let code = simulatedWriteFailure?(name) {
-            throw POSIXFile.failure("write", path(of: name), code: code)
-        }
-        let temporary = path(of: Self.temporaryPrefix(of: name) + UUID().uuidString)
-        let fd = try POSIXFile.createExclusive(temporary)
-        do {
-            defer { POSIXFile.closeQuietly(fd) }
-            try POSIXFile.writeAll(fd, data, path: temporary)
-            try POSIXFile.sync(fd, path: temporary)
-        } catch {
-            POSIXFile.delete(temporary)
-            throw error
-        }
-        do {
-            try POSIXFile.move(temporary, over: path(of: name))
-        } catch {
-            POSIXFile.delete(temporary)
-            throw error
-        }
-        POSIXFile.syncDirectory(path)
+        try publish(writeTemporary(for: name, data), as: name)
+        syncDirectory()
     }
 
     /// Writes `data` to a new owner-only temporary file for `name` and syncs it; returns its path.
