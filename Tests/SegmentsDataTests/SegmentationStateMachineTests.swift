@@ -51,7 +51,6 @@ import Testing
             case .startFlight: "fetch"
             case .deliver(let deliveries): "deliver(\(deliveries.count))"
             case .answer(let reads, let result): "answer(\(reads.count), \((try? result.get()) == nil ? "failure" : "success"))"
-            case .answerRead(_, let result): "answer(1, \((try? result.get()) == nil ? "failure" : "success"))"
             case .saveCustomer: "saveCustomer"
             case .saveBaseline: "saveBaseline"
             case .loadBaseline: "loadBaseline"

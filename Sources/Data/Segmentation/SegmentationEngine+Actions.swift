@@ -25,11 +25,6 @@ extension SegmentationEngine {
             }
         case .answer(let reads, let result):
             answer(reads, with: result)
-        case .answerRead(let read, let result):
-            switch read.reply {
-            case .direct(let resume): resume(result)
-            case .onDeliveryQueue(let completion): dependencies.deliveryQueue.async { completion(result) }
-            }
         case .saveCustomer(let customer, let store):
             core.withLock { $0.pendingCustomerSaves += 1 }
             save("the customer") { [weak self] in

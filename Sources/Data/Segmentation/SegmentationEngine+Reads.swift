@@ -15,8 +15,7 @@ extension SegmentationEngine {
         completion: @escaping @Sendable (Result<[Segment], SegmentsError>) -> Void
     ) {
         let now = moment
-        if !force, let hit = read({ $0.cacheHit(category, at: now) }) {
-            // A cache hit needs no transition: one look under the lock, one hop (SPEC G1, G4).
+        if let hit = cacheHit(category, force: force, at: now) {
             dependencies.deliveryQueue.async { completion(.success(hit)) }
             return
         }
@@ -29,15 +28,13 @@ extension SegmentationEngine {
     /// Cancelling the calling task withdraws the read at once: it throws `.cancelled` (still
     /// exactly one answer), and a fetch it started goes on for the other readers and listeners.
     public func getSegments(category: SegmentCategory, force: Bool = false) async throws -> [Segment] {
-        if !force, !Task.isCancelled {
-            // A cache hit answers without suspending the task at all (SPEC G1, G4).
-            let now = moment
-            if let hit = read({ $0.cacheHit(category, at: now) }) { return hit }
-        }
+        let now = moment
+        // A hit answers without suspending the task at all; a cancelled task takes the slow path,
+        // which answers it with `.cancelled`.
+        if !Task.isCancelled, let hit = cacheHit(category, force: force, at: now) { return hit }
         let readId = Locked<Int?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let now = moment
                 let id = transition {
                     $0.read(category, force: force, reply: .direct { continuation.resume(with: $0) }, at: now)
                 }
@@ -48,6 +45,13 @@ extension SegmentationEngine {
         } onCancel: {
             if let id = readId.value { withdrawRead(id) }
         }
+    }
+
+    /// The answer of a read when the cache gives it right now: one look under the lock, no
+    /// transition, nothing queued (SPEC G1, G4). `nil` with `force` or when the read must wait.
+    private func cacheHit(_ category: SegmentCategory, force: Bool, at now: SegmentationStateMachine.Moment) -> [Segment]? {
+        guard !force else { return nil }
+        return read { $0.cacheHit(category, at: now) }
     }
 
     private func withdrawRead(_ id: Int) {

@@ -72,10 +72,10 @@ extension SegmentationStateMachine {
                 let error = SegmentsError(
                     .notConfigured,
                     "too many reads wait for configure (\(Self.maxReadsWaitingForConfigure)); configure the client first")
-                actions.append(.answerRead(read, .failure(error)))
+                actions.append(.answer([read], .failure(error)))
             }
         case .stopped:
-            actions.append(.answerRead(read, .failure(SegmentsError(.stopped, "the integration was stopped"))))
+            actions.append(.answer([read], .failure(SegmentsError(.stopped, "the integration was stopped"))))
         }
         return (read.id, actions)
     }
@@ -84,13 +84,13 @@ extension SegmentationStateMachine {
     /// every read is answered exactly once.
     mutating func withdrawRead(_ id: Int) -> Actions {
         guard let index = reads.firstIndex(where: { $0.id == id }) else { return [] }
-        return [.answerRead(reads.remove(at: index), .failure(SegmentsError(.cancelled, "the read was cancelled")))]
+        return [.answer([reads.remove(at: index)], .failure(SegmentsError(.cancelled, "the read was cancelled")))]
     }
 
     /// Answers from the cache when allowed (G1), otherwise joins the flight or starts one (G2).
     mutating func serve(_ read: PendingRead, at now: Moment, _ actions: inout Actions) {
         if !read.force, let segments = cachedSegments(of: read.category, at: now) {
-            actions.append(.answerRead(read, .success(segments)))
+            actions.append(.answer([read], .success([read.category: segments])))
             return
         }
         reads.append(read)

@@ -96,8 +96,6 @@ struct SegmentationStateMachine: Sendable {
         case deliver([Delivery])
         /// Answers each read with `result` narrowed to its category (SPEC G4).
         case answer([PendingRead], Result<SegmentsByCategory, SegmentsError>)
-        /// Answers one read (a cache hit, a refusal, a withdrawal): the common case, kept cheap.
-        case answerRead(PendingRead, Result<[Segment], SegmentsError>)
         case saveCustomer(CustomerIds, to: any CustomerStore)
         case saveBaseline(SegmentBaseline, to: any SegmentBaselineStore)
         /// Load the baseline on the storage queue and hand it to `baselineLoaded` (SPEC R3).
