@@ -10,15 +10,18 @@
     /// `.timeLimit(.minutes(minutes))` where that exists and no limit elsewhere.
     ///
     /// ```swift
-    /// @Suite(hangTimeLimit(minutes: 2)) struct CheckoutTests { … }
+    /// @Suite(Hang.timeLimit(minutes: 2)) struct CheckoutTests { … }
     /// ```
-    public func hangTimeLimit(minutes: Int) -> any SuiteTrait {
-        if #available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *) {
-            return .timeLimit(.minutes(minutes))
+    public enum Hang {
+        /// `.timeLimit(.minutes(minutes))` where Swift Testing has it, no limit elsewhere.
+        public static func timeLimit(minutes: Int) -> any SuiteTrait {
+            if #available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *) {
+                return .timeLimit(.minutes(minutes))
+            }
+            return NoTimeLimit()
         }
-        return NoTimeLimit()
     }
 
-    /// The stand-in for ``hangTimeLimit(minutes:)`` where Swift Testing has no time limits.
+    /// The stand-in for ``Hang/timeLimit(minutes:)`` where Swift Testing has no time limits.
     private struct NoTimeLimit: SuiteTrait, TestTrait {}
 #endif

@@ -5,7 +5,7 @@ import Testing
 
 /// An `AsyncStream` nobody reads must not grow without bound (issue 13, finding 7): the visitor
 /// change stream keeps the newest ``VisitorSegmentsRegistry/changeBufferSize`` unread changes.
-@Suite(hangTimeLimit(minutes: 2)) struct BoundedStreamTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct BoundedStreamTests {
     @Test func v3_aSlowReaderKeepsTheNewestChangesOnly() async {
         let registry = VisitorSegmentsRegistry(store: InMemoryVisitorSegmentsStore(), logger: CapturingLogger())
         let stream = registry.changes(forVisitor: "v")

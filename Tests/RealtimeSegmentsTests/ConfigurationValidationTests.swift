@@ -5,7 +5,7 @@ import Testing
 
 /// SPEC P7 at the client: `configure` refuses every bad duration with `.invalidConfiguration` and
 /// leaves the client unconfigured — no busy retry loop, no crash.
-@Suite(hangTimeLimit(minutes: 2)) struct ConfigurationValidationTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct ConfigurationValidationTests {
     private static func client(_ change: (inout SegmentsClient.Options) -> Void) -> SegmentsClient {
         let scheduler = TestScheduler()
         var options = SegmentsClient.Options(

@@ -4,11 +4,11 @@ import SegmentsTesting
 import Testing
 
 /// The tests that the guides show, verbatim, so the guides' code is known to compile and pass.
-@Suite(hangTimeLimit(minutes: 2)) struct DocumentedExamples {
+@Suite(Hang.timeLimit(minutes: 2)) struct DocumentedExamples {
     // Docs/ODPAudiences.md and Docs/TestingWithFakes.md, "A ported Optimizely test": written with
     // the shipped test kit alone. Keep it identical to the guides (DocumentedExamplesTests checks).
     /// Optimizely's segment-manager tests, ported: cache hit, options forwarded, TTL on virtual time.
-    @Suite struct PortedSegmentManagerTests {
+    @Suite(Hang.timeLimit(minutes: 1)) struct PortedSegmentManagerTests {
         let clock = TestScheduler()                      // virtual time for the cache's 600 s
         let fetcher = RecordingAudienceSegmentFetcher()  // the audience backend, scripted and recorded
         let audiences: AudienceSegmentsClient
@@ -65,7 +65,7 @@ import Testing
 }
 
 /// The guides still show exactly the test above.
-@Suite(hangTimeLimit(minutes: 2)) struct DocumentedExamplesTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct DocumentedExamplesTests {
     @Test(arguments: ["ODPAudiences.md", "TestingWithFakes.md"])
     func o1_o3_o4_theGuidesShowThePortedTestVerbatim(guide: String) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

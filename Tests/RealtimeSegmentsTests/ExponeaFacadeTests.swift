@@ -4,7 +4,7 @@ import SegmentsTesting
 import Testing
 
 /// The Exponea-compatible facade over an injected client (tests never touch `shared`).
-@Suite(hangTimeLimit(minutes: 2)) struct ExponeaFacadeTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct ExponeaFacadeTests {
     let harness = ClientHarness()
     var exponea: Exponea { Exponea(client: harness.client) }
     var manager: SegmentationManager { SegmentationManager(exponea: exponea) }

@@ -5,7 +5,7 @@ import Testing
 @testable import RealtimeSegments
 
 /// One set of file stores per directory, so writers on one directory share one lock (P1, E4).
-@Suite(hangTimeLimit(minutes: 2)) struct FileStoreRegistryTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct FileStoreRegistryTests {
     @Test func p1_oneDirectoryGetsOneSetOfStoresWhileInUse() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

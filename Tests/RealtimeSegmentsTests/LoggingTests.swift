@@ -4,7 +4,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC L: the log handler's level filter and pluggable sink, and the segments lines' prefix.
-@Suite(hangTimeLimit(minutes: 2)) struct LoggingTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct LoggingTests {
     final class Sink: LogSink {
         let lines = Locked<[String]>([])
         func write(_ level: LogLevel, _ message: String) { lines.withLock { $0.append("\(level) \(message)") } }

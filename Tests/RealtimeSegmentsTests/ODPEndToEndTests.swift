@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// ODP audiences over real loopback HTTP: URLSession against the emulator's `POST /v3/graphql`.
-@Suite(hangTimeLimit(minutes: 2)) struct ODPEndToEndTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct ODPEndToEndTests {
     static let key = "PUBLIC_KEY"
     static let candidates = ["buyers", "seg-1", "seg-2"]
 

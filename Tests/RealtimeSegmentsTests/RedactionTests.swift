@@ -5,7 +5,7 @@ import Testing
 
 /// SPEC P4: a credential never shows when a value holding it is printed, debug-printed, dumped or
 /// walked with `Mirror` — the ways apps and crash reporters turn values into text.
-@Suite(hangTimeLimit(minutes: 2)) struct RedactionTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct RedactionTests {
     static let secret = "SECRET-0123456789"
 
     /// Every text the value can be turned into: description, debug description, `dump`, and each
@@ -71,7 +71,7 @@ import Testing
 }
 
 /// SPEC P4 for storage: the default folder of an ODP integration does not carry its API key.
-@Suite(hangTimeLimit(minutes: 2)) struct StorageFolderSecretTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct StorageFolderSecretTests {
     @Test func p4_theODPStorageFolderIsNamedByAHashOfTheKey() {
         let key = "W4WzcEs-ABgXorzY7h1LCQ"
         let backend = SegmentsClient.Backend.odp(ODPConfiguration(apiKey: key), candidates: ["a"])

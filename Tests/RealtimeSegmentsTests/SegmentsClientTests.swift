@@ -4,7 +4,7 @@ import SegmentsTesting
 import Testing
 
 /// The instance API over fakes, on virtual time.
-@Suite(hangTimeLimit(minutes: 2)) struct SegmentsClientTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct SegmentsClientTests {
     @Test func aConfiguredClientTracksIdentifiesAndReloadsAfterUploads() async throws {
         let harness = ClientHarness()
         harness.repository.answer([.discovery(): [Fixture.s1]])
@@ -221,7 +221,7 @@ extension SegmentsClientTests {
 }
 
 /// Engine revision 2 at the facade: identify as one step.
-@Suite(hangTimeLimit(minutes: 2)) struct SegmentsClientConfigureOrderTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct SegmentsClientConfigureOrderTests {
     /// Defect: identify merged and saved the ids, then failed to queue the update, leaving the ids
     /// merged without their update.
     @Test func e1_identifyThatCannotQueueItsUpdateChangesNothing() async throws {

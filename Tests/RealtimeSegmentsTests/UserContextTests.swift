@@ -8,7 +8,7 @@ private let patience = AudienceHarness.generous
 
 /// The user context API over a recording backend: the three fetch forms, options, cache and errors
 /// (SPEC O1–O4).
-@Suite(hangTimeLimit(minutes: 2)) struct UserContextTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct UserContextTests {
     @Test func o1_theAsyncFormFetchesAndStoresTheQualifiedSegments() async throws {
         let harness = AudienceHarness()
         harness.fetcher.answer(["seg-2", "seg-1", "not-a-candidate"])

@@ -4,7 +4,7 @@ import SegmentsTesting
 import Testing
 
 /// Visitor segments through the user context (SPEC V1–V3).
-@Suite(hangTimeLimit(minutes: 2)) struct VisitorContextTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct VisitorContextTests {
     @Test func v1_v2_aContextMergesDefaultsAndAppendsCustomIdsForItsUser() {
         let harness = AudienceHarness()
         let jane = harness.client.createUserContext(userId: "jane")

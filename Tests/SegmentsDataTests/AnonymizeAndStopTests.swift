@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC A: anonymize and stop.
-@Suite(hangTimeLimit(minutes: 2)) struct AnonymizeAndStopTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct AnonymizeAndStopTests {
     static let cancelledLine = "Segments: Segments change check has been cancelled meanwhile"
 
     @Test func a1_anonymizeMakesANewCustomerAndForgetsSegmentsAndLinks() async {

@@ -6,7 +6,7 @@ import Testing
 
 /// SPEC R3 in the engine: `configure` returns before the baseline is loaded; reads and reloads
 /// that come meanwhile wait for it and are served in call order, never on half-loaded state.
-@Suite(hangTimeLimit(minutes: 2)) struct BackgroundLoadTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct BackgroundLoadTests {
     static func freshBaseline(_ harness: EngineHarness) -> SegmentBaseline {
         SegmentBaseline(snapshot: SegmentSnapshot(
             customer: Fixture.customerA, segments: [.discovery(): [Fixture.s1]], fetchedAt: harness.scheduler.now()))

@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC C: customer identity during a reload.
-@Suite(hangTimeLimit(minutes: 2)) struct CustomerIdentityTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct CustomerIdentityTests {
     static let jane = CustomerIds(["cookie": "cookie-a", "registered": "jane"])
 
     @Test func c1_oneSnapshotIsUsedForLinkFetchAndStorage() async {

@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC D: change detection and delivery.
-@Suite(hangTimeLimit(minutes: 2)) struct DeliveryTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct DeliveryTests {
     /// A harness with one reload done and the baseline holding `initial`.
     func loaded(_ initial: SegmentsByCategory) async -> EngineHarness {
         let harness = EngineHarness()

@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC M4 and the threading promises of registration.
-@Suite(hangTimeLimit(minutes: 2)) struct ListenerRegistrationTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct ListenerRegistrationTests {
     @Test func m4_theSameGroupTwiceIsTwoRegistrationsAndRemovingTheGroupRemovesBoth() async {
         let harness = EngineHarness()
         harness.repository.answer([.discovery(): [Fixture.s1]])

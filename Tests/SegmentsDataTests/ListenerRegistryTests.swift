@@ -7,7 +7,7 @@ import Testing
 
 /// The per-category index of listeners (SPEC M4, D7): registration order survives any sequence
 /// of removals, including the compactions that drop removed tokens.
-@Suite(hangTimeLimit(minutes: 1)) struct ListenerRegistryTests {
+@Suite(Hang.timeLimit(minutes: 1)) struct ListenerRegistryTests {
     /// A handler that records its index.
     static func listener(_ category: SegmentCategory, _ index: Int, into calls: Locked<[Int]>) -> SegmentListener {
         SegmentListener(category: category, includeFirstLoad: false) { _ in calls.withLock { $0.append(index) } }
@@ -51,7 +51,7 @@ import Testing
 
 /// The listener registry's bookkeeping, driven directly (SPEC M4): what removal by token, by group
 /// and of every listener leaves behind.
-@Suite(hangTimeLimit(minutes: 1)) struct ListenerRegistryGroupTests {
+@Suite(Hang.timeLimit(minutes: 1)) struct ListenerRegistryGroupTests {
     static func listener(_ category: SegmentCategory) -> SegmentListener {
         SegmentListener(category: category, includeFirstLoad: false) { _ in }
     }

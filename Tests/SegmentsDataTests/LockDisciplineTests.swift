@@ -7,7 +7,7 @@ import Testing
 /// No lock of the engine is held while it calls code it does not own (SPEC D7, R1): every port
 /// below calls back into the engine from inside its own call. With a lock held across the call,
 /// the re-entry would deadlock (the suite's time limit turns that into a failure).
-@Suite(hangTimeLimit(minutes: 1)) struct LockDisciplineTests {
+@Suite(Hang.timeLimit(minutes: 1)) struct LockDisciplineTests {
     /// Runs `body` with the engine, once it exists.
     final class Reentry: Sendable {
         private let engine = Locked<SegmentationEngine?>(nil)

@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC G: one-shot reads.
-@Suite(hangTimeLimit(minutes: 2)) struct OneShotReadTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct OneShotReadTests {
     static let answer: SegmentsByCategory = [.discovery(): [Fixture.s1], .content(): [Fixture.s2, Fixture.s3]]
 
     /// A configured harness whose baseline was just fetched for the current customer.

@@ -7,7 +7,7 @@ import Testing
 
 /// SPEC E3: the pipeline's queue in memory — oldest first, removal and update by id, a cursor that
 /// survives removals in front of it and appends behind it — with O(1) steps, so a drain is O(n).
-@Suite(hangTimeLimit(minutes: 2)) struct PendingItemsTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct PendingItemsTests {
     static func items(_ count: Int) -> [TrackedEvent] {
         (0..<count).map {
             TrackedEvent(kind: .event(type: "e\($0)"), customerIds: CustomerIds(cookie: "c"), properties: [:], timestamp: Date())

@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// The cache and request sharing of qualified audience segments, on virtual time (SPEC O2–O4).
-@Suite(hangTimeLimit(minutes: 2)) struct QualifiedSegmentsLoaderTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct QualifiedSegmentsLoaderTests {
     typealias Answer = Result<[String], SegmentsError>
 
     static let candidates = ["seg-1", "seg-2", "seg-3"]

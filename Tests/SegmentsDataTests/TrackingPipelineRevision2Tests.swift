@@ -6,7 +6,7 @@ import Testing
 
 /// SPEC E2, E3, E6, R2, R3 (revision 2): the pipeline's backoff, authorization pauses, refusals,
 /// cap, group commit and background load, on virtual time.
-@Suite(hangTimeLimit(minutes: 2)) struct TrackingPipelineRevision2Tests {
+@Suite(Hang.timeLimit(minutes: 2)) struct TrackingPipelineRevision2Tests {
     typealias Harness = TrackingPipelineTests.Harness
 
     static let unavailable = SegmentsError(.httpStatus, "unavailable", httpStatus: 503, retryAfter: 120)

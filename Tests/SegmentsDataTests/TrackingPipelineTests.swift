@@ -6,7 +6,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC E (and T3's hook): the tracking pipeline on virtual time.
-@Suite(hangTimeLimit(minutes: 2)) struct TrackingPipelineTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct TrackingPipelineTests {
     final class Harness: Sendable {
         let scheduler = TestScheduler()
         let logger = CapturingLogger()

@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC T: triggers and scheduling of automatic reloads.
-@Suite(hangTimeLimit(minutes: 2)) struct TriggerTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct TriggerTests {
     @Test func t1_registeringAListenerWhileConfiguredRequestsADebouncedReload() async {
         let harness = EngineHarness()
         harness.configure()

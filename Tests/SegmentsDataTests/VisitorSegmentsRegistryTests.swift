@@ -6,7 +6,7 @@ import Testing
 
 /// Per-visitor default and custom segments: merge, append, persistence, atomicity, change events
 /// (SPEC V1–V3).
-@Suite(hangTimeLimit(minutes: 2)) struct VisitorSegmentsRegistryTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct VisitorSegmentsRegistryTests {
     let store = RecordingVisitorSegmentsStore()
     let logger = CapturingLogger()
     let registry: VisitorSegmentsRegistry

@@ -3,7 +3,7 @@ import SegmentsTesting
 import Testing
 
 /// The identifier type rule (WIRE.md "ODP") and the visitor segments value (SPEC V1, V2).
-@Suite(hangTimeLimit(minutes: 2)) struct AudienceModelTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct AudienceModelTests {
     @Test(arguments: [
         ("vuid_123", "vuid"),
         ("VUID_abc", "vuid"),

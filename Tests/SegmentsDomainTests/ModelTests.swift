@@ -4,7 +4,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC M1–M3, the error classification, and JSON values.
-@Suite(hangTimeLimit(minutes: 2)) struct ModelTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct ModelTests {
     @Test func m1_encodingRoundTripsEveryField() throws {
         let segment = Segment(id: "a", segmentationId: "g", attributes: ["name": "VIP", "score": "3"])
         let decoded = try JSONDecoder().decode(Segment.self, from: JSONEncoder().encode(segment))

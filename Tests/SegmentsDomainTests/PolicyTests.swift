@@ -4,7 +4,7 @@ import SegmentsTesting
 import Testing
 
 /// The pure policies, table-driven.
-@Suite(hangTimeLimit(minutes: 2)) struct PolicyTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct PolicyTests {
     static let t0 = Date(timeIntervalSince1970: 1_000)
 
     @Test(arguments: [

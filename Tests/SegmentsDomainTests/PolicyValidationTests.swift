@@ -4,7 +4,7 @@ import SegmentsTesting
 import Testing
 
 /// SPEC P7: every duration of the pure policies is checked; a bad one is `.invalidConfiguration`.
-@Suite(hangTimeLimit(minutes: 2)) struct PolicyValidationTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct PolicyValidationTests {
     @Test(arguments: [
         RetryBackoff(initial: 0), RetryBackoff(initial: -1), RetryBackoff(initial: .nan),
         RetryBackoff(initial: .infinity), RetryBackoff(initial: 1, maximum: .infinity),

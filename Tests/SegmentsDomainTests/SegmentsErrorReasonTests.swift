@@ -4,7 +4,7 @@ import SegmentsTesting
 import Testing
 
 /// A failed fetch's reason as a value (SPEC O4, issue 14): given explicitly, or implied by the code.
-@Suite(hangTimeLimit(minutes: 2)) struct SegmentsErrorReasonTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct SegmentsErrorReasonTests {
     @Test(arguments: [
         (SegmentsError(.network, "offline"), "network error"),
         (SegmentsError(.timeout, "slow"), "timeout"),

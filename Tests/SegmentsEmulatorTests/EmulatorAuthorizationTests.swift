@@ -3,7 +3,7 @@ import SegmentsEmulator
 import SegmentsTesting
 import Testing
 
-@Suite(hangTimeLimit(minutes: 2)) struct EmulatorAuthorizationTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct EmulatorAuthorizationTests {
     @Test func projectModeRequiresTheExactAuthorizationValue() async throws {
         try await withEmulator { emulator, client in
             emulator.requireAuthorization("Token KEY")

@@ -5,7 +5,7 @@ import Testing
 
 /// `POST /v3/graphql`: the ODP audiences query (WIRE.md "ODP"), its key check, fixed and
 /// rule-driven audiences, unknown users and GraphQL errors.
-@Suite(hangTimeLimit(minutes: 2)) struct EmulatorGraphQLTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct EmulatorGraphQLTests {
     static let path = "/v3/graphql"
 
     static func query(field: String = "fs_user_id", userId: String, audiences: [String]? = ["seg-1", "seg-2"]) -> String {

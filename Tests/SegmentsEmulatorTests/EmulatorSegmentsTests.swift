@@ -4,7 +4,7 @@ import SegmentsTesting
 import Testing
 
 /// Fetch answers: rules over received events, fixed answers, and the rules file format.
-@Suite(hangTimeLimit(minutes: 2)) struct EmulatorSegmentsTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct EmulatorSegmentsTests {
     private let buyers = EmulatorSegmentRule(category: "discovery", segmentId: "buyers", segmentationId: "g1",
                                              eventType: "purchase", minimumCount: 2)
     private let shoes = EmulatorSegmentRule(category: "merchandising", segmentId: "shoes", segmentationId: "g2",

@@ -3,7 +3,7 @@ import SegmentsEmulator
 import SegmentsTesting
 import Testing
 
-@Suite(hangTimeLimit(minutes: 2)) struct HTTPRequestParserTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct HTTPRequestParserTests {
     private let post = "POST /track/v2/projects/t/customers/events HTTP/1.1\r\nHost: x\r\nContent-Length: 7\r\n\r\n{\"a\":1}"
 
     private func parse(_ text: String, parser: inout HTTPRequestParser) -> HTTPRequestParser.Outcome {

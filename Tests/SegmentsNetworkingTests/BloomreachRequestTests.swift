@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-@Suite(hangTimeLimit(minutes: 2)) struct BloomreachRequestTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct BloomreachRequestTests {
     private static let event = TrackedEvent(
         kind: .event(type: "purchase"), customerIds: identified,
         properties: ["price": 9.99, "sku": "A-1", "qty": 2, "gift": nil, "tags": ["a", "b"], "meta": ["ok": true]],

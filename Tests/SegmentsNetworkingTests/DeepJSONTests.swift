@@ -7,7 +7,7 @@ import Testing
 /// A deeply nested body from a server (or a datafile) is refused before the recursive decoder sees
 /// it: on Apple platforms a secondary thread has 512 KiB of stack, which a few hundred levels
 /// decoded into `JSONValue` would overflow — a crash of the app, caused by the network.
-@Suite(hangTimeLimit(minutes: 2)) struct DeepJSONTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct DeepJSONTests {
     /// `[[[…]]]`, `depth` levels: below the 512-level limit of Foundation's own JSON scanner, so
     /// without the check it reaches the recursive `JSONValue` decoding.
     static func nested(_ depth: Int, inside key: String? = nil) -> Data {

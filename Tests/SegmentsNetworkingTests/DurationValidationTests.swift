@@ -7,7 +7,7 @@ import Testing
 /// SPEC P7: a bad time-out is `.invalidConfiguration` before anything is sent — never a crash in
 /// FoundationNetworking (`Int(timeoutInterval) * 1000` traps on `.infinity`, NaN and ≥ 9.2e15) and
 /// never a request that times out at once and is retried forever.
-@Suite(hangTimeLimit(minutes: 2)) struct DurationValidationTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct DurationValidationTests {
     static let badTimeouts: [TimeInterval] = [.infinity, -.infinity, .nan, 0, -1, 9.3e15, 300.5]
 
     @Test(arguments: badTimeouts)

@@ -6,7 +6,7 @@ import Testing
 
 /// Which plain-`http` hosts count as loopback (SPEC P3), decided by `inet_pton` and the literal
 /// `localhost` — never by a lenient parse that lets a DNS name pass for an address.
-@Suite(hangTimeLimit(minutes: 2)) struct LoopbackTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct LoopbackTests {
     @Test(arguments: [
         "http://127.0.0.+1",  // `UInt8("+1")` parses: the old check took this DNS name for an address
         "http://+127.0.0.1",

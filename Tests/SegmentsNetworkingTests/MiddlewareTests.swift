@@ -31,7 +31,7 @@ private struct ShortCircuit: SegmentsTransportMiddleware {
     }
 }
 
-@Suite(hangTimeLimit(minutes: 2)) struct MiddlewareTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct MiddlewareTests {
     private let request = SegmentsHTTPRequest(url: URL(string: "https://h.example/p")!)
 
     @Test func requestPassesMiddlewaresInOrderAndResponseReturnsInReverse() async throws {

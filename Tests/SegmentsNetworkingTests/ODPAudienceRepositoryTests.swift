@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// ODP audiences as a segment repository (SPEC O5).
-@Suite(hangTimeLimit(minutes: 2)) struct ODPAudienceRepositoryTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct ODPAudienceRepositoryTests {
     @Test func o5_qualifiedAudiencesAreOneCategoryOfSegments() async throws {
         let fetcher = RecordingAudienceSegmentFetcher()
         fetcher.answer(["seg-2", "seg-1"])

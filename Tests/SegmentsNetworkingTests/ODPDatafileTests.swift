@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// Candidate segments and the ODP integration from an Optimizely-style datafile.
-@Suite(hangTimeLimit(minutes: 2)) struct ODPDatafileTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct ODPDatafileTests {
     static func leaf(_ value: String, match: String = "qualified") -> String {
         #"{"value":"\#(value)","type":"third_party_dimension","name":"odp.audiences","match":"\#(match)"}"#
     }

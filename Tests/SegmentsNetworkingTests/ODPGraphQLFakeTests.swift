@@ -6,7 +6,7 @@ import Testing
 
 /// The test kit's ODP GraphQL fake, driven through the real ODP adapter over `MockTransport`
 /// (issue 14 item 4; SPEC O4, WIRE.md "ODP").
-@Suite(hangTimeLimit(minutes: 2)) struct ODPGraphQLFakeTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct ODPGraphQLFakeTests {
     let odp = ODPGraphQLFake()
     let transport = MockTransport()
     let client: ODPSegmentsClient

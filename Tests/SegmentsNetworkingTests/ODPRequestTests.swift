@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// The ODP GraphQL request (WIRE.md "ODP"): URL, headers, body, identifier rule, allow-list, time-out.
-@Suite(hangTimeLimit(minutes: 2)) struct ODPRequestTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct ODPRequestTests {
     static let query =
         "query($userId: String, $audiences: [String]) {customer(fs_user_id: $userId) {audiences(subset: $audiences) {edges {node {name state}}}}}"
     static let empty = #"{"data":{"customer":{"audiences":{"edges":[]}}}}"#

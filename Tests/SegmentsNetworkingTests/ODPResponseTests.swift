@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// Decoding of ODP answers and the mapping of every error shape (WIRE.md "ODP", SPEC O4).
-@Suite(hangTimeLimit(minutes: 2)) struct ODPResponseTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct ODPResponseTests {
     private func fetch(_ answer: MockTransport.Answer, logger: CapturingLogger? = nil) async throws -> [String] {
         let client = ODPSegmentsClient(
             configuration: ODPConfiguration(apiKey: "k"), transport: MockTransport(fallback: answer),

@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-@Suite(hangTimeLimit(minutes: 2)) struct RetryAfterTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct RetryAfterTests {
     /// Sun, 06 Nov 1994 08:49:37 GMT, the RFC's example date.
     private static let rfcDate = Date(timeIntervalSince1970: 784_111_777)
 
@@ -59,7 +59,7 @@ import Testing
 }
 
 /// A `Retry-After` from a hostile server never becomes an infinite or negative wait (SPEC P7).
-@Suite(hangTimeLimit(minutes: 2)) struct RetryAfterBoundsTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct RetryAfterBoundsTests {
     @Test(arguments: [String(repeating: "9", count: 400), "99999999999999999999", "0000000000000000000086401"])
     func p7_aHugeDeltaIsFiniteAndCapped(value: String) throws {
         let seconds = try #require(RetryAfter.seconds(from: value, now: Date(timeIntervalSince1970: 0)))
@@ -78,7 +78,7 @@ import Testing
 }
 
 /// The hand-written HTTP-date parser against dates whose instants are known.
-@Suite(hangTimeLimit(minutes: 2)) struct HTTPDateTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct HTTPDateTests {
     @Test(arguments: [
         ("Thu, 01 Jan 1970 00:00:00 GMT", 0.0),
         ("Tue, 29 Feb 2000 12:00:00 GMT", 951_825_600),

@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-@Suite(hangTimeLimit(minutes: 2)) struct SegmentsDecodingTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct SegmentsDecodingTests {
     private static let path = "/webxp/projects/TOKEN/segments"
 
     /// The example answer of WIRE.md "Fetch segments".

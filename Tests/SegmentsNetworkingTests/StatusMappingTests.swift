@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-@Suite(hangTimeLimit(minutes: 2)) struct StatusMappingTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct StatusMappingTests {
     private static let path = "/webxp/projects/TOKEN/segments"
 
     private func fetchError(_ answer: MockTransport.Answer) async -> SegmentsError? {
@@ -112,7 +112,7 @@ import Testing
 }
 
 /// SPEC P6 at the mapping: whatever transport produced it, a 3xx is a permanent HTTP failure.
-@Suite(hangTimeLimit(minutes: 2)) struct RedirectStatusMappingTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct RedirectStatusMappingTests {
     @Test(arguments: [300, 301, 302, 303, 304, 307, 308])
     func p6_a3xxIsAPermanentHTTPFailure(status: Int) async {
         let harness = Harness()

@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-@Suite(hangTimeLimit(minutes: 2)) struct StreamAuthorizationTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct StreamAuthorizationTests {
     private static let path = "/webxp/streams/STREAM/segments"
 
     /// A stream harness whose transport records each request's token on the shared timeline.

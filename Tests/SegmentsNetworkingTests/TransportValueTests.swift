@@ -3,7 +3,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-@Suite(hangTimeLimit(minutes: 2)) struct TransportValueTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct TransportValueTests {
     @Test func headersAreLookedUpCaseInsensitively() {
         let headers: SegmentsHTTPHeaders = ["Content-Type": "application/json", "retry-after": "5"]
         #expect(headers["content-type"] == "application/json")

@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-@Suite(hangTimeLimit(minutes: 2)) struct URLBuildingTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct URLBuildingTests {
     private static let segmentsPath = "/webxp/projects/TOKEN/segments"
 
     @Test(arguments: [

@@ -4,7 +4,7 @@ import SegmentsPersistence
 import SegmentsTesting
 import Testing
 
-@Suite(hangTimeLimit(minutes: 2)) struct CustomerStoreTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct CustomerStoreTests {
     static let fileName = "customer.json"
 
     @Test func p1_savedCustomerLoadsBack() throws {

@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// What the event queue does with whatever a crash or damage left in its journal (SPEC P2, E4).
-@Suite(hangTimeLimit(minutes: 2)) struct EventJournalRecoveryTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct EventJournalRecoveryTests {
     static let fileName = "event-queue.journal"
 
     /// A journal holding `events`, written by the store itself.

@@ -8,7 +8,7 @@ import Testing
 /// Speed figures for Docs/decisions/0001-event-queue-layout.md. Not a timed test: it asserts
 /// nothing about time and runs only on request:
 /// `SEGMENTS_MEASURE=1 swift test --filter EventQueueMeasurements`.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["SEGMENTS_MEASURE"] != nil), .serialized, hangTimeLimit(minutes: 10))
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["SEGMENTS_MEASURE"] != nil), .serialized, Hang.timeLimit(minutes: 10))
 struct EventQueueMeasurements {
     @Test(arguments: [10, 10_000])
     func measureDurableAppends(queueLength: Int) throws {

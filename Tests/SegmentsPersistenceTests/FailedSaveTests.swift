@@ -13,7 +13,7 @@ import Darwin
 /// A save that fails (a full disk, simulated: `ENOSPC` before any byte is written) must not leave
 /// the old file to come back after a restart — after `anonymize()` that would be a lost logout:
 /// the logged-out customer's hard ids, or its segments and link memory. Deleting needs no space.
-@Suite(hangTimeLimit(minutes: 2)) struct FailedSaveTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct FailedSaveTests {
     /// A storage directory whose next writes of any file fail with `ENOSPC` while `full` is set.
     final class Disk: Sendable {
         private let isFull = Locked(false)

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SegmentsPersistence
 
-@Suite(hangTimeLimit(minutes: 2)) struct FileEventQueueStoreTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct FileEventQueueStoreTests {
     static let fileName = "event-queue.journal"
 
     @Test func e1_appendedItemsLoadOldestFirst() throws {

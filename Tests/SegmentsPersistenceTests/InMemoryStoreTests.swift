@@ -4,7 +4,7 @@ import SegmentsPersistence
 import SegmentsTesting
 import Testing
 
-@Suite(hangTimeLimit(minutes: 2)) struct InMemoryStoreTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct InMemoryStoreTests {
     @Test func p1_inMemoryCustomerStoreRoundTrips() {
         let store = InMemoryCustomerStore()
         #expect(store.load() == nil)

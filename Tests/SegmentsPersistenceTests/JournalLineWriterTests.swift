@@ -7,7 +7,7 @@ import Testing
 
 /// The hand-written journal line (SPEC R2: the caller's one write) reads back exactly as the
 /// `JSONEncoder` line it replaced.
-@Suite(hangTimeLimit(minutes: 2)) struct JournalLineWriterTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct JournalLineWriterTests {
     static let tricky: [String: JSONValue] = [
         "quote\"back\\slash": .string("line\nbreak\ttab\r\u{01}\u{1f} é 😀 /"),
         "numbers": .array([.int(0), .int(-7), .int(Int.max), .double(9.99), .double(-0.5), .double(1e-7), .double(1e300), .double(5)]),

@@ -6,7 +6,7 @@ import Testing
 
 /// SPEC P4: a folder name never reveals a key. Integrations identified by a secret (ODP's API key)
 /// get a folder named by a SHA-256 of it; the folder of an older version is renamed.
-@Suite(hangTimeLimit(minutes: 2)) struct SecretFolderNameTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct SecretFolderNameTests {
     @Test(arguments: [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
         ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),

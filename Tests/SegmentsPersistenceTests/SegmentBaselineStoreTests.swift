@@ -4,7 +4,7 @@ import SegmentsPersistence
 import SegmentsTesting
 import Testing
 
-@Suite(hangTimeLimit(minutes: 2)) struct SegmentBaselineStoreTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct SegmentBaselineStoreTests {
     static let fileName = "segment-baseline.json"
 
     @Test func d1_savedBaselineLoadsBackExactly() throws {

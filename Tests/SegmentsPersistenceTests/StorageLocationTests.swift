@@ -4,7 +4,7 @@ import Testing
 
 @testable import SegmentsPersistence
 
-@Suite(hangTimeLimit(minutes: 2)) struct StorageLocationTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct StorageLocationTests {
     @Test func p1_safeIntegrationIdIsUsedAsIs() {
         #expect(StorageLocation.folderName(forIntegrationId: "a1b2-c3_d4.e5") == "a1b2-c3_d4.e5")
     }

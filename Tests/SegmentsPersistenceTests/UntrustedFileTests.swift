@@ -13,7 +13,7 @@ import Darwin
 /// SPEC P7 (and P2): stored files are untrusted. Only a regular file owned by the user, within a
 /// size cap, is read; anything else is set aside unread and the store starts empty — never a hang,
 /// a crash, memory exhaustion, or a read through a symbolic link.
-@Suite(hangTimeLimit(minutes: 2)) struct UntrustedFileTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct UntrustedFileTests {
     static let customerFile = "customer.json"
     static let validCustomer = #"{"version":1,"customerIds":{"cookie":"planted","registered":"victim"}}"#
 
@@ -149,7 +149,7 @@ import Darwin
 }
 
 /// A planted, deeply nested stored file is set aside before a recursive decoder sees it.
-@Suite(hangTimeLimit(minutes: 2)) struct DeepStoredFileTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct DeepStoredFileTests {
     @Test func p7_aDeeplyNestedFileIsSetAsideNotDecoded() throws {
         try TemporaryDirectory.with { dir in
             let deep = String(repeating: "[", count: 400) + String(repeating: "]", count: 400)

@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// The visitor segments file and the in-memory store (SPEC V3, P1, P2).
-@Suite(hangTimeLimit(minutes: 2)) struct VisitorSegmentsStoreTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct VisitorSegmentsStoreTests {
     static let fileName = "visitor-segments.json"
     static let jane = VisitorSegments(country: "US", devices: "mobile", visitorType: "returning", customSegments: ["vip", "beta"])
     static let joe = VisitorSegments(browser: "firefox")

@@ -3,7 +3,7 @@ import SegmentsTesting
 import Testing
 
 /// The recording audience fetcher of the test kit (issue 14, items 3 and 5).
-@Suite(hangTimeLimit(minutes: 2)) struct RecordingAudienceSegmentFetcherTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct RecordingAudienceSegmentFetcherTests {
     static let user = AudienceIdentifier(field: .fsUserId, value: "user123")
 
     @Test func o1_callsRecordTheirOptions() async throws {

@@ -4,7 +4,7 @@ import SegmentsTesting
 import Testing
 
 /// The virtual timeline the whole test suite relies on.
-@Suite(hangTimeLimit(minutes: 2)) struct TestSchedulerTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct TestSchedulerTests {
     final class Log: Sendable {
         private let entries = Locked<[String]>([])
         func add(_ entry: String) { entries.withLock { $0.append(entry) } }

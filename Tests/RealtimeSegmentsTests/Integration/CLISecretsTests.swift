@@ -5,7 +5,7 @@ import Testing
 
 /// SPEC P4 for the `segments` command: keys come from `SEGMENTS_API_KEY` or `--api-key-file`,
 /// never from an argument (visible in `ps` and shell history), and `--help` says so.
-@Suite(hangTimeLimit(minutes: 2)) struct CLISecretsTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct CLISecretsTests {
     private struct Run {
         let status: Int32
         let output: String

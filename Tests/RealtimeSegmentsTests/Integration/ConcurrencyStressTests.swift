@@ -4,7 +4,7 @@ import SegmentsTesting
 import Testing
 
 /// Issue 7, item 5: 8 threads × 10,000 mixed calls on one client with the live scheduler.
-@Suite(hangTimeLimit(minutes: 2)) struct ConcurrencyStressTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct ConcurrencyStressTests {
     /// One listener's promise: once its removal returned, it is never called again.
     final class Watched: Sendable {
         private let state = Locked((removed: false, calledAfterRemoval: false))

@@ -7,7 +7,7 @@ import Testing
 /// SPEC P5: one process at a time owns a storage directory. Two `segments track` processes on one
 /// directory: the second gets a clear `.storage` error and touches nothing; nothing the first
 /// accepted is lost. Within one process, a second client is refused until the first stops.
-@Suite(hangTimeLimit(minutes: 2)) struct DirectoryOwnerTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct DirectoryOwnerTests {
     @Test func p5_aSecondProcessOnTheDirectoryGetsAClearErrorAndNothingIsLost() async throws {
         let executable = try #require(SegmentsExecutable.url, "the segments executable is not beside the test bundle")
         let emulator = SegmentsEmulator()

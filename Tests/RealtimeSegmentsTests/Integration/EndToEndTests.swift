@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// The facade over the real URLSession transport and the emulator on loopback.
-@Suite(hangTimeLimit(minutes: 2)) struct EndToEndTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct EndToEndTests {
     @Test func d6_firstLoadArrivesFromTheBackend() async throws {
         let harness = try EndToEndHarness()
         defer { harness.tearDown() }

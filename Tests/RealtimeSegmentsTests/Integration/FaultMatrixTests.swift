@@ -7,7 +7,7 @@ import Testing
 /// Every fault the emulator can inject, against the real client over loopback: no crash, no
 /// listener called with bad data, the baseline kept, every read answered exactly once, and
 /// recovery once the server heals (issue 7, WIRE.md "Status handling", SPEC D9, G4, T7).
-@Suite(hangTimeLimit(minutes: 2)) struct FaultMatrixTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct FaultMatrixTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
         let fault: EmulatorFault

@@ -7,7 +7,7 @@ import Testing
 
 extension LiveIntegrationTests {
     /// Many requests at once through one `URLSessionSegmentsTransport` against one emulator.
-    @Suite(hangTimeLimit(minutes: 2)) struct LiveConcurrencyTests {
+    @Suite(Hang.timeLimit(minutes: 2)) struct LiveConcurrencyTests {
         private static let count = 50
 
         private static func cookie(_ index: Int) -> String { "cookie-\(index)" }

@@ -7,7 +7,7 @@ import Testing
 
 extension LiveIntegrationTests {
     /// Percent-encoding over the wire: ids with reserved characters reach the emulator intact.
-    @Suite(hangTimeLimit(minutes: 2)) struct LiveEncodingTests {
+    @Suite(Hang.timeLimit(minutes: 2)) struct LiveEncodingTests {
         /// Every character that would change a URL's meaning if sent raw, plus non-ASCII text.
         private static let awkwardCookie = "a/b?c&d#e f ü+%=.."
 

@@ -8,7 +8,7 @@ import Testing
 extension LiveIntegrationTests {
     /// The four Bloomreach requests over real loopback HTTP, in project and stream mode: what the
     /// emulator received and what the adapters made of its answers.
-    @Suite(hangTimeLimit(minutes: 2)) struct LiveEndpointTests {
+    @Suite(Hang.timeLimit(minutes: 2)) struct LiveEndpointTests {
         private static let cookie = anonymous.cookie ?? ""
 
         private static let discovery = EmulatorSegment(

@@ -21,7 +21,7 @@ struct FaultCase: Sendable, CustomTestStringConvertible {
 extension LiveIntegrationTests {
     /// Every emulator fault over real loopback HTTP: the mapped error, whether it is transient, that
     /// nothing crashes, and that the next request succeeds once the fault is consumed.
-    @Suite(hangTimeLimit(minutes: 2)) struct LiveFaultTests {
+    @Suite(Hang.timeLimit(minutes: 2)) struct LiveFaultTests {
         private static let cookie = anonymous.cookie ?? ""
         private static let answer = ["discovery": (0..<20).map { EmulatorSegment(id: "s\($0)", segmentationId: "g") }]
         private static let decodedAnswer: SegmentsByCategory = [

@@ -11,4 +11,4 @@ import Testing
 /// and shows up at once (this is how a stray wake-up byte from a stopped emulator's `deinit` was
 /// found), and timing assertions do not compete with a hundred other tests for two cores. The set
 /// still takes only a few seconds.
-@Suite(.serialized, hangTimeLimit(minutes: 5)) struct LiveIntegrationTests {}
+@Suite(.serialized, Hang.timeLimit(minutes: 5)) struct LiveIntegrationTests {}

@@ -7,7 +7,7 @@ import Testing
 
 extension LiveIntegrationTests {
     /// Emulators and transports created and dropped one after another, as a test run does.
-    @Suite(hangTimeLimit(minutes: 2)) struct LiveLifecycleTests {
+    @Suite(Hang.timeLimit(minutes: 2)) struct LiveLifecycleTests {
         /// Regression: a stopped emulator's server ran `stop()` again from `deinit` and wrote its
         /// wake-up byte to its closed pipe descriptor, which the next emulator's wake pipe had often
         /// taken; that emulator's accept loop then quit and every request to it hung.

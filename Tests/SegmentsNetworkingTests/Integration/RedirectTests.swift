@@ -7,7 +7,7 @@ import Testing
 
 /// SPEC P6 over real loopback HTTP: the emulator answers a redirect whose `Location` is a second
 /// listener on 127.0.0.1, and that listener must receive nothing — no header, no body.
-@Suite(hangTimeLimit(minutes: 2)) struct RedirectTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct RedirectTests {
     static let statuses = [301, 302, 303, 307, 308]
 
     /// A listener that would answer 200 to anything: what a credential thief would run.

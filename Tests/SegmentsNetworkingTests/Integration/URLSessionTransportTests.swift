@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// `URLSessionSegmentsTransport` against a real socket on 127.0.0.1 (no emulator, no internet).
-@Suite(hangTimeLimit(minutes: 2)) struct URLSessionTransportTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct URLSessionTransportTests {
     @Test func sendsTheRequestAndReturnsStatusHeadersAndBody() async throws {
         let server = try LoopbackServer { _ in
             .close(after: LoopbackServer.response("200 OK", headers: ["Content-Type: application/json", "X-Custom: v"], body: Data("{}".utf8)))
