@@ -250,3 +250,42 @@ extension SegmentsClientTests {
         #expect(events.load().last?.customerIds.values["registered"] == "jane")
     }
 }
+
+/// SPEC R4: the cheap calls cost the caller only in-memory work. Their figures (≤ 20 µs p50) are
+/// in segments-bench 10; this proves what they must never wait for.
+@Suite(Hang.timeLimit(minutes: 2)) struct CallersCostTests {
+    @Test func r4_listenersCacheHitsAndTheCookieNeverWaitForTheStorageOrTheDeliveryQueue() async throws {
+        let harness = ClientHarness()
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        try harness.configure(flushingMode: .manual)
+        let warmUp = Recorder<Result<[Segment], SegmentsError>>()
+        harness.client.getSegments(force: true, category: .discovery()) { warmUp.record($0) }
+        await harness.advance()
+        #expect(warmUp.count == 1)  // the cache is fresh now
+
+        // Disk and delivery both stuck, as with a slow disk and a listener that blocks.
+        harness.storageQueue.suspend()
+        harness.deliveryQueue.suspend()
+        let answers = Recorder<Result<[Segment], SegmentsError>>()
+        let client = harness.client
+        let cookie = Locked<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let token = client.addListener(category: .content()) { _ in }
+            client.removeListener(token)
+            client.getSegments(category: .discovery()) { answers.record($0) }
+            cookie.withLock { $0 = client.customerCookie }
+            done.signal()
+        }
+        // Generous: only a call that waits for one of the stuck queues takes this long.
+        let returned = await onDedicatedThread { done.wait(timeout: .now() + 30) == .success }
+        #expect(returned)
+        #expect(cookie.value != nil)
+        #expect(answers.count == 0)  // the answer waits for the delivery queue, not the caller
+        harness.storageQueue.resume()
+        harness.deliveryQueue.resume()
+        await harness.advance()
+        #expect(answers.all.map { try? $0.get() } == [[Fixture.s1]])
+        #expect(harness.repository.fetches.count == 1)  // a cache hit, not a fetch
+    }
+}
