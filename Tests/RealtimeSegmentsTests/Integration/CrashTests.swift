@@ -18,19 +18,9 @@ import Testing
     static let minimumKillsOnANonEmptyQueue = 15
 
     @Test func e4_everyAcceptedEventIsUploadedAcrossSIGKILLs() async throws {
-        let executable = try #require(SegmentsExecutable.url, "the segments executable is not beside the test bundle")
-        let emulator = SegmentsEmulator()
-        emulator.requireAuthorization("Token key")
-        let baseURL = try emulator.start()
-        let storage = TemporaryDirectory()
-        defer {
-            emulator.stop()
-            storage.remove()
-        }
-        let arguments = [
-            "track", "--base-url", baseURL.absoluteString, "--project-token", "crash", "--authorization", "token",
-            "--storage", storage.url.path, "--retry", "0.05",
-        ]
+        let fixture = try TrackFixture(projectToken: "crash")
+        defer { fixture.tearDown() }
+        let (executable, emulator, storage, arguments) = (fixture.executable, fixture.emulator, fixture.storage, fixture.arguments)
         var generator = SystemRandomNumberGenerator()
         var accepted: [String] = []
         var queuedAtStart: [Int] = []
@@ -125,6 +115,30 @@ enum SegmentsExecutable {
 }
 
 /// One `segments track` process; its standard output is read line by line as it comes.
+/// The `segments` executable, an emulator requiring `Token key`, a storage folder, and the
+/// arguments of `segments track` against them: what the multi-process tests share.
+struct TrackFixture {
+    let executable: URL
+    let emulator = SegmentsEmulator()
+    let storage = TemporaryDirectory()
+    let arguments: [String]
+
+    init(projectToken: String) throws {
+        executable = try #require(SegmentsExecutable.url, "the segments executable is not beside the test bundle")
+        emulator.requireAuthorization("Token key")
+        let baseURL = try emulator.start()
+        arguments = [
+            "track", "--base-url", baseURL.absoluteString, "--project-token", projectToken, "--authorization", "token",
+            "--storage", storage.url.path, "--retry", "0.05",
+        ]
+    }
+
+    func tearDown() {
+        emulator.stop()
+        storage.remove()
+    }
+}
+
 final class TrackChild {
     enum Status: Equatable, CustomStringConvertible {
         case exited(Int32)

@@ -9,19 +9,9 @@ import Testing
 /// accepted is lost. Within one process, a second client is refused until the first stops.
 @Suite(Hang.timeLimit(minutes: 2)) struct DirectoryOwnerTests {
     @Test func p5_aSecondProcessOnTheDirectoryGetsAClearErrorAndNothingIsLost() async throws {
-        let executable = try #require(SegmentsExecutable.url, "the segments executable is not beside the test bundle")
-        let emulator = SegmentsEmulator()
-        emulator.requireAuthorization("Token key")
-        let baseURL = try emulator.start()
-        let storage = TemporaryDirectory()
-        defer {
-            emulator.stop()
-            storage.remove()
-        }
-        let arguments = [
-            "track", "--base-url", baseURL.absoluteString, "--project-token", "owner", "--authorization", "token",
-            "--storage", storage.url.path, "--retry", "0.05",
-        ]
+        let fixture = try TrackFixture(projectToken: "owner")
+        defer { fixture.tearDown() }
+        let (executable, emulator, storage, arguments) = (fixture.executable, fixture.emulator, fixture.storage, fixture.arguments)
         emulator.injectFault(.status(503), on: .event, count: 100_000)  // the owner's items stay queued
         // A long --timeout: the owner's queue never empties (503s), and it must still own the folder
         // when the second process starts, however slow a loaded machine is.
