@@ -372,20 +372,6 @@ import Testing
         #expect(harness.fetchCount == 2)
     }
 
-    @Test func t6_reconfiguringDuringAFlightRunsTheOwedReloadOnTheNewBackend() async {
-        let harness = EngineHarness()
-        harness.repository.delay = 2
-        harness.repository.answer([.discovery(): [Fixture.s1]])
-        let (recorder, _) = harness.listen()
-        harness.configure()
-        harness.engine.reloadAfterUpload()
-        await harness.advance(by: 6)  // in flight on the first backend
-        let other = harness.configureOtherProject(answering: [.discovery(): [Fixture.s2]])
-        await harness.advance(by: 60)
-        #expect(other.fetches == [CustomerIds(cookie: "cookie-b")])
-        #expect(recorder.all == [[Fixture.s2]])  // the first backend's late answer was dropped
-    }
-
     /// Re-configuring requests the pending reload again: a new debounce starts at the
     /// re-configure, the old timer is cancelled (it would fire 3 s earlier).
     @Test func t6_aDebounceIsRequestedAgainFromTheReconfigure() async {
@@ -403,10 +389,11 @@ import Testing
         #expect(harness.fetchCount == 1)
     }
 
-    /// The same customer on a new backend: the flight that was out on the old backend is
-    /// discarded, so its late answer never reaches a listener; the owed reload runs on the new
-    /// backend, debounced from the re-configure.
-    @Test func t6_aFlightOfTheOldBackendIsDiscardedEvenForTheSameCustomer() async {
+    /// A new backend, for the same customer or another project's: the flight that was out on the
+    /// old backend is discarded, so its late answer never reaches a listener; the owed reload runs
+    /// on the new backend, debounced from the re-configure.
+    @Test(arguments: [true, false])
+    func t6_aFlightOfTheOldBackendIsDiscardedAndTheOwedReloadRunsOnTheNewOne(sameCustomer: Bool) async {
         let harness = EngineHarness()
         harness.repository.delay = 2
         harness.repository.answer([.discovery(): [Fixture.s1]])
@@ -415,14 +402,22 @@ import Testing
         harness.engine.reloadAfterUpload()
         await harness.advance(by: 6)  // out on the first backend until 7 s
         #expect(harness.fetchCount == 1)
-        let other = RecordingSegmentRepository(scheduler: harness.scheduler)
-        other.answer([.discovery(): [Fixture.s2]])
-        harness.engine.configure(
-            .init(repository: other, customerStore: harness.customerStore, baselineStore: harness.baselineStore))
+        let other: RecordingSegmentRepository
+        let customer: CustomerIds
+        if sameCustomer {
+            other = RecordingSegmentRepository(scheduler: harness.scheduler)
+            other.answer([.discovery(): [Fixture.s2]])
+            harness.engine.configure(
+                .init(repository: other, customerStore: harness.customerStore, baselineStore: harness.baselineStore))
+            customer = Fixture.customerA
+        } else {
+            other = harness.configureOtherProject(cookie: "cookie-b", answering: [.discovery(): [Fixture.s2]])
+            customer = CustomerIds(cookie: "cookie-b")
+        }
         await harness.advance(by: 4.9)
         #expect(other.fetches.isEmpty)
         await harness.advance(by: 0.1)  // 11 s: 5 s after the re-configure
-        #expect(other.fetches == [Fixture.customerA])
+        #expect(other.fetches == [customer])
         await harness.advance(by: 60)
         #expect(recorder.all == [[Fixture.s2]])  // never the first backend's s1
         #expect(other.fetches.count == 1)
