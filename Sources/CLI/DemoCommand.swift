@@ -47,7 +47,7 @@ struct DemoCommand {
 
         let client = SegmentsClient(
             options: .init(
-                logger: SegmentsLogHandler(level: .warning),
+                logger: SinkSegmentsLogger(level: .warning),
                 timings: SegmentationTimings(debounce: DebouncePolicy(delay: debounce, maxWait: debounce * 4)),
                 storage: .directory(storage)))
         try client.configure(

@@ -36,7 +36,7 @@ struct FetchCommand {
         let scheduler = TaskScheduler()
         let repository = BloomreachSegmentRepository(
             configuration: configuration, transport: URLSessionSegmentsTransport(), scheduler: scheduler,
-            clock: SystemClock(), logger: SegmentsLogHandler(level: .warning))
+            clock: SystemClock(), logger: SinkSegmentsLogger(level: .warning))
         let segments = try await repository.fetchSegments(for: CustomerIds(cookie: cookie))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -63,7 +63,7 @@ struct TrackCommand {
 
         let client = SegmentsClient(
             options: .init(
-                logger: SegmentsLogHandler(level: .warning, sink: StandardErrorLogSink()),
+                logger: SinkSegmentsLogger(level: .warning, sink: StandardErrorLogSink()),
                 uploadRetry: RetryBackoff(initial: retry, maximum: max(retry, 1)),
                 storage: .directory(storage)))
         // Never `stop()`ped: that would delete the segment baseline. Exiting is a plain restart.

@@ -105,6 +105,3 @@ extension Exponea {
         }
     }
 }
-
-/// The outcome of a flush: how many items were uploaded, or the error that stopped it.
-public typealias FlushResult = Result<Int, SegmentsError>

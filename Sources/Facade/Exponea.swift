@@ -13,7 +13,7 @@ public final class Exponea: Sendable {
     public static let shared = Exponea(client: SegmentsClient(options: SegmentsClient.Options(logger: Exponea.logger)))
 
     /// The log level and sink of the shared instance (SPEC L2, L3); settable before configure.
-    public static let logger = SegmentsLogHandler()
+    public static let logger = SinkSegmentsLogger()
 
     /// The client behind the facade.
     public let client: SegmentsClient

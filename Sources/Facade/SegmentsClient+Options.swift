@@ -46,7 +46,7 @@ extension SegmentsClient {
 
         /// The live defaults, with any of them replaced.
         public init(
-            logger: any SegmentsLogger = SegmentsLogHandler(), scheduler: any Scheduler = TaskScheduler(),
+            logger: any SegmentsLogger = SinkSegmentsLogger(), scheduler: any Scheduler = TaskScheduler(),
             clock: any Clock = SystemClock(),
             deliveryQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.delivery"),
             timings: SegmentationTimings = SegmentationTimings(), uploadRetry: RetryBackoff = RetryBackoff(),

@@ -42,7 +42,7 @@ extension SegmentsClient {
     /// unless `force`, otherwise fetched (sharing a fetch already in flight).
     /// - Throws: ``SegmentsError`` when the fetch fails, or `.stopped` after ``stop()``.
     public func getSegments(force: Bool = false, category: SegmentCategory) async throws -> [Segment] {
-        try await engine.getSegments(category: category, force: force)
+        try await engine.getSegments(force: force, category: category)
     }
 
     /// The completion-handler form of ``getSegments(force:category:)``: answered exactly once, on
@@ -51,6 +51,6 @@ extension SegmentsClient {
         force: Bool = false, category: SegmentCategory,
         completion: @escaping @Sendable (Result<[Segment], SegmentsError>) -> Void
     ) {
-        engine.getSegments(category: category, force: force, completion: completion)
+        engine.getSegments(force: force, category: category, completion: completion)
     }
 }

@@ -61,7 +61,7 @@ public final class SegmentsClient: Sendable {
     ///   another client of this process) uses the storage directory; the client is then left as
     ///   it was.
     public func configure(_ configuration: Configuration) throws {
-        let parts = try ConfiguredParts(configuration, options: options, owner: self, storageQueue: storageQueue)
+        let parts = try ConfiguredIntegration(configuration, options: options, owner: self, storageQueue: storageQueue)
         // Another client of this process used the folder before: its last saves may still be
         // queued on its storage queue; they are written before this client reads the folder.
         parts.previousStorageQueue?.sync {}

@@ -18,7 +18,7 @@ public final class CapturingLogger: SegmentsLogger, Sendable {
     }
 
     /// The most detailed level captured; settable to test level-dependent output.
-    public var level: LogLevel {
+    public var logLevel: LogLevel {
         get { state.withLock { $0.level } }
         set { state.withLock { $0.level = newValue } }
     }

@@ -12,7 +12,7 @@ import Testing
 
     @Test func l2_l3_theLevelFiltersLinesAndTheSinkIsPluggable() {
         let sink = Sink()
-        let handler = SegmentsLogHandler(level: .warning, sink: sink)
+        let handler = SinkSegmentsLogger(level: .warning, sink: sink)
         handler.log(.verbose, "Segments: hidden")
         handler.log(.warning, "Segments: shown")
         handler.logLevel = .none
@@ -20,7 +20,7 @@ import Testing
         handler.logLevel = .verbose
         handler.log(.verbose, "Segments: now shown")
         #expect(sink.lines.value == ["warning Segments: shown", "verbose Segments: now shown"])
-        #expect(handler.level == .verbose)
+        #expect(handler.logLevel == .verbose)
     }
 
     @Test func l1_l2_everySegmentsLineOfAFailingSessionIsPrefixedAndFailuresAreWarningsOrErrors() async throws {

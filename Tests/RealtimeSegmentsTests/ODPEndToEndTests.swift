@@ -93,7 +93,7 @@ import Testing
 
     @Test func o4_aGraphQLClassificationFailsTheFetchWithThatReason() async throws {
         let fixture = try Fixture()
-        let odp = ODPSegmentsClient(
+        let odp = ODPAudienceSegmentFetcher(
             configuration: fixture.odp(fields: ["email"]), transport: URLSessionSegmentsTransport(), clock: SystemClock())
         let email = AudienceIdentifier(field: AudienceIdentifier.Field(rawValue: "email"), value: "jane@example.com")
         let error = await thrownSegmentsError { _ = try await odp.fetchQualifiedSegments(for: email, candidates: ["a"]) }

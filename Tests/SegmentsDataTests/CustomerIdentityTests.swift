@@ -84,7 +84,7 @@ import Testing
 
     @Test func c4_linkFailureFailsTheReloadLogsWithoutIdsAndIsRetried() async {
         let harness = EngineHarness(customer: Self.jane)
-        harness.logger.level = .warning
+        harness.logger.logLevel = .warning
         harness.repository.failNextLinks(with: Fixture.transient)
         harness.configure()
         harness.listen()

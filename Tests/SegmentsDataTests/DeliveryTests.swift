@@ -191,7 +191,7 @@ import Testing
         harness.engine.addListener(SegmentListener(category: .discovery(), includeFirstLoad: true) { _ in
             queues.record(DispatchQueue.getSpecific(key: key))
         })
-        harness.engine.getSegments(category: .discovery(), force: true) { _ in
+        harness.engine.getSegments(force: true, category: .discovery()) { _ in
             queues.record(DispatchQueue.getSpecific(key: key))
         }
         await harness.advance(by: 5)

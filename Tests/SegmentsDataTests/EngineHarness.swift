@@ -44,7 +44,7 @@ final class EngineHarness: Sendable {
                 }))
     }
 
-    var backend: SegmentationEngine.Backend {
+    var backend: SegmentationEngine.Integration {
         .init(repository: repository, customerStore: customerStore, baselineStore: baselineStore)
     }
 
@@ -96,7 +96,7 @@ final class EngineHarness: Sendable {
     /// Starts a one-shot read that records its answers.
     func read(_ category: SegmentCategory = .discovery(), force: Bool = false) -> Recorder<Result<[Segment], SegmentsError>> {
         let recorder = Recorder<Result<[Segment], SegmentsError>>()
-        engine.getSegments(category: category, force: force) { recorder.record($0) }
+        engine.getSegments(force: force, category: category) { recorder.record($0) }
         return recorder
     }
 

@@ -52,7 +52,7 @@ import Testing
         let reentry: Reentry
         let lines = Locked<[String]>([])
         init(_ reentry: Reentry) { self.reentry = reentry }
-        var level: LogLevel { .verbose }
+        var logLevel: LogLevel { .verbose }
         func log(_ level: LogLevel, _ message: String) {
             lines.withLock { $0.append(message) }
             reentry.callBack()

@@ -64,7 +64,7 @@ import Testing
         harness.configure()
         let answers = Recorder<Int>()
         DispatchQueue.concurrentPerform(iterations: 1000) { index in
-            harness.engine.getSegments(category: .content(), force: true) { result in
+            harness.engine.getSegments(force: true, category: .content()) { result in
                 if (try? result.get()) == [Fixture.s2, Fixture.s3] { answers.record(index) }
             }
         }
@@ -208,7 +208,7 @@ extension OneShotReadTests {
         harness.repository.answer(Self.answer)
         harness.configure()
         let other = harness.read(force: true)
-        let cancelled = Task { try await harness.engine.getSegments(category: .discovery(), force: true) }
+        let cancelled = Task { try await harness.engine.getSegments(force: true, category: .discovery()) }
         cancelled.cancel()
         var thrown: SegmentsError?
         do { _ = try await cancelled.value } catch { thrown = error as? SegmentsError }

@@ -9,11 +9,11 @@ import Testing
 @Suite(Hang.timeLimit(minutes: 2)) struct ODPGraphQLFakeTests {
     let odp = ODPGraphQLFake()
     let transport = MockTransport()
-    let client: ODPSegmentsClient
+    let client: ODPAudienceSegmentFetcher
 
     init() {
         transport.serveODP(odp)
-        client = ODPSegmentsClient(
+        client = ODPAudienceSegmentFetcher(
             configuration: ODPConfiguration(apiKey: "public-key"), transport: transport, clock: FixedClock(date: Harness.now))
     }
 

@@ -13,8 +13,8 @@ import Testing
     static func client(
         _ configuration: ODPConfiguration = ODPConfiguration(apiKey: "PUBLIC_KEY"),
         transport: MockTransport = MockTransport(fallback: .json(empty))
-    ) -> ODPSegmentsClient {
-        ODPSegmentsClient(configuration: configuration, transport: transport, clock: FixedClock(date: Harness.now))
+    ) -> ODPAudienceSegmentFetcher {
+        ODPAudienceSegmentFetcher(configuration: configuration, transport: transport, clock: FixedClock(date: Harness.now))
     }
 
     @Test func o4_postsTheDocumentedQueryWithTheKeyToV3GraphQL() async throws {

@@ -7,7 +7,7 @@ import Testing
 /// Decoding of ODP answers and the mapping of every error shape (WIRE.md "ODP", SPEC O4).
 @Suite(Hang.timeLimit(minutes: 2)) struct ODPResponseTests {
     private func fetch(_ answer: MockTransport.Answer, logger: CapturingLogger? = nil) async throws -> [String] {
-        let client = ODPSegmentsClient(
+        let client = ODPAudienceSegmentFetcher(
             configuration: ODPConfiguration(apiKey: "k"), transport: MockTransport(fallback: answer),
             clock: FixedClock(date: Harness.now), logger: logger)
         return try await client.fetchQualifiedSegments(userId: "user123", candidates: ["a", "b", "c"])

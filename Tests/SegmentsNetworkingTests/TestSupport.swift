@@ -42,9 +42,9 @@ final class RecordingSleeper: Scheduler {
 /// A logger that keeps every line it is given.
 final class LogRecorder: SegmentsLogger {
     private let lines = Locked<[(LogLevel, String)]>([])
-    let level: LogLevel
+    let logLevel: LogLevel
 
-    init(level: LogLevel = .verbose) { self.level = level }
+    init(level: LogLevel = .verbose) { self.logLevel = level }
 
     func log(_ level: LogLevel, _ message: String) {
         guard isEnabled(level) else { return }

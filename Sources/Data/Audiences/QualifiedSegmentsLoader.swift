@@ -52,7 +52,7 @@ public final class QualifiedSegmentsLoader: Sendable {
     /// Creates a loader with an empty cache.
     ///
     /// - Parameters:
-    ///   - fetcher: the backend, e.g. `ODPSegmentsClient`.
+    ///   - fetcher: the backend, e.g. `ODPAudienceSegmentFetcher`.
     ///   - scheduler: starts each request.
     ///   - clock: the time of cache entries.
     ///   - logger: receives `Segments:` lines about failed fetches.

@@ -11,7 +11,7 @@ extension SegmentationEngine {
     /// waits (at most 1,000 reads wait; more fail with `.notConfigured`); after ``stop()`` it fails
     /// with `.stopped`.
     public func getSegments(
-        category: SegmentCategory, force: Bool = false,
+        force: Bool = false, category: SegmentCategory,
         completion: @escaping @Sendable (Result<[Segment], SegmentsError>) -> Void
     ) {
         let now = moment
@@ -22,12 +22,12 @@ extension SegmentationEngine {
         transition { $0.read(category, force: force, reply: .onDeliveryQueue(completion), at: now) }
     }
 
-    /// The `async` form of ``getSegments(category:force:completion:)``: throws ``SegmentsError``.
+    /// The `async` form of ``getSegments(force:category:completion:)``: throws ``SegmentsError``.
     /// The awaiting task is resumed directly, without a hop through the delivery queue (SPEC G4).
     ///
     /// Cancelling the calling task withdraws the read at once: it throws `.cancelled` (still
     /// exactly one answer), and a fetch it started goes on for the other readers and listeners.
-    public func getSegments(category: SegmentCategory, force: Bool = false) async throws -> [Segment] {
+    public func getSegments(force: Bool = false, category: SegmentCategory) async throws -> [Segment] {
         let now = moment
         // A hit answers without suspending the task at all; a cancelled task takes the slow path,
         // which answers it with `.cancelled`.

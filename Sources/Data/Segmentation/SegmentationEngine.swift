@@ -54,7 +54,7 @@ public final class SegmentationEngine: Sendable {
     }
 
     /// The ports of one configured integration.
-    public struct Backend: Sendable {
+    public struct Integration: Sendable {
         /// Where segments come from.
         public var repository: any SegmentRepository
         /// The current customer's ids.
@@ -62,7 +62,7 @@ public final class SegmentationEngine: Sendable {
         /// The baseline and link memory.
         public var baselineStore: any SegmentBaselineStore
 
-        /// Creates a backend.
+        /// Creates the ports of an integration.
         public init(
             repository: any SegmentRepository, customerStore: any CustomerStore,
             baselineStore: any SegmentBaselineStore

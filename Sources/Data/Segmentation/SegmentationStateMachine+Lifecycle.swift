@@ -16,7 +16,7 @@ extension SegmentationStateMachine {
     /// Configures (or re-configures) with `backend` (SPEC T2, T6): a reload that was pending,
     /// owed or in flight is requested again on the new backend; listeners and what they were told
     /// stay; reads made before are served.
-    mutating func configure(_ backend: SegmentationEngine.Backend, loaded: Loaded, at now: Moment) -> Actions {
+    mutating func configure(_ backend: SegmentationEngine.Integration, loaded: Loaded, at now: Moment) -> Actions {
         var actions = Actions()
         var reloadWasPending: Bool
         if case .fetching(let flight, let followUpOwed) = reload {

@@ -15,7 +15,7 @@ struct SegmentationStateMachine: Sendable {
         /// Not configured yet: listeners and reads wait.
         case unconfigured
         /// Configured with a backend.
-        case running(SegmentationEngine.Backend)
+        case running(SegmentationEngine.Integration)
         /// Stopped: work is rejected until configured again.
         case stopped
     }
@@ -185,7 +185,7 @@ struct SegmentationStateMachine: Sendable {
         self.random = random
     }
 
-    var backend: SegmentationEngine.Backend? {
+    var backend: SegmentationEngine.Integration? {
         if case .running(let backend) = phase { return backend }
         return nil
     }

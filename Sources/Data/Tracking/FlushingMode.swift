@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 
 /// When queued events are uploaded (SPEC E2).
 public enum FlushingMode: Hashable, Sendable {
@@ -9,3 +10,9 @@ public enum FlushingMode: Hashable, Sendable {
     /// Upload only when asked (`flushData()`).
     case manual
 }
+
+/// The outcome of a flush: how many queued items were uploaded, or the error that stopped it.
+///
+/// The one flush outcome of the package: `SegmentsClient.flush()` and `Exponea.flushData(completion:)`
+/// report it.
+public typealias FlushResult = Result<Int, SegmentsError>

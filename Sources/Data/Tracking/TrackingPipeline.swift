@@ -54,9 +54,6 @@ public final class TrackingPipeline: Sendable {
     /// The default cap of the queue: 100,000 items.
     public static let defaultCapacity = 100_000
 
-    /// The outcome of a flush: how many items were uploaded, or why it stopped.
-    public typealias FlushResult = Result<Int, SegmentsError>
-
     struct Core: Sendable {
         var machine: TrackingStateMachine
         var timers: [TrackingStateMachine.TimerID: ScheduledWork] = [:]

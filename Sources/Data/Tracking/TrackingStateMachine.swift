@@ -24,8 +24,6 @@ struct TrackingStateMachine: Sendable {
         let rawValue: Int
     }
 
-    /// The outcome of a flush: how many items were uploaded, or why it stopped.
-    typealias FlushResult = Result<Int, SegmentsError>
     /// A flush's completion handler.
     typealias Waiter = @Sendable (FlushResult) -> Void
 

@@ -1,6 +1,6 @@
 /// Where qualified audience segments come from: the backend port of the audience loader.
 ///
-/// The SDK ships `ODPSegmentsClient` (Optimizely Data Platform GraphQL); implement it to plug in
+/// The SDK ships `ODPAudienceSegmentFetcher` (Optimizely Data Platform GraphQL); implement it to plug in
 /// another audience service. Implementations throw ``SegmentsError``: `.invalidIdentifier` when the
 /// backend does not know the user, any other code for a failed fetch (SPEC O4).
 public protocol AudienceSegmentFetcher: Sendable {

@@ -28,7 +28,7 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConve
 public protocol SegmentsLogger: Sendable {
     /// The most detailed level written; lines above it are dropped. The core reads it to decide
     /// whether customer ids may appear in a line (SPEC P4).
-    var level: LogLevel { get }
+    var logLevel: LogLevel { get }
     /// Writes one line at `level`, if `level` is enabled.
     func log(_ level: LogLevel, _ message: String)
 }
@@ -36,6 +36,6 @@ public protocol SegmentsLogger: Sendable {
 extension SegmentsLogger {
     /// Whether lines at `level` are written.
     public func isEnabled(_ level: LogLevel) -> Bool {
-        level != .none && level <= self.level
+        level != .none && level <= logLevel
     }
 }

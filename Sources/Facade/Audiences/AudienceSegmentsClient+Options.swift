@@ -39,7 +39,7 @@ extension AudienceSegmentsClient {
 
         /// The live defaults, with any of them replaced.
         public init(
-            logger: any SegmentsLogger = SegmentsLogHandler(), scheduler: any Scheduler = TaskScheduler(),
+            logger: any SegmentsLogger = SinkSegmentsLogger(), scheduler: any Scheduler = TaskScheduler(),
             clock: any Clock = SystemClock(),
             deliveryQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.audiences.delivery"),
             transport: any SegmentsTransport = URLSessionSegmentsTransport(),

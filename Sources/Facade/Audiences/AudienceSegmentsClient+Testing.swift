@@ -33,7 +33,7 @@ extension AudienceSegmentsClient.Options {
     ///   - cacheCapacity: the most users cached (100).
     ///   - cacheTimeout: how long an answer stays cached, in seconds (600).
     public static func testing(
-        logger: any SegmentsLogger = SegmentsLogHandler(), scheduler: any Scheduler = TaskScheduler(),
+        logger: any SegmentsLogger = SinkSegmentsLogger(), scheduler: any Scheduler = TaskScheduler(),
         clock: any Clock = SystemClock(),
         deliveryQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.audiences.testing.delivery"),
         transport: (any SegmentsTransport)? = nil, cacheCapacity: Int = 100,

@@ -41,7 +41,7 @@ public final class AudienceSegmentsClient: Sendable {
         if let odp {
             try odp.validate()
             let transport = SegmentsMiddlewareTransport(transport: options.transport, middlewares: options.middlewares)
-            fetcher = ODPSegmentsClient(
+            fetcher = ODPAudienceSegmentFetcher(
                 configuration: odp, transport: transport, clock: options.clock, logger: options.logger)
         }
         self.init(fetcher: fetcher, candidateSegments: candidateSegments, options: options)

@@ -29,9 +29,9 @@ struct BloomreachClient: Sendable {
             do {
                 response = try await transport.send(request)
             } catch {
-                throw HTTPFailure.error(forTransportError: error, operation: endpoint.operation)
+                throw HTTPStatusMapping.error(forTransportError: error, operation: endpoint.operation)
             }
-            guard let failure = HTTPFailure.error(for: response, operation: endpoint.operation, now: clock.now())
+            guard let failure = HTTPStatusMapping.error(for: response, operation: endpoint.operation, now: clock.now())
             else { return response }
             guard failure.code == .unauthorized, let provider else { throw failure }
             refusals += 1

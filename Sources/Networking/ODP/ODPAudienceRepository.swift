@@ -46,13 +46,13 @@ public struct ODPAudienceRepository: SegmentRepository {
         self.identification = identification
     }
 
-    /// A repository over ODP GraphQL; `logger` receives the adapter's warnings (see ``ODPSegmentsClient``).
+    /// A repository over ODP GraphQL; `logger` receives the adapter's warnings (see ``ODPAudienceSegmentFetcher``).
     public init(
         configuration: ODPConfiguration, transport: any SegmentsTransport, clock: any Clock, candidates: [String],
         category: SegmentCategory = .audiences(), logger: (any SegmentsLogger)? = nil
     ) {
         self.init(
-            fetcher: ODPSegmentsClient(configuration: configuration, transport: transport, clock: clock, logger: logger),
+            fetcher: ODPAudienceSegmentFetcher(configuration: configuration, transport: transport, clock: clock, logger: logger),
             candidates: candidates, category: category)
     }
 

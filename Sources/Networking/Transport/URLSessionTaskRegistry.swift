@@ -48,7 +48,7 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Refuses every redirect (SPEC P6): URLSession would otherwise re-send the headers —
     /// `Authorization`, `x-api-key` — and the body to the `Location`, whatever its host or scheme.
-    /// Declining makes the 3xx itself the task's response, which ``HTTPFailure`` turns into an error.
+    /// Declining makes the 3xx itself the task's response, which ``HTTPStatusMapping`` turns into an error.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void

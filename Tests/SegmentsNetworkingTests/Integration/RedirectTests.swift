@@ -55,7 +55,7 @@ import Testing
         let baseURL = try emulator.start()
         defer { emulator.stop() }
         emulator.injectFault(.redirect(307, location: thief.url("/v3/graphql").absoluteString), on: .graphql)
-        let odp = ODPSegmentsClient(
+        let odp = ODPAudienceSegmentFetcher(
             configuration: ODPConfiguration(apiKey: "PUBLIC_KEY", apiHost: baseURL.absoluteString),
             transport: URLSessionSegmentsTransport(timeout: 5), clock: FixedClock(date: Harness.now))
 

@@ -2,11 +2,11 @@ import SegmentsDomain
 
 /// A tiny capturing logger for these tests (the shipped one lives in `SegmentsTesting`).
 final class LineLog: SegmentsLogger {
-    let level: LogLevel
+    let logLevel: LogLevel
     private let captured = Locked<[(level: LogLevel, message: String)]>([])
 
     init(level: LogLevel = .verbose) {
-        self.level = level
+        self.logLevel = level
     }
 
     func log(_ level: LogLevel, _ message: String) {

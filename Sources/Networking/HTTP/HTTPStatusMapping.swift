@@ -2,7 +2,7 @@ import Foundation
 import SegmentsDomain
 
 /// Turns what a transport produced into ``SegmentsError`` per WIRE.md "Status handling".
-package enum HTTPFailure {
+package enum HTTPStatusMapping {
     /// The error for `response`, or `nil` for a 2xx.
     ///
     /// - 3xx → `.httpStatus`, permanent: redirects are never followed (SPEC P6), so a redirect that

@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsPersistence
 
 /// The ports of one configured integration, built and validated before anything changes.
-struct ConfiguredParts {
+struct ConfiguredIntegration {
     let repository: any SegmentRepository
     let uploader: any EventUploader
     let customer: any CustomerStore

@@ -5,7 +5,7 @@ import SegmentsDomain
 /// GraphQL (WIRE.md "ODP", SPEC O4).
 ///
 /// ```swift
-/// let odp = ODPSegmentsClient(
+/// let odp = ODPAudienceSegmentFetcher(
 ///     configuration: ODPConfiguration(apiKey: "PUBLIC_KEY"), transport: URLSessionSegmentsTransport(), clock: clock)
 /// let qualified = try await odp.fetchQualifiedSegments(userId: "user123", candidates: ["seg-1", "seg-2"])
 /// ```
@@ -25,7 +25,7 @@ import SegmentsDomain
 /// No candidates answers `[]` without a request; `customer: null` (an unknown user) answers `[]`.
 /// An audience node without a `name` and `state` is dropped, the rest of the answer kept, and a
 /// warning logged: `Segments: Ignored <n> ODP audience node(s) without name or state`.
-public struct ODPSegmentsClient: AudienceSegmentFetcher {
+public struct ODPAudienceSegmentFetcher: AudienceSegmentFetcher {
     /// The host, key, time-out and allowed fields.
     public let configuration: ODPConfiguration
     private let transport: any SegmentsTransport
@@ -64,9 +64,9 @@ public struct ODPSegmentsClient: AudienceSegmentFetcher {
         do {
             response = try await transport.send(request)
         } catch {
-            throw HTTPFailure.error(forTransportError: error, operation: operation)
+            throw HTTPStatusMapping.error(forTransportError: error, operation: operation)
         }
-        if let failure = HTTPFailure.error(for: response, operation: operation, now: clock.now()) {
+        if let failure = HTTPStatusMapping.error(for: response, operation: operation, now: clock.now()) {
             throw failure
         }
         let answer = try ODPResponseDecoder.decode(response.body)

@@ -20,10 +20,10 @@ public struct ConsoleLogSink: LogSink {
 /// A ``SegmentsLogger`` with a settable level and a pluggable sink (SPEC L2, L3).
 ///
 /// `Exponea.logger` is one of these; give a ``SegmentsClient`` its own through its options.
-public final class SegmentsLogHandler: SegmentsLogger, Sendable {
+public final class SinkSegmentsLogger: SegmentsLogger, Sendable {
     private let state: Locked<(level: LogLevel, sink: any LogSink)>
 
-    /// A handler writing lines up to `level` to `sink`.
+    /// A logger writing lines up to `level` to `sink`.
     public init(level: LogLevel = .warning, sink: any LogSink = ConsoleLogSink()) {
         state = Locked((level, sink))
     }
@@ -39,9 +39,6 @@ public final class SegmentsLogHandler: SegmentsLogger, Sendable {
         get { state.withLock { $0.sink } }
         set { state.withLock { $0.sink = newValue } }
     }
-
-    /// Same as ``logLevel``.
-    public var level: LogLevel { logLevel }
 
     /// Writes the line to the sink when `level` is enabled.
     public func log(_ level: LogLevel, _ message: String) {
