@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 import RealtimeSegments
 
 /// Runs the selected benchmarks in order, prints the table and writes the JSON.

@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 import RealtimeSegments
 
 /// Benchmark 9: the audience cache (`ExpiringLRUCache`, SPEC O3) on its own, called from this

@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 import RealtimeSegments
 import SegmentsTesting
 

@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 import RealtimeSegments
 
 /// Benchmark 8: peak resident memory of `segments demo` and of benchmark 2 (10,000 listeners and

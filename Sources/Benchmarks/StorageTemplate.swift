@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 import RealtimeSegments
 
 /// A storage directory written by the SDK's own File stores — a customer, a baseline of three

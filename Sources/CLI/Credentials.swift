@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 import RealtimeSegments
 
 /// Where the CLI takes an API key or token from (SPEC P4): the environment variable

@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 import RealtimeSegments
 
 /// `segments fetch`: one read of a customer's segments from any Bloomreach-compatible backend.

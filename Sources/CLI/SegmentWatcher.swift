@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 import RealtimeSegments
 
 /// Remembers the latest list of each category and prints every change as it arrives.

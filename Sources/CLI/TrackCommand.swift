@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 import RealtimeSegments
 
 /// `segments track`: tracks numbered events through a client on a storage directory and reports

@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 
 extension Exponea {
     /// How requests are authorized (WIRE.md "Headers").

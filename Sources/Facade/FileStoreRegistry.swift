@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 import SegmentsPersistence
 
 /// Hands out one set of file stores, and one directory lock, per storage directory in the process

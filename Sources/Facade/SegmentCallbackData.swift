@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 
 /// A listener of one category of segments, as the Exponea SDK spells it (SPEC M4).
 ///

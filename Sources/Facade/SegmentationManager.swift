@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 import SegmentsData
 
 /// The Exponea SDK's listener registry, kept so apps switch by changing their import.

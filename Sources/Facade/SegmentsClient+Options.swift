@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 import SegmentsData
 import SegmentsNetworking
 
@@ -33,6 +34,9 @@ extension SegmentsClient {
         /// `trackEvent` refuses with a `.storage` error. 100,000 by default.
         public var eventQueueCapacity: Int
 
+        /// The default of ``eventQueueCapacity``: 100,000 events and customer updates.
+        public static let defaultEventQueueCapacity = TrackingPipeline.defaultCapacity
+
         /// Where a client keeps its customer, baseline and event queue (SPEC P1).
         public enum Storage: Sendable {
             /// Files under the directory, or under the platform's application-support directory,
@@ -52,7 +56,7 @@ extension SegmentsClient {
             timings: SegmentationTimings = SegmentationTimings(), uploadRetry: RetryBackoff = RetryBackoff(),
             transport: any SegmentsTransport = URLSessionSegmentsTransport(),
             middlewares: [any SegmentsTransportMiddleware] = [], storage: Storage = .directory(nil),
-            storageQueue: DispatchQueue? = nil, eventQueueCapacity: Int = TrackingPipeline.defaultCapacity
+            storageQueue: DispatchQueue? = nil, eventQueueCapacity: Int = Options.defaultEventQueueCapacity
         ) {
             self.logger = logger
             self.scheduler = scheduler

@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 
 /// Where log lines end up (SPEC L3). The default prints to standard output.
 public protocol LogSink: Sendable {

@@ -8,7 +8,7 @@ import Darwin
 import Foundation
 
 /// Where the SDK keeps its files by default (SPEC P1).
-public enum StorageLocation {
+package enum StorageLocation {
     /// The folder inside the platform's data directory that holds one sub-folder per integration.
     static let sdkFolderName = "RealtimeSegments"
     /// The longest folder name used as is; longer ids are shortened and made unique by a hash.
@@ -25,7 +25,7 @@ public enum StorageLocation {
     /// The id is turned into a safe folder name: letters, digits, `-`, `_` and `.` are kept, and an id
     /// that needed changes gets a stable hash appended so distinct ids never share a folder. Nothing is
     /// created here: the stores create the directory, owner-only, on first use.
-    public static func defaultDirectory(integrationId: String) -> URL {
+    package static func defaultDirectory(integrationId: String) -> URL {
         applicationDataDirectory()
             .appendingPathComponent(sdkFolderName, isDirectory: true)
             .appendingPathComponent(folderName(forIntegrationId: integrationId), isDirectory: true)

@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 @testable import RealtimeSegments
 import SegmentsTesting
 import Testing

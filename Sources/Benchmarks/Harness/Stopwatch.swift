@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SegmentsDomain
 import RealtimeSegments
 
 /// Monotonic time in nanoseconds, the one time source of every benchmark.

@@ -17,9 +17,9 @@ import SegmentsDomain
 /// All state sits behind one lock; requests start through the ``Scheduler``, so tests drive them
 /// on virtual time. Completions run outside the lock: at once for a cache hit or no candidates,
 /// otherwise on the request's task.
-public final class QualifiedSegmentsLoader: Sendable {
+package final class QualifiedSegmentsLoader: Sendable {
     /// The answer of one load.
-    public typealias Completion = @Sendable (Result<[String], SegmentsError>) -> Void
+    package typealias Completion = @Sendable (Result<[String], SegmentsError>) -> Void
 
     private struct FlightKey: Hashable, Sendable {
         let identifier: AudienceIdentifier
@@ -58,7 +58,7 @@ public final class QualifiedSegmentsLoader: Sendable {
     ///   - logger: receives `Segments:` lines about failed fetches.
     ///   - cacheCapacity: the most users cached (100); 0 disables the cache.
     ///   - cacheTimeout: how long an answer stays cached, in seconds (600); 0 or less never expires.
-    public init(
+    package init(
         fetcher: any AudienceSegmentFetcher, scheduler: any Scheduler, clock: any Clock, logger: any SegmentsLogger,
         cacheCapacity: Int = 100, cacheTimeout: TimeInterval = 600
     ) {
@@ -71,7 +71,7 @@ public final class QualifiedSegmentsLoader: Sendable {
 
     /// Loads the segments among `candidates` that `identifier` qualifies for and answers exactly
     /// once with them, or with the fetch's ``SegmentsError``.
-    public func qualifiedSegments(
+    package func qualifiedSegments(
         for identifier: AudienceIdentifier, candidates: [String], options: Set<AudienceSegmentOption> = [],
         completion: @escaping Completion
     ) {
@@ -110,7 +110,7 @@ public final class QualifiedSegmentsLoader: Sendable {
 
     /// The `async` form of ``qualifiedSegments(for:candidates:options:completion:)``: throws
     /// ``SegmentsError``. Cancelling the caller does not cancel a request other callers share.
-    public func qualifiedSegments(
+    package func qualifiedSegments(
         for identifier: AudienceIdentifier, candidates: [String], options: Set<AudienceSegmentOption> = []
     ) async throws -> [String] {
         try await withCheckedThrowingContinuation { continuation in
@@ -121,7 +121,7 @@ public final class QualifiedSegmentsLoader: Sendable {
     }
 
     /// Empties the cache for every user, as the `.resetCache` option does.
-    public func resetCache() {
+    package func resetCache() {
         state.withLock { state in
             state.cache.removeAll()
             state.cacheGeneration += 1
@@ -130,7 +130,7 @@ public final class QualifiedSegmentsLoader: Sendable {
     }
 
     /// Whether the cache holds a valid answer for `identifier` now.
-    public func isCached(_ identifier: AudienceIdentifier) -> Bool {
+    package func isCached(_ identifier: AudienceIdentifier) -> Bool {
         let now = cacheTime()
         return state.withLock { $0.cache.contains(identifier, now: now) }
     }

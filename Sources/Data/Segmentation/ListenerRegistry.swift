@@ -7,16 +7,16 @@ public struct ListenerToken: Hashable, Sendable {
 }
 
 /// A listener of one category (SPEC M4): whether it wants the first load, and its handler.
-public struct SegmentListener: Sendable {
+package struct SegmentListener: Sendable {
     /// The category listened to.
-    public var category: SegmentCategory
+    package var category: SegmentCategory
     /// Whether the listener is told the current list once, even when nothing changed (SPEC D6).
-    public var includeFirstLoad: Bool
+    package var includeFirstLoad: Bool
     /// Called on the delivery queue with the category's full current list.
-    public var handler: @Sendable ([Segment]) -> Void
+    package var handler: @Sendable ([Segment]) -> Void
 
     /// Creates a listener.
-    public init(
+    package init(
         category: SegmentCategory, includeFirstLoad: Bool, handler: @escaping @Sendable ([Segment]) -> Void
     ) {
         self.category = category

@@ -3,12 +3,12 @@ import SegmentsDomain
 
 extension SegmentationEngine {
     /// Whether ``configure(_:)`` ran and ``stop()`` did not follow.
-    public var isConfigured: Bool {
+    package var isConfigured: Bool {
         read { $0.backend != nil }
     }
 
     /// The current customer, or `nil` before configuration.
-    public var customer: CustomerIds? {
+    package var customer: CustomerIds? {
         read { $0.customer }
     }
 
@@ -21,7 +21,7 @@ extension SegmentationEngine {
     /// load, and reads made before or meanwhile are served in call order.
     /// Configuring a running engine discards its flight but keeps listeners, what they were told,
     /// and a reload that was pending or owed (it runs on the new backend).
-    public func configure(_ backend: Integration) {
+    package func configure(_ backend: Integration) {
         let savePending = core.withLock { $0.pendingCustomerSaves > 0 }
         let customer = savePending
             ? dependencies.storageQueue.sync { backend.customerStore.load() } : backend.customerStore.load()
@@ -34,7 +34,7 @@ extension SegmentationEngine {
     /// Stops the integration (SPEC A3): cancels and discards segment work, deletes the baseline and
     /// link memory, removes every listener (without waiting for a running handler, D7), answers
     /// pending reads with `.stopped`, and rejects work until configured again.
-    public func stop() {
+    package func stop() {
         transition { $0.stop() }
     }
 
@@ -45,7 +45,7 @@ extension SegmentationEngine {
     ///
     /// - Returns: the new customer, or `nil` when not configured.
     @discardableResult
-    public func anonymize() -> CustomerIds? {
+    package func anonymize() -> CustomerIds? {
         let newCookie = dependencies.makeCookie()
         let now = moment
         return transition { $0.anonymize(newCookie: newCookie, at: now) }
@@ -56,7 +56,7 @@ extension SegmentationEngine {
     ///
     /// - Returns: the customer after the merge, or `nil` when not configured.
     @discardableResult
-    public func identify(hardIds: [String: String]) -> CustomerIds? {
+    package func identify(hardIds: [String: String]) -> CustomerIds? {
         let now = moment
         return transition { $0.identify(hardIds: hardIds, at: now) }
     }
@@ -68,7 +68,7 @@ extension SegmentationEngine {
     /// - Returns: the customer after the merge, or `nil` (and `record` is not called) when not
     ///   configured.
     @discardableResult
-    public func identify(
+    package func identify(
         hardIds: [String: String], recordingWith record: (CustomerIds) throws -> Void
     ) throws -> CustomerIds? {
         guard let current = customer else { return nil }
@@ -77,14 +77,14 @@ extension SegmentationEngine {
     }
 
     /// Requests a reload because a tracked event or customer update was uploaded (SPEC T3).
-    public func reloadAfterUpload() {
+    package func reloadAfterUpload() {
         let now = moment
         transition { $0.uploadSucceeded(at: now) }
     }
 
     /// Tells the engine whether tracked events are uploaded immediately; when they are not and
     /// listeners exist, one warning says segments will lag (SPEC T8).
-    public func setTrackingImmediate(_ immediate: Bool) {
+    package func setTrackingImmediate(_ immediate: Bool) {
         transition { $0.setTrackingImmediate(immediate) }
     }
 }

@@ -10,7 +10,7 @@ extension SegmentationEngine {
     ///   - owner: when given, the registration ends by itself once `owner` is deallocated.
     /// - Returns: the token that removes this one registration.
     @discardableResult
-    public func addListener(_ listener: SegmentListener, group: UUID? = nil, owner: AnyObject? = nil) -> ListenerToken {
+    package func addListener(_ listener: SegmentListener, group: UUID? = nil, owner: AnyObject? = nil) -> ListenerToken {
         let now = moment
         return transition { $0.addListener(listener, group: group, owner: owner, at: now) }
     }
@@ -18,7 +18,7 @@ extension SegmentationEngine {
     /// Removes one registration; unknown tokens are ignored. Never waits: once this returns no
     /// new call of the handler starts, and a call running right now may finish (SPEC D7). A
     /// handler may remove its own listener.
-    public func removeListener(_ token: ListenerToken) {
+    package func removeListener(_ token: ListenerToken) {
         transition { machine in
             machine.removeListener(token)
             return []
@@ -26,7 +26,7 @@ extension SegmentationEngine {
     }
 
     /// Removes every registration of `group`; an unknown group is ignored. Never waits (SPEC D7).
-    public func removeListeners(group: UUID) {
+    package func removeListeners(group: UUID) {
         transition { machine in
             machine.removeListeners(group: group)
             return []
@@ -34,7 +34,7 @@ extension SegmentationEngine {
     }
 
     /// How many listeners are registered (owners that are gone do not count).
-    public var listenerCount: Int {
+    package var listenerCount: Int {
         read { $0.listeners.count }
     }
 
@@ -44,7 +44,7 @@ extension SegmentationEngine {
     /// The stream keeps only the newest list when the consumer falls behind: each element is a
     /// complete list, so an older one is never needed once a newer one arrived, and a consumer
     /// that stops reading cannot make the stream grow without bound.
-    public func changes(of category: SegmentCategory, includeFirstLoad: Bool = false) -> AsyncStream<[Segment]> {
+    package func changes(of category: SegmentCategory, includeFirstLoad: Bool = false) -> AsyncStream<[Segment]> {
         AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let token = addListener(
                 SegmentListener(category: category, includeFirstLoad: includeFirstLoad) { continuation.yield($0) })

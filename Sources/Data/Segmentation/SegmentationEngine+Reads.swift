@@ -10,7 +10,7 @@ extension SegmentationEngine {
     /// baseline and tells listeners about changes like any reload. Before configuration the read
     /// waits (at most 1,000 reads wait; more fail with `.notConfigured`); after ``stop()`` it fails
     /// with `.stopped`.
-    public func getSegments(
+    package func getSegments(
         force: Bool = false, category: SegmentCategory,
         completion: @escaping @Sendable (Result<[Segment], SegmentsError>) -> Void
     ) {
@@ -27,7 +27,7 @@ extension SegmentationEngine {
     ///
     /// Cancelling the calling task withdraws the read at once: it throws `.cancelled` (still
     /// exactly one answer), and a fetch it started goes on for the other readers and listeners.
-    public func getSegments(force: Bool = false, category: SegmentCategory) async throws -> [Segment] {
+    package func getSegments(force: Bool = false, category: SegmentCategory) async throws -> [Segment] {
         let now = moment
         // A hit answers without suspending the task at all; a cancelled task takes the slow path,
         // which answers it with `.cancelled`.

@@ -12,28 +12,28 @@ import SegmentsDomain
 /// repository ever runs under it. Every asynchronous step — debounce, backoff, each fetch — goes
 /// through the injected ``Scheduler``, so tests drive the engine on virtual time. Deliveries run on
 /// one serial delivery queue (SPEC D8); saves run on one serial storage queue, in order.
-public final class SegmentationEngine: Sendable {
+package final class SegmentationEngine: Sendable {
     /// The ports that live as long as the engine.
-    public struct Dependencies: Sendable {
+    package struct Dependencies: Sendable {
         /// Debounce, backoff and every asynchronous step.
-        public var scheduler: any Scheduler
+        package var scheduler: any Scheduler
         /// Freshness and `fetchedAt`.
-        public var clock: any Clock
+        package var clock: any Clock
         /// Where `Segments:` lines go.
-        public var logger: any SegmentsLogger
+        package var logger: any SegmentsLogger
         /// The serial queue listeners and one-shot reads are called on.
-        public var deliveryQueue: DispatchQueue
+        package var deliveryQueue: DispatchQueue
         /// The serial queue every store load and save runs on, in order, off the caller's thread.
-        public var storageQueue: DispatchQueue
+        package var storageQueue: DispatchQueue
         /// Every timing.
-        public var timings: SegmentationTimings
+        package var timings: SegmentationTimings
         /// A value in `0..<1` for backoff jitter.
-        public var random: @Sendable () -> Double
+        package var random: @Sendable () -> Double
         /// A new anonymous cookie.
-        public var makeCookie: @Sendable () -> String
+        package var makeCookie: @Sendable () -> String
 
         /// Creates the dependencies; the defaults are the live ones.
-        public init(
+        package init(
             scheduler: any Scheduler = TaskScheduler(), clock: any Clock = SystemClock(),
             logger: any SegmentsLogger,
             deliveryQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.delivery"),
@@ -54,16 +54,16 @@ public final class SegmentationEngine: Sendable {
     }
 
     /// The ports of one configured integration.
-    public struct Integration: Sendable {
+    package struct Integration: Sendable {
         /// Where segments come from.
-        public var repository: any SegmentRepository
+        package var repository: any SegmentRepository
         /// The current customer's ids.
-        public var customerStore: any CustomerStore
+        package var customerStore: any CustomerStore
         /// The baseline and link memory.
-        public var baselineStore: any SegmentBaselineStore
+        package var baselineStore: any SegmentBaselineStore
 
         /// Creates the ports of an integration.
-        public init(
+        package init(
             repository: any SegmentRepository, customerStore: any CustomerStore,
             baselineStore: any SegmentBaselineStore
         ) {
@@ -91,7 +91,7 @@ public final class SegmentationEngine: Sendable {
 
     /// An unconfigured engine: listeners and reads can be registered; they are served after
     /// ``configure(_:)``.
-    public init(dependencies: Dependencies) {
+    package init(dependencies: Dependencies) {
         self.dependencies = dependencies
         core = Locked(Core(machine: SegmentationStateMachine(timings: dependencies.timings, random: dependencies.random)))
     }

@@ -11,29 +11,29 @@ import SegmentsDomain
 /// SDK-owned serial storage queue: the queue loads there in the background (calls made meanwhile
 /// are served in call order once it is loaded), removals and updates go there in order, and the
 /// journal is synced there, batched (group commit).
-public final class TrackingPipeline: Sendable {
+package final class TrackingPipeline: Sendable {
     /// The ports and settings of the pipeline.
-    public struct Dependencies: Sendable {
+    package struct Dependencies: Sendable {
         /// Periodic flushes, backoff and the upload loop.
-        public var scheduler: any Scheduler
+        package var scheduler: any Scheduler
         /// Timestamps of items tracked without one.
-        public var clock: any Clock
+        package var clock: any Clock
         /// Where failures are logged.
-        public var logger: any SegmentsLogger
+        package var logger: any SegmentsLogger
         /// Backoff after transient and authorization failures.
-        public var retry: RetryBackoff
+        package var retry: RetryBackoff
         /// A value in `0..<1` for backoff jitter.
-        public var random: @Sendable () -> Double
+        package var random: @Sendable () -> Double
         /// How many permanent failures drop an item (SPEC E3): 10.
-        public var maxPermanentFailures: Int
+        package var maxPermanentFailures: Int
         /// The serial queue every store load, removal, update and sync runs on; share it with the
         /// engine so one client touches its folder from one queue.
-        public var storageQueue: DispatchQueue
+        package var storageQueue: DispatchQueue
         /// How many items may wait for upload; at the cap `track` refuses (default 100,000).
-        public var capacity: Int
+        package var capacity: Int
 
         /// Creates the dependencies.
-        public init(
+        package init(
             scheduler: any Scheduler = TaskScheduler(), clock: any Clock = SystemClock(),
             logger: any SegmentsLogger, retry: RetryBackoff = RetryBackoff(),
             random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, maxPermanentFailures: Int = 10,
@@ -52,7 +52,7 @@ public final class TrackingPipeline: Sendable {
     }
 
     /// The default cap of the queue: 100,000 items.
-    public static let defaultCapacity = 100_000
+    package static let defaultCapacity = 100_000
 
     struct Core: Sendable {
         var machine: TrackingStateMachine
@@ -69,7 +69,7 @@ public final class TrackingPipeline: Sendable {
 
     /// A pipeline over `store` that uploads with `uploader` and calls `onUploaded` after each
     /// success (T3). The stored items load on the storage queue, in the background (SPEC R3, E4).
-    public init(
+    package init(
         dependencies: Dependencies, store: any EventQueueStore, uploader: any EventUploader,
         mode: FlushingMode = .immediate, onUploaded: @escaping @Sendable () -> Void
     ) {
@@ -93,25 +93,25 @@ public final class TrackingPipeline: Sendable {
     /// storage queue within moments (R2).
     /// - Throws: ``SegmentsError`` `.invalidConfiguration` for properties that could not be
     ///   replayed (E6), `.storage` when the queue is full or cannot be written, `.stopped`.
-    public func track(
+    package func track(
         eventType: String, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
     ) throws {
         try enqueue(.event(type: eventType), properties: properties, timestamp: timestamp, customer: customer)
     }
 
     /// Queues a customer update stamped with `customer`'s ids, already merged (SPEC E1).
-    public func trackCustomerUpdate(properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds) throws {
+    package func trackCustomerUpdate(properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds) throws {
         try enqueue(.customerUpdate, properties: properties, timestamp: timestamp, customer: customer)
     }
 
     /// The flushing mode; setting it takes effect at once (SPEC E2).
-    public var mode: FlushingMode {
+    package var mode: FlushingMode {
         get { core.withLock { $0.machine.mode } }
         set { transition { $0.setMode(newValue) } }
     }
 
     /// How many items wait for upload. While the stored queue is still loading, this waits for it.
-    public var queuedCount: Int {
+    package var queuedCount: Int {
         loading.wait()
         return core.withLock { $0.machine.queuedCount }
     }
@@ -119,17 +119,17 @@ public final class TrackingPipeline: Sendable {
     /// Uploads everything queued and reports how many items went up (SPEC E5). Only one flush runs
     /// at a time: a call during a flush joins it and gets its result. A flush asked for while the
     /// queue loads starts once it is loaded.
-    public func flush(completion: @escaping @Sendable (FlushResult) -> Void) {
+    package func flush(completion: @escaping @Sendable (FlushResult) -> Void) {
         transition { $0.flush(completion) }
     }
 
     /// The `async` form of ``flush(completion:)``.
-    public func flush() async -> FlushResult {
+    package func flush() async -> FlushResult {
         await withCheckedContinuation { continuation in flush { continuation.resume(returning: $0) } }
     }
 
     /// Stops timers and uploads; queued items stay on disk for the next start.
-    public func stop() {
+    package func stop() {
         transition { $0.stop() }
     }
 

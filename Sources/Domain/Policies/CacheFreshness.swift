@@ -19,14 +19,14 @@ public struct CacheFreshness: Hashable, Sendable {
 
     /// Whether `snapshot` answers a read for `customer` at `now`: it must belong to exactly that
     /// customer and be younger than `maxAge`. A snapshot from the future (the clock went back) is stale.
-    public func canAnswer(from snapshot: SegmentSnapshot?, for customer: CustomerIds, at now: Date) -> Bool {
+    package func canAnswer(from snapshot: SegmentSnapshot?, for customer: CustomerIds, at now: Date) -> Bool {
         guard let snapshot else { return false }
         return canAnswer(from: snapshot, for: customer, age: now.timeIntervalSince(snapshot.fetchedAt))
     }
 
     /// Whether `snapshot` answers a read for `customer` when it is `age` seconds old, measured on
     /// a monotonic clock (SPEC T10). A negative age (a snapshot from the future) is stale.
-    public func canAnswer(from snapshot: SegmentSnapshot, for customer: CustomerIds, age: TimeInterval) -> Bool {
+    package func canAnswer(from snapshot: SegmentSnapshot, for customer: CustomerIds, age: TimeInterval) -> Bool {
         snapshot.customer == customer && age >= 0 && age < maxAge
     }
 }

@@ -24,7 +24,7 @@ public struct DebouncePolicy: Hashable, Sendable {
 
     /// The moment the reload fires for a burst that began at `firstRequest` and whose latest
     /// request came at `lastRequest`.
-    public func fireDate(firstRequest: Date, lastRequest: Date) -> Date {
+    package func fireDate(firstRequest: Date, lastRequest: Date) -> Date {
         Date(
             timeIntervalSinceReferenceDate: fireTime(
                 firstRequest: firstRequest.timeIntervalSinceReferenceDate,
@@ -32,7 +32,7 @@ public struct DebouncePolicy: Hashable, Sendable {
     }
 
     /// ``fireDate(firstRequest:lastRequest:)`` on a monotonic clock's seconds (SPEC T10).
-    public func fireTime(firstRequest: TimeInterval, lastRequest: TimeInterval) -> TimeInterval {
+    package func fireTime(firstRequest: TimeInterval, lastRequest: TimeInterval) -> TimeInterval {
         min(lastRequest + delay, firstRequest + maxWait)
     }
 }

@@ -18,7 +18,7 @@ import Foundation
 /// recently used entry goes. With a clock that never goes back this drops every expired entry
 /// before any valid one. (After the clock went back, an entry stored "in the future" that is not
 /// the oldest stored one stays until it is read, removed or least recently used; it is never returned.)
-public struct ExpiringLRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package struct ExpiringLRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// One entry and its place in both orders. Links are slots in `nodes`; `-1` is "none".
     @usableFromInline
     struct Node: Sendable {
@@ -45,9 +45,9 @@ public struct ExpiringLRUCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// The most entries kept.
-    public let capacity: Int
+    package let capacity: Int
     /// How long an entry stays valid after it was stored, in seconds.
-    public let timeout: TimeInterval
+    package let timeout: TimeInterval
 
     /// The entries, dense: slots `0..<nodes.count`, none empty.
     @usableFromInline var nodes: [Node] = []
@@ -62,7 +62,7 @@ public struct ExpiringLRUCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// An empty cache; the defaults are 100 entries for 600 s.
     @inlinable
-    public init(capacity: Int = 100, timeout: TimeInterval = 600) {
+    package init(capacity: Int = 100, timeout: TimeInterval = 600) {
         self.capacity = max(0, capacity)
         self.timeout = timeout
         nodes.reserveCapacity(min(self.capacity, 1024))
@@ -72,16 +72,16 @@ public struct ExpiringLRUCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// How many entries are stored, expired ones included until they are read, removed or evicted.
     /// Use ``count(now:)`` for the entries a lookup would find.
     @inlinable
-    public var storedCount: Int { nodes.count }
+    package var storedCount: Int { nodes.count }
 
     /// How many entries are stored, expired ones included until they are read, removed or evicted.
     @available(*, deprecated, renamed: "storedCount", message: "counts expired entries too; use storedCount or count(now:)")
     @inlinable
-    public var count: Int { nodes.count }
+    package var count: Int { nodes.count }
 
     /// How many entries are valid (not expired) at `now`. Takes time proportional to the entries.
     @inlinable
-    public func count(now: Date) -> Int {
+    package func count(now: Date) -> Int {
         var valid = 0
         for node in nodes where isValid(node.storedAt, now: now) { valid += 1 }
         return valid
@@ -90,7 +90,7 @@ public struct ExpiringLRUCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The value for `key` when present and not expired at `now`; a hit makes the entry the most
     /// recently used, an expired entry is removed.
     @inlinable
-    public mutating func value(forKey key: Key, now: Date) -> Value? {
+    package mutating func value(forKey key: Key, now: Date) -> Value? {
         guard let slot = slots[key] else { return nil }
         guard isValid(nodes[slot].storedAt, now: now) else {
             remove(slot)
@@ -106,14 +106,14 @@ public struct ExpiringLRUCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The value for `key` when present and not expired at `now`, like ``value(forKey:now:)`` but
     /// without touching the cache: recency stays as it was and nothing is removed.
     @inlinable
-    public func peek(forKey key: Key, now: Date) -> Value? {
+    package func peek(forKey key: Key, now: Date) -> Value? {
         guard let slot = slots[key], isValid(nodes[slot].storedAt, now: now) else { return nil }
         return nodes[slot].value
     }
 
     /// Whether `key` has a value that is not expired at `now`; does not change recency.
     @inlinable
-    public func contains(_ key: Key, now: Date) -> Bool {
+    package func contains(_ key: Key, now: Date) -> Bool {
         guard let slot = slots[key] else { return false }
         return isValid(nodes[slot].storedAt, now: now)
     }
@@ -122,7 +122,7 @@ public struct ExpiringLRUCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// entry. When the cache is full, invalid entries go first (see the type's documentation), then
     /// the least recently used one.
     @inlinable
-    public mutating func insert(_ value: Value, forKey key: Key, now: Date) {
+    package mutating func insert(_ value: Value, forKey key: Key, now: Date) {
         guard capacity > 0 else { return }
         if let slot = slots[key] {
             nodes[slot].value = value
@@ -161,13 +161,13 @@ public struct ExpiringLRUCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Removes the entry for `key`, if any.
     @inlinable
-    public mutating func removeValue(forKey key: Key) {
+    package mutating func removeValue(forKey key: Key) {
         if let slot = slots[key] { remove(slot) }
     }
 
     /// Removes every entry.
     @inlinable
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         nodes.removeAll(keepingCapacity: true)
         slots.removeAll(keepingCapacity: true)
         mostRecentlyUsed = -1

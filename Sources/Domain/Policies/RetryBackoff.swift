@@ -39,7 +39,7 @@ public struct RetryBackoff: Hashable, Sendable {
     ///   - random: a value in `0..<1` that places the wait inside the jitter band (0.5 = no jitter).
     ///   - retryAfter: the server's `Retry-After` in seconds, if it sent one; the wait is at least
     ///     that, capped at ``maximumRetryAfter``.
-    public func delay(attempt: Int, random: Double, retryAfter: TimeInterval? = nil) -> TimeInterval {
+    package func delay(attempt: Int, random: Double, retryAfter: TimeInterval? = nil) -> TimeInterval {
         let exponent = Double(min(max(attempt, 1) - 1, 62))
         let base = min(initial * pow(2, exponent), maximum)
         let unit = min(max(random, 0), 1)

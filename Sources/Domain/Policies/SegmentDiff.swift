@@ -1,5 +1,5 @@
 /// Which categories changed between the baseline and a new answer (SPEC D2–D4).
-public enum SegmentDiff {
+package enum SegmentDiff {
     /// The categories whose listeners must hear about `new`, each with its full new list.
     ///
     /// - Per category the lists are compared as unordered sets: reordering is no change (D2).
@@ -8,7 +8,7 @@ public enum SegmentDiff {
     /// - A category that was non-empty in the baseline, or in what its listeners were last `told`,
     ///   and is absent or empty now changes to `[]` (D4): no listener keeps segments of another
     ///   customer or project.
-    public static func changes(
+    package static func changes(
         from baseline: SegmentSnapshot?, to new: SegmentsByCategory, for customer: CustomerIds,
         told: SegmentsByCategory = [:]
     ) -> SegmentsByCategory {

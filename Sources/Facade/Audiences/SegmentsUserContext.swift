@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsDomain
 import SegmentsData
 
 /// One user of an ``AudienceSegmentsClient``: the audience segments the user qualifies for (SPEC O1)

@@ -10,7 +10,7 @@ import SegmentsDomain
 ///
 /// Failures throw ``SegmentsError`` as ``BloomreachSegmentRepository`` does; properties that have no
 /// JSON form (a NaN or infinite number) throw `.invalidConfiguration`, which is permanent.
-public struct BloomreachEventUploader: EventUploader {
+package struct BloomreachEventUploader: EventUploader {
     private let client: BloomreachClient
 
     /// Creates an uploader.
@@ -21,7 +21,7 @@ public struct BloomreachEventUploader: EventUploader {
     ///   - scheduler: times the 1 s wait before a stream-mode authorization retry.
     ///   - clock: the "now" that an HTTP-date `Retry-After` is measured from.
     ///   - logger: receives `Segments:` warnings.
-    public init(
+    package init(
         configuration: BloomreachConfiguration, transport: any SegmentsTransport, scheduler: any Scheduler,
         clock: any Clock, logger: any SegmentsLogger
     ) {
@@ -30,7 +30,7 @@ public struct BloomreachEventUploader: EventUploader {
     }
 
     /// Uploads `event`; returns after a 2xx, whose body is ignored.
-    public func upload(_ event: TrackedEvent) async throws {
+    package func upload(_ event: TrackedEvent) async throws {
         let endpoint: BloomreachEndpoint
         switch event.kind {
         case .event: endpoint = .event

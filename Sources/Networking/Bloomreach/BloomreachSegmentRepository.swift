@@ -15,7 +15,7 @@ import SegmentsDomain
 /// `.missingCookie`, `.network`, `.timeout`, `.httpStatus` (transient or not per
 /// ``SegmentsError/isTransient``, with ``SegmentsError/retryAfter`` from `Retry-After`),
 /// `.unauthorized`, `.invalidResponse` (a malformed 2xx body), `.cancelled`.
-public struct BloomreachSegmentRepository: SegmentRepository {
+package struct BloomreachSegmentRepository: SegmentRepository {
     private let client: BloomreachClient
 
     /// Creates a repository.
@@ -26,7 +26,7 @@ public struct BloomreachSegmentRepository: SegmentRepository {
     ///   - scheduler: times the 1 s wait before a stream-mode authorization retry.
     ///   - clock: the "now" that an HTTP-date `Retry-After` is measured from.
     ///   - logger: receives `Segments:` warnings (e.g. a segment dropped for a missing id).
-    public init(
+    package init(
         configuration: BloomreachConfiguration, transport: any SegmentsTransport, scheduler: any Scheduler,
         clock: any Clock, logger: any SegmentsLogger
     ) {
@@ -38,7 +38,7 @@ public struct BloomreachSegmentRepository: SegmentRepository {
     ///
     /// Categories are kept as the backend names them, unknown ones included; a category absent
     /// from the answer means no segments in it.
-    public func fetchSegments(for customer: CustomerIds) async throws -> SegmentsByCategory {
+    package func fetchSegments(for customer: CustomerIds) async throws -> SegmentsByCategory {
         let cookie = try Self.cookie(of: customer)
         let response = try await client.send(.segments(cookie: cookie))
         return try BloomreachSegmentsDecoder.decode(response.body, logger: client.logger)
@@ -49,7 +49,7 @@ public struct BloomreachSegmentRepository: SegmentRepository {
     ///
     /// A failed request throws `.linkFailed` wrapping the request's error, with its HTTP status and
     /// `Retry-After`, so ``SegmentsError/isTransient`` follows the cause (SPEC C4).
-    public func linkCustomerIds(_ customer: CustomerIds) async throws {
+    package func linkCustomerIds(_ customer: CustomerIds) async throws {
         let cookie = try Self.cookie(of: customer)
         guard customer.hasHardIds else { return }
         let body = try BloomreachBodies.linkIds(customer)

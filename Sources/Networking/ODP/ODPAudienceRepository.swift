@@ -12,12 +12,12 @@ import SegmentsDomain
 /// The customer is identified by ``identification``; by default the first of its ids named
 /// `fs_user_id`, `vuid` or `registered`, else its cookie as a visitor id (`vuid_<cookie>` unless the
 /// cookie already starts with `vuid_`). ODP needs no link step: ``linkCustomerIds(_:)`` does nothing.
-public struct ODPAudienceRepository: SegmentRepository {
+package struct ODPAudienceRepository: SegmentRepository {
     /// The `segmentationId` of every audience segment: `odp`.
-    public static let segmentationId = "odp"
+    package static let segmentationId = "odp"
 
     /// The default identification of a customer (see the type's documentation).
-    public static let defaultIdentification: @Sendable (CustomerIds) -> AudienceIdentifier? = { customer in
+    package static let defaultIdentification: @Sendable (CustomerIds) -> AudienceIdentifier? = { customer in
         for key in ["fs_user_id", "vuid", "registered"] {
             if let value = customer.values[key], !value.isEmpty { return AudienceIdentifier(userId: value) }
         }
@@ -27,16 +27,16 @@ public struct ODPAudienceRepository: SegmentRepository {
     }
 
     /// Where qualified audiences come from.
-    public let fetcher: any AudienceSegmentFetcher
+    package let fetcher: any AudienceSegmentFetcher
     /// The audience names asked about.
-    public let candidates: [String]
+    package let candidates: [String]
     /// The category the qualified audiences are listed under.
-    public let category: SegmentCategory
+    package let category: SegmentCategory
     /// Which identifier a customer is asked about; `nil` means the customer cannot be asked about.
-    public let identification: @Sendable (CustomerIds) -> AudienceIdentifier?
+    package let identification: @Sendable (CustomerIds) -> AudienceIdentifier?
 
     /// A repository over any audience backend.
-    public init(
+    package init(
         fetcher: any AudienceSegmentFetcher, candidates: [String], category: SegmentCategory = .audiences(),
         identification: @escaping @Sendable (CustomerIds) -> AudienceIdentifier? = defaultIdentification
     ) {
@@ -47,7 +47,7 @@ public struct ODPAudienceRepository: SegmentRepository {
     }
 
     /// A repository over ODP GraphQL; `logger` receives the adapter's warnings (see ``ODPAudienceSegmentFetcher``).
-    public init(
+    package init(
         configuration: ODPConfiguration, transport: any SegmentsTransport, clock: any Clock, candidates: [String],
         category: SegmentCategory = .audiences(), logger: (any SegmentsLogger)? = nil
     ) {
@@ -60,7 +60,7 @@ public struct ODPAudienceRepository: SegmentRepository {
     ///
     /// - Throws: ``SegmentsError`` `.invalidIdentifier` when the customer has no usable id or ODP does
     ///   not know it, or the fetcher's error.
-    public func fetchSegments(for customer: CustomerIds) async throws -> SegmentsByCategory {
+    package func fetchSegments(for customer: CustomerIds) async throws -> SegmentsByCategory {
         guard !candidates.isEmpty else { return [category: []] }
         guard let identifier = identification(customer) else {
             throw SegmentsError(.invalidIdentifier, "The customer has no id to ask ODP about")
@@ -70,5 +70,5 @@ public struct ODPAudienceRepository: SegmentRepository {
     }
 
     /// Does nothing: ODP identifies the customer by the id it is asked about.
-    public func linkCustomerIds(_ customer: CustomerIds) async throws {}
+    package func linkCustomerIds(_ customer: CustomerIds) async throws {}
 }

@@ -14,9 +14,9 @@ import SegmentsDomain
 /// The kernel drops the lock when the process ends, however it ends, so a crash never leaves a
 /// directory locked. Within one process, hand the same instance to every user of the directory:
 /// two descriptors of one process exclude each other too.
-public final class StorageDirectoryLock: Sendable {
+package final class StorageDirectoryLock: Sendable {
     /// The lock file's name inside the storage directory.
-    public static let fileName = "owner.lock"
+    package static let fileName = "owner.lock"
 
     private let fd: Int32
 
@@ -33,7 +33,7 @@ public final class StorageDirectoryLock: Sendable {
     ///
     /// - Throws: ``SegmentsError`` `.storage` when another process holds it ("in use by another
     ///   process"), or when the lock file cannot be opened. Messages never name the directory.
-    public static func acquire(_ directory: URL) throws -> StorageDirectoryLock {
+    package static func acquire(_ directory: URL) throws -> StorageDirectoryLock {
         let storage = StorageDirectory(url: directory)
         try storage.create()
         let path = storage.path(of: fileName)
