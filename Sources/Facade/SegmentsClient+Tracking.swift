@@ -21,7 +21,7 @@ extension SegmentsClient {
             throw SegmentsError(.invalidConfiguration, "The event type is empty")
         }
         let pipeline = try configuredPipeline
-        guard let customer = engine.customer else { throw SegmentsError(.notConfigured, "the client is not configured") }
+        guard let customer = engine.customer else { throw SegmentsError.notConfigured }
         try pipeline.track(eventType: eventType, properties: properties, timestamp: timestamp, customer: customer)
     }
 
@@ -39,7 +39,7 @@ extension SegmentsClient {
         let merged = try engine.identify(hardIds: customerIds) { merged in
             try pipeline.trackCustomerUpdate(properties: properties, timestamp: timestamp, customer: merged)
         }
-        guard merged != nil else { throw SegmentsError(.notConfigured, "the client is not configured") }
+        guard merged != nil else { throw SegmentsError.notConfigured }
     }
 
     /// When queued events are uploaded; setting it takes effect at once (SPEC E2, T8). A mode set
@@ -63,7 +63,7 @@ extension SegmentsClient {
     /// Uploads everything queued (SPEC E5); a call during a flush joins it.
     public func flush() async -> FlushResult {
         guard let pipeline = attachment.value.pipeline else {
-            return .failure(SegmentsError(.notConfigured, "the client is not configured"))
+            return .failure(SegmentsError.notConfigured)
         }
         return await pipeline.flush()
     }
@@ -72,7 +72,7 @@ extension SegmentsClient {
     public func flush(completion: @escaping @Sendable (FlushResult) -> Void) {
         let queue = options.deliveryQueue
         guard let pipeline = attachment.value.pipeline else {
-            queue.async { completion(.failure(SegmentsError(.notConfigured, "the client is not configured"))) }
+            queue.async { completion(.failure(SegmentsError.notConfigured)) }
             return
         }
         pipeline.flush { result in queue.async { completion(result) } }

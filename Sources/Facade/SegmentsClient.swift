@@ -134,7 +134,7 @@ public final class SegmentsClient: Sendable {
     var configuredPipeline: TrackingPipeline {
         get throws {
             guard let pipeline = attachment.value.pipeline else {
-                throw SegmentsError(.notConfigured, "the client is not configured")
+                throw SegmentsError.notConfigured
             }
             return pipeline
         }

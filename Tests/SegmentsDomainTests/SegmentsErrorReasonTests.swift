@@ -27,4 +27,18 @@ import Testing
         #expect(SegmentsError(.invalidResponse, "x").reason == .decodeError)
         #expect(SegmentsError.wrapping(SegmentsError(.network, "x")).reason == .networkError)
     }
+
+    /// Codes are values: a code a later version adds reaches an app's `switch` as its `default`
+    /// and counts as permanent here; the shared `.stopped` / `.notConfigured` errors carry their codes.
+    @Test func codesAreExtensibleAndTheSharedErrorsCarryTheirCodes() {
+        let future = SegmentsError(SegmentsError.Code(rawValue: "quotaExceeded"), "over quota")
+        #expect(!future.isTransient)
+        #expect(future.reason.rawValue == "quotaExceeded")
+        #expect(future.code.description == "quotaExceeded")
+        #expect(SegmentsError.Code(rawValue: "network") == .network)
+        #expect(SegmentsError(.network, "down").isTransient)
+        #expect(SegmentsError.stopped.code == .stopped && SegmentsError.stopped.message == "the integration was stopped")
+        #expect(SegmentsError.notConfigured.code == .notConfigured)
+        #expect(SegmentsError.notConfigured.message == "the client is not configured")
+    }
 }

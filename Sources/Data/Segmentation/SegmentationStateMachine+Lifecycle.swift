@@ -95,7 +95,7 @@ extension SegmentationStateMachine {
         var actions = Actions()
         if cancelReload(&actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
         forgetSegments(&actions)
-        answerReads(with: .failure(SegmentsError(.stopped, "the integration was stopped")), &actions)
+        answerReads(with: .failure(SegmentsError.stopped), &actions)
         phase = .stopped
         baselineLoad = nil
         reloadDeferred = false

@@ -75,7 +75,7 @@ extension SegmentationStateMachine {
                 actions.append(.answer([read], .failure(error)))
             }
         case .stopped:
-            actions.append(.answer([read], .failure(SegmentsError(.stopped, "the integration was stopped"))))
+            actions.append(.answer([read], .failure(SegmentsError.stopped)))
         }
         return (read.id, actions)
     }

@@ -83,7 +83,7 @@ struct TrackingStateMachine: Sendable {
 
     /// Admits one item before it is written (SPEC E6 capacity, A3): throws when stopped or full.
     mutating func admit() throws(SegmentsError) {
-        guard phase != .stopped else { throw SegmentsError(.stopped, "the integration was stopped") }
+        guard phase != .stopped else { throw SegmentsError.stopped }
         guard queuedCount + appendsInProgress < capacity else {
             throw SegmentsError(
                 .storage,
@@ -174,7 +174,7 @@ struct TrackingStateMachine: Sendable {
     /// A flush was asked for (SPEC E5): it joins a running one; while loading it waits for the load.
     mutating func flush(_ waiter: @escaping Waiter) -> [Action] {
         guard phase != .stopped else {
-            return [.complete([waiter], .failure(SegmentsError(.stopped, "the integration was stopped")))]
+            return [.complete([waiter], .failure(SegmentsError.stopped))]
         }
         waiters.append(waiter)
         var actions: [Action] = []
@@ -274,7 +274,7 @@ struct TrackingStateMachine: Sendable {
         retryTimer = nil
         let done = waiters
         waiters = []
-        if !done.isEmpty { actions.append(.complete(done, .failure(SegmentsError(.stopped, "the integration was stopped")))) }
+        if !done.isEmpty { actions.append(.complete(done, .failure(SegmentsError.stopped))) }
         return actions
     }
 }

@@ -2,38 +2,51 @@ import Foundation
 
 /// The one error type of the SDK: what went wrong, why, and the HTTP status when there is one.
 public struct SegmentsError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public enum Code: String, Sendable, Hashable {
+    /// What went wrong: a stable, extensible set of values.
+    ///
+    /// A struct rather than an enum, so later versions can add codes without breaking an app's
+    /// `switch` (which therefore needs a `default`). Compare with `==` or `switch` over the
+    /// constants; ``rawValue`` is stable and safe to log or send to analytics.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable name, e.g. `"network"`.
+        public let rawValue: String
+
+        /// A code with the given name; the SDK only produces the constants below.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The code's name.
+        public var description: String { rawValue }
+
         /// The request did not complete: no connection, connection lost, DNS failure.
-        case network
+        public static let network = Code(rawValue: "network")
         /// The request or the whole call took longer than its time-out.
-        case timeout
+        public static let timeout = Code(rawValue: "timeout")
         /// The server answered with a status that is not a success (see ``SegmentsError/httpStatus``).
-        case httpStatus
+        public static let httpStatus = Code(rawValue: "httpStatus")
         /// The server refused the credentials (401 or 403).
-        case unauthorized
+        public static let unauthorized = Code(rawValue: "unauthorized")
         /// A success status with a body that breaks the wire format, or a body over the size cap.
-        case invalidResponse
+        public static let invalidResponse = Code(rawValue: "invalidResponse")
         /// Linking the customer's ids to its cookie failed, so segments were not fetched (SPEC C4).
-        case linkFailed
+        public static let linkFailed = Code(rawValue: "linkFailed")
         /// The customer has no cookie, so there is nothing to fetch for (SPEC C5).
-        case missingCookie
+        public static let missingCookie = Code(rawValue: "missingCookie")
         /// The customer changed while the request ran, more often than the retries allow (SPEC G6).
-        case customerChanged
+        public static let customerChanged = Code(rawValue: "customerChanged")
         /// The work was cancelled (anonymize, stop or task cancellation).
-        case cancelled
+        public static let cancelled = Code(rawValue: "cancelled")
         /// The integration was stopped (SPEC A3).
-        case stopped
+        public static let stopped = Code(rawValue: "stopped")
         /// The SDK is not configured yet.
-        case notConfigured
+        public static let notConfigured = Code(rawValue: "notConfigured")
         /// A setting or argument is not valid.
-        case invalidConfiguration
+        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
         /// The backend does not know the user identifier (ODP).
-        case invalidIdentifier
+        public static let invalidIdentifier = Code(rawValue: "invalidIdentifier")
         /// The feature is not enabled for this integration (ODP).
-        case notEnabled
+        public static let notEnabled = Code(rawValue: "notEnabled")
         /// Reading or writing local storage failed.
-        case storage
+        public static let storage = Code(rawValue: "storage")
     }
 
     /// What went wrong.
@@ -76,8 +89,10 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
             return status == 408 || status == 429 || (500...599).contains(status)
         case .linkFailed:
             return (underlying as? SegmentsError)?.isTransient ?? false
-        case .unauthorized, .missingCookie, .customerChanged, .cancelled, .stopped, .notConfigured,
-            .invalidConfiguration, .invalidIdentifier, .notEnabled, .storage:
+        default:
+            // Authorization failures and local errors (missing cookie, customer changed,
+            // cancelled, stopped, not configured, invalid configuration or identifier, not
+            // enabled, storage), and any code this version does not know.
             return false
         }
     }
@@ -87,6 +102,14 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
         if let httpStatus { return "\(message) (HTTP \(httpStatus))" }
         return message
     }
+
+    /// The integration was stopped (``SegmentsClient/stop()``, `Exponea.stopIntegration()`); the
+    /// answer of every call that was waiting and of every call made afterwards (see Behaviour A3).
+    public static var stopped: SegmentsError { SegmentsError(.stopped, "the integration was stopped") }
+
+    /// The client is not configured yet, or no longer; the answer of calls that need a configured
+    /// integration.
+    public static var notConfigured: SegmentsError { SegmentsError(.notConfigured, "the client is not configured") }
 
     /// `error` as a `SegmentsError`: itself when it already is one, otherwise wrapped with `code`.
     public static func wrapping(_ error: any Error, as code: Code = .network) -> SegmentsError {
