@@ -63,12 +63,32 @@ extension AudienceSegmentsClient {
             switch visitorStorage {
             case .directory(let directory):
                 let folder = directory ?? StorageLocation.defaultDirectory(integrationId: "visitors")
-                return VisitorRegistryDirectory.registry(in: folder, logger: logger)
+                return AudienceSegmentsClient.sharedRegistry(in: folder, logger: logger)
             case .inMemory:
                 return VisitorSegmentsRegistry(store: InMemoryVisitorSegmentsStore(), logger: logger)
             case .custom(let store):
                 return VisitorSegmentsRegistry(store: store, logger: logger)
             }
+        }
+    }
+}
+
+extension AudienceSegmentsClient {
+    /// The visitor registries of the storage directories in use in this process. A registry keeps
+    /// its visitors in memory and serializes read-change-save under its lock, so two registries on
+    /// one file would lose each other's updates: clients on one directory share one registry (and
+    /// one file store), which ends with its last client.
+    private static let registries = DirectoryTable<WeakReference<VisitorSegmentsRegistry>>(
+        keepingWhile: { $0.object != nil })
+
+    /// The registry of `directory`, shared with any other live client of the same directory.
+    static func sharedRegistry(in directory: URL, logger: any SegmentsLogger) -> VisitorSegmentsRegistry {
+        registries.withEntry(of: directory, make: { WeakReference(object: nil) }) { entry in
+            if let shared = entry.object { return shared }
+            let registry = VisitorSegmentsRegistry(
+                store: FileVisitorSegmentsStore(directory: directory, logger: logger), logger: logger)
+            entry.object = registry
+            return registry
         }
     }
 }

@@ -30,7 +30,7 @@ enum FileStoreRegistry {
     }
 
     private final class Entry: @unchecked Sendable {
-        // Audited: only read and written under `registry`'s lock.
+        // Audited: only read and written under `table`'s lock.
         weak var customer: FileCustomerStore?
         weak var baseline: FileSegmentBaselineStore?
         weak var events: FileEventQueueStore?
@@ -40,27 +40,24 @@ enum FileStoreRegistry {
         var lastQueue: DispatchQueue?
     }
 
-    private static let registry = Locked<[String: Entry]>([:])
-
-    private static func key(_ directory: URL) -> String {
-        directory.standardizedFileURL.resolvingSymlinksInPath().path
-    }
+    private static let table = DirectoryTable<Entry>(keepingWhile: { entry in
+        entry.events != nil || entry.lock != nil || entry.lastQueue != nil
+    })
 
     /// The stores of `directory`, shared with any other live user of the same directory.
     static func stores(in directory: URL, logger: any SegmentsLogger) -> Stores {
-        registry.withLock { registry in stores(in: directory, logger: logger, &registry) }
+        table.withEntry(of: directory, make: Entry.init) { stores(of: $0, in: directory, logger: logger) }
     }
 
-    /// Makes `owner` (whose disk work runs on `queue`) the owner of `directory` (SPEC P5) and
-    /// returns its stores and lock.
+    /// Makes `owner` (whose disk work runs on `queue`) the owner of `directory` (see Behaviour P5)
+    /// and returns its stores and lock.
     /// - Throws: ``SegmentsError`` `.storage` when another client of this process owns it, or
     ///   another process holds its lock.
     static func claim(
         _ directory: URL, for owner: AnyObject, queue: DispatchQueue, logger: any SegmentsLogger
     ) throws -> Claim {
-        try registry.withLock { registry in
-            let stores = stores(in: directory, logger: logger, &registry)
-            let entry = registry[key(directory)]!
+        try table.withEntry(of: directory, make: Entry.init) { entry in
+            let stores = stores(of: entry, in: directory, logger: logger)
             let lock: StorageDirectoryLock
             if let held = entry.lock {
                 guard entry.owner == nil || entry.owner == ObjectIdentifier(owner) else {
@@ -83,16 +80,12 @@ enum FileStoreRegistry {
     /// Ends the ownership of the directory `lock` belongs to (the client stopped): another client
     /// of this process may claim it at once, while the lock itself stays held until its last save.
     static func release(_ lock: StorageDirectoryLock) {
-        registry.withLock { registry in
-            for entry in registry.values where entry.lock === lock { entry.owner = nil }
+        table.forEach { entry in
+            if entry.lock === lock { entry.owner = nil }
         }
     }
 
-    private static func stores(in directory: URL, logger: any SegmentsLogger, _ registry: inout [String: Entry]) -> Stores {
-        let key = key(directory)
-        registry = registry.filter { $0.value.events != nil || $0.value.lock != nil || $0.value.lastQueue != nil }
-        let entry = registry[key] ?? Entry()
-        registry[key] = entry
+    private static func stores(of entry: Entry, in directory: URL, logger: any SegmentsLogger) -> Stores {
         if let customer = entry.customer, let baseline = entry.baseline, let events = entry.events {
             return Stores(customer: customer, baseline: baseline, events: events)
         }
