@@ -20,8 +20,7 @@ struct CacheHitBenchmark {
         ]
         repository.answer(segments)
         let client = SegmentsClient(
-            options: .init(
-                logger: logger, timings: SegmentationTimings(cache: CacheFreshness(maxAge: 1e9)), storage: .inMemory))
+            options: .init(runtime: SegmentsRuntime(logger: logger), timings: SegmentationTimings(cache: CacheFreshness(maxAge: 1e9)), storage: .inMemory))
         try client.configure(.init(backend: .custom(id: "bench-cache", repository: repository, uploader: RecordingEventUploader())))
         defer { client.stop() }
         // One fetch makes the baseline fresh; every later read is a cache hit.

@@ -140,9 +140,7 @@ struct CallersThreadBenchmark {
             defer { copy.remove() }
             let floorNs = Stopwatch.time { Blackhole.consume(FileCustomerStore(directory: copy.url, logger: logger).load()?.values.count ?? 0) }
             let storage = DispatchQueue(label: "bench.storage")
-            let client = SegmentsClient(options: .init(
-                logger: logger, timings: SegmentationTimings(cache: CacheFreshness(maxAge: 1e6)),
-                storage: .directory(copy.url), storageQueue: storage))
+            let client = SegmentsClient(options: .init(runtime: SegmentsRuntime(logger: logger), timings: SegmentationTimings(cache: CacheFreshness(maxAge: 1e6)), storage: .directory(copy.url), storageQueue: storage))
             let configuration = SegmentsClient.Configuration(
                 backend: .custom(id: "bench-configure", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()),
                 flushingMode: .manual)
@@ -181,10 +179,7 @@ struct CallersThreadBenchmark {
         let copy = try template.copy(in: options.scratch, "r4")
         defer { copy.remove() }
         let delivery = DispatchQueue(label: "bench.delivery")
-        let client = SegmentsClient(options: .init(
-            logger: logger, deliveryQueue: delivery,
-            timings: SegmentationTimings(debounce: DebouncePolicy(delay: 3600, maxWait: 3600), cache: CacheFreshness(maxAge: 1e6)),
-            storage: .directory(copy.url)))
+        let client = SegmentsClient(options: .init(runtime: SegmentsRuntime(logger: logger, deliveryQueue: delivery), timings: SegmentationTimings(debounce: DebouncePolicy(delay: 3600, maxWait: 3600), cache: CacheFreshness(maxAge: 1e6)), storage: .directory(copy.url)))
         try client.configure(.init(
             backend: .custom(id: "bench-r4", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()),
             flushingMode: .manual))
@@ -253,7 +248,7 @@ struct CallersThreadBenchmark {
     /// A client with file storage in `directory`, manual flushing, a backend that sends nothing.
     private static func client(on directory: URL, logger: CapturingLogger) throws -> (client: SegmentsClient, storage: DispatchQueue) {
         let storage = DispatchQueue(label: "bench.storage")
-        let client = SegmentsClient(options: .init(logger: logger, storage: .directory(directory), storageQueue: storage))
+        let client = SegmentsClient(options: .init(runtime: SegmentsRuntime(logger: logger), storage: .directory(directory), storageQueue: storage))
         try client.configure(.init(
             backend: .custom(id: "bench-track", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()),
             flushingMode: .manual))

@@ -34,9 +34,7 @@ struct CoalescingBenchmark {
                 backend: .bloomreach(
                     BloomreachConfiguration(
                         integration: .project(token: "bench"), baseURL: baseURL.absoluteString, authorization: .token("key")))),
-            options: .init(
-                logger: logger, timings: SegmentationTimings(debounce: debounce),
-                transport: URLSessionSegmentsTransport(timeout: 10), storage: .directory(directory.url)))
+            options: .init(runtime: SegmentsRuntime(logger: logger), timings: SegmentationTimings(debounce: debounce), transport: URLSessionSegmentsTransport(timeout: 10), storage: .directory(directory.url)))
         defer { client.stop() }
         let told = Locked<[[Segment]]>([])
         client.addListener(category: .discovery(), includeFirstLoad: true) { list in told.withLock { $0.append(list) } }
@@ -89,12 +87,12 @@ struct CoalescingBenchmark {
         let logger = Fixtures.logger()
         let repository = RecordingSegmentRepository(scheduler: scheduler)
         let engine = SegmentationEngine(
-            dependencies: .init(scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: DispatchQueue(label: "segments-bench.virtual")))
+            dependencies: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: DispatchQueue(label: "segments-bench.virtual"))))
         engine.configure(
             .init(repository: repository, customerStore: RecordingCustomerStore(CustomerIds(cookie: "virtual")), baselineStore: RecordingSegmentBaselineStore()))
         engine.addListener(SegmentListener(category: .discovery(), includeFirstLoad: false) { _ in })
         let pipeline = TrackingPipeline(
-            dependencies: .init(scheduler: scheduler, clock: scheduler, logger: logger), store: InMemoryEventQueueStore(),
+            dependencies: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger)), store: InMemoryEventQueueStore(),
             uploader: RecordingEventUploader(scheduler: scheduler), onUploaded: { engine.reloadAfterUpload() })
         await scheduler.advance(by: 60)  // the reload the registration asked for
         let before = repository.fetches.count

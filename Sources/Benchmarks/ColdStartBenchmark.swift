@@ -64,9 +64,7 @@ struct ColdStartBenchmark {
         let storage = DispatchQueue(label: "bench.storage")
         let start = Stopwatch.now()
         let client = SegmentsClient(
-            options: .init(
-                logger: logger, timings: SegmentationTimings(cache: CacheFreshness(maxAge: 1e6)),
-                storage: .directory(directory), storageQueue: storage))
+            options: .init(runtime: SegmentsRuntime(logger: logger), timings: SegmentationTimings(cache: CacheFreshness(maxAge: 1e6)), storage: .directory(directory), storageQueue: storage))
         try client.configure(
             .init(backend: .custom(id: "bench-cold", repository: repository, uploader: RecordingEventUploader()), flushingMode: .manual))
         let configured = Stopwatch.now()

@@ -25,9 +25,7 @@ struct DrainBenchmark {
                 backend: .bloomreach(BloomreachConfiguration(
                     integration: .project(token: "bench"), baseURL: baseURL.absoluteString, authorization: .token("key"))),
                 flushingMode: .manual),
-            options: .init(
-                logger: logger, transport: URLSessionSegmentsTransport(timeout: 10), storage: .directory(copy.url),
-                storageQueue: storage))
+            options: .init(runtime: SegmentsRuntime(logger: logger), transport: URLSessionSegmentsTransport(timeout: 10), storage: .directory(copy.url), storageQueue: storage))
         defer { client.stop() }
         guard client.queuedEventCount == template.queuedEvents else { throw BenchFailure("benchmark 11: the queue did not load") }
         let start = Stopwatch.now()

@@ -42,9 +42,7 @@ struct FanOutBenchmark {
         let repository = StampingRepository()
         let deliveryQueue = DispatchQueue(label: "segments-bench.fanout-delivery")
         let client = SegmentsClient(
-            options: .init(
-                logger: logger, deliveryQueue: deliveryQueue,
-                timings: SegmentationTimings(debounce: DebouncePolicy(delay: 3600, maxWait: 3600)), storage: .inMemory))
+            options: .init(runtime: SegmentsRuntime(logger: logger, deliveryQueue: deliveryQueue), timings: SegmentationTimings(debounce: DebouncePolicy(delay: 3600, maxWait: 3600)), storage: .inMemory))
         defer { client.stop() }
         let arrivals = Locked<Countdown?>(nil)
         let handler: @Sendable ([Segment]) -> Void = { segments in

@@ -67,9 +67,7 @@ struct ListenerChurnBenchmark {
     /// Nanoseconds to register `count` listeners, and to remove them all by token.
     private func churnSDK(_ count: Int, configured: Bool, logger: CapturingLogger) throws -> (Double, Double) {
         let client = SegmentsClient(
-            options: .init(
-                logger: logger, timings: SegmentationTimings(debounce: DebouncePolicy(delay: 3600, maxWait: 3600)),
-                storage: .inMemory))
+            options: .init(runtime: SegmentsRuntime(logger: logger), timings: SegmentationTimings(debounce: DebouncePolicy(delay: 3600, maxWait: 3600)), storage: .inMemory))
         if configured {
             try client.configure(
                 .init(backend: .custom(id: "bench-churn", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader())))

@@ -95,9 +95,7 @@ private final class LadderClient: Sendable {
                 backend: .bloomreach(
                     BloomreachConfiguration(
                         integration: .project(token: "bench"), baseURL: baseURL.absoluteString, authorization: .token("key")))),
-            options: .init(
-                logger: logger, timings: SegmentationTimings(debounce: DebouncePolicy(delay: 0, maxWait: 0)),
-                transport: URLSessionSegmentsTransport(timeout: 10), storage: storage))
+            options: .init(runtime: SegmentsRuntime(logger: logger), timings: SegmentationTimings(debounce: DebouncePolicy(delay: 0, maxWait: 0)), transport: URLSessionSegmentsTransport(timeout: 10), storage: storage))
         let latest = self.latest
         client.addListener(category: .discovery(), includeFirstLoad: true) { list in
             let reached = latest.withLock { state -> Countdown? in

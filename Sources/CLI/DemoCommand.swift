@@ -47,10 +47,7 @@ struct DemoCommand {
         print("  debounce shortened from 5 s to \(debounce) s (max wait \(debounce * 4) s) so the demo takes seconds\n")
 
         let client = SegmentsClient(
-            options: .init(
-                logger: SinkSegmentsLogger(level: .warning),
-                timings: SegmentationTimings(debounce: DebouncePolicy(delay: debounce, maxWait: debounce * 4)),
-                storage: .directory(storage)))
+            options: .init(runtime: SegmentsRuntime(logger: SinkSegmentsLogger(level: .warning)), timings: SegmentationTimings(debounce: DebouncePolicy(delay: debounce, maxWait: debounce * 4)), storage: .directory(storage)))
         try client.configure(
             .init(
                 backend: .bloomreach(

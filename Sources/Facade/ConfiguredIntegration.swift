@@ -27,18 +27,18 @@ struct ConfiguredIntegration {
             try bloomreach.validate()
             let transport = SegmentsMiddlewareTransport(transport: options.transport, middlewares: options.middlewares)
             repository = BloomreachSegmentRepository(
-                configuration: bloomreach, transport: transport, scheduler: options.scheduler, clock: options.clock,
-                logger: options.logger)
+                configuration: bloomreach, transport: transport, scheduler: options.runtime.scheduler, clock: options.runtime.clock,
+                logger: options.runtime.logger)
             uploader = BloomreachEventUploader(
-                configuration: bloomreach, transport: transport, scheduler: options.scheduler, clock: options.clock,
-                logger: options.logger)
+                configuration: bloomreach, transport: transport, scheduler: options.runtime.scheduler, clock: options.runtime.clock,
+                logger: options.runtime.logger)
         case .odp(let odp, let candidates, let category):
             try odp.validate()
             let transport = SegmentsMiddlewareTransport(transport: options.transport, middlewares: options.middlewares)
             repository = ODPAudienceRepository(
-                configuration: odp, transport: transport, clock: options.clock, candidates: candidates,
-                category: category, logger: options.logger)
-            uploader = DiscardingEventUploader(logger: options.logger)
+                configuration: odp, transport: transport, clock: options.runtime.clock, candidates: candidates,
+                category: category, logger: options.runtime.logger)
+            uploader = DiscardingEventUploader(logger: options.runtime.logger)
         case .custom(let id, let customRepository, let customUploader):
             guard !id.isEmpty else { throw SegmentsError(.invalidConfiguration, "The integration id is empty") }
             repository = customRepository
@@ -56,7 +56,7 @@ struct ConfiguredIntegration {
                 StorageLocation.moveLegacyFolder(
                     StorageLocation.defaultDirectory(integrationId: legacyIntegrationId), to: folder)
             }
-            let claim = try FileStoreRegistry.claim(folder, for: owner, queue: storageQueue, logger: options.logger)
+            let claim = try FileStoreRegistry.claim(folder, for: owner, queue: storageQueue, logger: options.runtime.logger)
             customer = claim.stores.customer
             baseline = claim.stores.baseline
             events = claim.stores.events

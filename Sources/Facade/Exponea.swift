@@ -11,7 +11,7 @@ import SegmentsNetworking
 /// ``configure(_:flushingSetup:)-(StreamSettings,_)``, is refused with an error log line.
 public final class Exponea: Sendable {
     /// The shared instance, logging through ``logger``.
-    public static let shared = Exponea(client: SegmentsClient(options: SegmentsClient.Options(logger: Exponea.logger)))
+    public static let shared = Exponea(client: SegmentsClient(options: SegmentsClient.Options(runtime: SegmentsRuntime(logger: Exponea.logger))))
 
     /// The log level and sink of the shared instance (SPEC L2, L3); settable before configure.
     public static let logger = SinkSegmentsLogger()
@@ -48,7 +48,7 @@ public final class Exponea: Sendable {
         do {
             try client.configure(.init(backend: .bloomreach(configuration), flushingMode: flushingSetup?.mode.core))
         } catch {
-            client.options.logger.log(.error, "Segments: Configuration refused: \(SegmentsError.wrapping(error))")
+            client.options.runtime.logger.log(.error, "Segments: Configuration refused: \(SegmentsError.wrapping(error))")
         }
     }
 
@@ -120,7 +120,7 @@ public final class Exponea: Sendable {
 
     private func logFailure(_ operation: String, _ body: () throws -> Void) {
         do { try body() } catch {
-            client.options.logger.log(.error, "Tracking: \(operation) failed: \(SegmentsError.wrapping(error))")
+            client.options.runtime.logger.log(.error, "Tracking: \(operation) failed: \(SegmentsError.wrapping(error))")
         }
     }
 }

@@ -7,15 +7,9 @@ extension SegmentsClient {
     /// Everything a client is built from. Each default is the live one; tests swap in fakes from
     /// `SegmentsTesting` (a `TestScheduler` as scheduler and clock, a `MockTransport`, …).
     public struct Options: Sendable {
-        /// Where log lines go; by default warnings and errors to standard output.
-        public var logger: any SegmentsLogger
-        /// Debounce, backoff, periodic flushes and every asynchronous step.
-        public var scheduler: any Scheduler
-        /// Cache freshness and event timestamps.
-        public var clock: any Clock
-        /// The serial queue listeners and completion handlers are called on (SPEC D8); use
-        /// `.main` in UI apps.
-        public var deliveryQueue: DispatchQueue
+        /// Scheduler, clock, logger, the queue listeners and completion handlers are called on,
+        /// and backoff jitter.
+        public var runtime: SegmentsRuntime
         /// Debounce, max wait, cache time and reload backoff (SPEC T5, T7, G1).
         public var timings: SegmentationTimings
         /// The backoff of failed uploads (SPEC E3).
@@ -50,18 +44,12 @@ extension SegmentsClient {
 
         /// The live defaults, with any of them replaced.
         public init(
-            logger: any SegmentsLogger = SinkSegmentsLogger(), scheduler: any Scheduler = TaskScheduler(),
-            clock: any Clock = SystemClock(),
-            deliveryQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.delivery"),
-            timings: SegmentationTimings = SegmentationTimings(), uploadRetry: RetryBackoff = RetryBackoff(),
+            runtime: SegmentsRuntime = SegmentsRuntime(), timings: SegmentationTimings = SegmentationTimings(), uploadRetry: RetryBackoff = RetryBackoff(),
             transport: any SegmentsTransport = URLSessionSegmentsTransport(),
             middlewares: [any SegmentsTransportMiddleware] = [], storage: Storage = .directory(nil),
             storageQueue: DispatchQueue? = nil, eventQueueCapacity: Int = Options.defaultEventQueueCapacity
         ) {
-            self.logger = logger
-            self.scheduler = scheduler
-            self.clock = clock
-            self.deliveryQueue = deliveryQueue
+            self.runtime = runtime
             self.timings = timings
             self.uploadRetry = uploadRetry
             self.transport = transport

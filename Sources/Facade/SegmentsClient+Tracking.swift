@@ -70,7 +70,7 @@ extension SegmentsClient {
 
     /// The completion-handler form of ``flush()``, answered on the delivery queue.
     public func flush(completion: @escaping @Sendable (FlushResult) -> Void) {
-        let queue = options.deliveryQueue
+        let queue = options.runtime.deliveryQueue
         guard let pipeline = attachment.value.pipeline else {
             queue.async { completion(.failure(SegmentsError.notConfigured)) }
             return

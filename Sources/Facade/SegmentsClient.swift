@@ -43,8 +43,7 @@ public final class SegmentsClient: Sendable {
         self.storageQueue = storageQueue
         engine = SegmentationEngine(
             dependencies: .init(
-                scheduler: options.scheduler, clock: options.clock, logger: options.logger,
-                deliveryQueue: options.deliveryQueue, storageQueue: storageQueue, timings: options.timings))
+                runtime: options.runtime, storageQueue: storageQueue, timings: options.timings))
     }
 
     /// A client configured with `configuration`.
@@ -79,8 +78,7 @@ public final class SegmentsClient: Sendable {
         engine.setTrackingImmediate(mode == .immediate)
         let newPipeline = TrackingPipeline(
             dependencies: .init(
-                scheduler: options.scheduler, clock: options.clock, logger: options.logger,
-                retry: options.uploadRetry, storageQueue: storageQueue, capacity: options.eventQueueCapacity),
+                runtime: options.runtime, retry: options.uploadRetry, storageQueue: storageQueue, capacity: options.eventQueueCapacity),
             store: parts.events, uploader: parts.uploader, mode: mode,
             onUploaded: { engine.reloadAfterUpload() })
         let (previous, previousLock) = attachment.withLock { attachment in

@@ -30,9 +30,7 @@ final class AudienceHarness: Sendable {
         let scheduler: any Scheduler = virtualRequests ? clock : ImmediateScheduler()
         client = AudienceSegmentsClient(
             fetcher: enabled ? fetcher : nil, candidateSegments: candidates,
-            options: .init(
-                logger: logger, scheduler: scheduler, clock: clock, deliveryQueue: deliveryQueue,
-                transport: MockTransport(), visitorStorage: visitorStorage))
+            options: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: clock, logger: logger, deliveryQueue: deliveryQueue), transport: MockTransport(), visitorStorage: visitorStorage))
     }
 
     /// Whether the caller runs on the delivery queue.

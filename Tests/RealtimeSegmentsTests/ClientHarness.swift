@@ -68,9 +68,7 @@ final class ClientHarness: Sendable {
         self.repository = repository ?? RecordingSegmentRepository(scheduler: scheduler)
         uploader = RecordingEventUploader(scheduler: scheduler)
         client = SegmentsClient(
-            options: .init(
-                logger: logger, scheduler: scheduler, clock: scheduler, deliveryQueue: deliveryQueue,
-                transport: transport, storage: storage, storageQueue: storageQueue))
+            options: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: deliveryQueue), transport: transport, storage: storage, storageQueue: storageQueue))
     }
 
     var customConfiguration: SegmentsClient.Configuration {

@@ -9,8 +9,7 @@ import Testing
 @Suite(Hang.timeLimit(minutes: 2)) struct ConfigurationValidationTests {
     private static func client(_ change: (inout SegmentsClient.Options) -> Void) -> SegmentsClient {
         let scheduler = TestScheduler()
-        var options = SegmentsClient.Options(
-            logger: CapturingLogger(), scheduler: scheduler, clock: scheduler, storage: .inMemory)
+        var options = SegmentsClient.Options(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: CapturingLogger()), storage: .inMemory)
         change(&options)
         return SegmentsClient(options: options)
     }

@@ -19,7 +19,7 @@ import Testing
             audiences = AudienceSegmentsClient(
                 fetcher: fetcher, candidateSegments: ["seg-1", "seg-2", "seg-3"],
                 // Requests start at once; only the cache's clock is virtual. No disk, no network.
-                options: .testing(scheduler: ImmediateScheduler(), clock: clock))
+                options: .testing(runtime: SegmentsRuntime(scheduler: ImmediateScheduler(), clock: clock)))
         }
 
         @Test func o3_aSecondFetchIsACacheHit() async throws {
@@ -54,7 +54,7 @@ import Testing
             transport.serveODP(odp)
             let client = try AudienceSegmentsClient(
                 odp: ODPConfiguration(apiKey: "public-key"), candidateSegments: ["seg-1", "seg-2"],
-                options: .testing(scheduler: ImmediateScheduler(), clock: clock, transport: transport))
+                options: .testing(runtime: SegmentsRuntime(scheduler: ImmediateScheduler(), clock: clock), transport: transport))
             let user = client.createUserContext(userId: "user123")
             let error = await #expect(throws: SegmentsError.self) { try await user.fetchQualifiedSegments() }
             #expect(error?.reason == .httpStatus(503))

@@ -41,9 +41,7 @@ import Testing
         firstQueue.async { gate.wait() }  // the first client's disk work waits behind this
         func client(_ queue: DispatchQueue) -> SegmentsClient {
             SegmentsClient(
-                options: .init(
-                    logger: CapturingLogger(), scheduler: TestScheduler(), storage: .directory(directory.url),
-                    storageQueue: queue))
+                options: .init(runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: CapturingLogger()), storage: .directory(directory.url), storageQueue: queue))
         }
         let configuration = SegmentsClient.Configuration(
             backend: .custom(id: "t", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()),

@@ -31,7 +31,7 @@ import Testing
         func audiences(key: String = ODPEndToEndTests.key, timeout: TimeInterval = ODPEndToEndTests.generous) throws -> AudienceSegmentsClient {
             try AudienceSegmentsClient(
                 odp: odp(key: key, timeout: timeout), candidateSegments: ODPEndToEndTests.candidates,
-                options: .init(logger: logger, transport: URLSessionSegmentsTransport(), visitorStorage: .inMemory))
+                options: .init(runtime: SegmentsRuntime(logger: logger), transport: URLSessionSegmentsTransport(), visitorStorage: .inMemory))
         }
 
         deinit { emulator.stop() }
@@ -119,7 +119,7 @@ import Testing
         let tracker = try SegmentsClient(
             configuration: .init(backend: .bloomreach(BloomreachConfiguration(
                 integration: .project(token: "project"), baseURL: fixture.baseURL.absoluteString))),
-            options: .init(logger: fixture.logger, transport: URLSessionSegmentsTransport(), storage: .directory(directory.url)))
+            options: .init(runtime: SegmentsRuntime(logger: fixture.logger), transport: URLSessionSegmentsTransport(), storage: .directory(directory.url)))
         defer { tracker.stop() }
         try tracker.identifyCustomer(customerIds: ["registered": "jane"], properties: [:], timestamp: nil)
         try tracker.trackEvent(properties: ["price": 10], timestamp: nil, eventType: "purchase")
@@ -135,9 +135,7 @@ import Testing
         defer { directory.remove() }
         let client = try SegmentsClient(
             configuration: .init(backend: .odp(fixture.odp(), candidates: ["seg-1", "seg-2"])),
-            options: .init(
-                logger: fixture.logger, timings: EndToEndHarness.timings, transport: URLSessionSegmentsTransport(),
-                storage: .directory(directory.url)))
+            options: .init(runtime: SegmentsRuntime(logger: fixture.logger), timings: EndToEndHarness.timings, transport: URLSessionSegmentsTransport(), storage: .directory(directory.url)))
         defer { client.stop() }
         let told = Recorder<[Segment]>()
         client.addListener(category: .audiences(), includeFirstLoad: true) { told.record($0) }

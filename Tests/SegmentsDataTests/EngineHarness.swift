@@ -33,10 +33,7 @@ final class EngineHarness: Sendable {
         baselineStore = RecordingSegmentBaselineStore(baseline)
         let counter = cookieCounter
         engine = SegmentationEngine(
-            dependencies: .init(
-                scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: deliveryQueue, storageQueue: storageQueue,
-                timings: timings, random: { 0.5 },
-                makeCookie: {
+            dependencies: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: deliveryQueue, random: { 0.5 }), storageQueue: storageQueue, timings: timings, makeCookie: {
                     counter.withLock { count in
                         count += 1
                         return "new-cookie-\(count)"

@@ -29,9 +29,7 @@ import Testing
             let uploads = self.uploads
             if suspendStorage { storageQueue.suspend() }
             pipeline = TrackingPipeline(
-                dependencies: .init(
-                    scheduler: scheduler, clock: scheduler, logger: logger, random: { 0.5 }, storageQueue: storageQueue,
-                    capacity: capacity),
+                dependencies: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger, random: { 0.5 }), storageQueue: storageQueue, capacity: capacity),
                 store: store ?? self.store, uploader: self.uploader, mode: mode, onUploaded: { uploads.record(1) })
             if !suspendStorage { storageQueue.sync {} }
         }

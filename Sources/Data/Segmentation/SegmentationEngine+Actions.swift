@@ -8,19 +8,19 @@ extension SegmentationEngine {
     func perform(_ action: Action) {
         switch action {
         case .log(let level, let message):
-            dependencies.logger.log(level, message)
+            dependencies.runtime.logger.log(level, message)
         case .logLinkFailure(let customer):
-            let verbose = dependencies.logger.isEnabled(.verbose)
-            dependencies.logger.log(.warning, SegmentsLogText.linkFailed(customer, verbose: verbose))
+            let verbose = dependencies.runtime.logger.isEnabled(.verbose)
+            dependencies.runtime.logger.log(.warning, SegmentsLogText.linkFailed(customer, verbose: verbose))
         case .scheduleTimer(let timer, let delay):
             schedule(timer, after: delay)
         case .cancelTimer(let timer):
             core.withLock { $0.timers.removeValue(forKey: timer) }?.cancel()
         case .startFlight(let flight):
-            dependencies.scheduler.schedule(after: 0) { [weak self] in await self?.run(flight) }
+            dependencies.runtime.scheduler.schedule(after: 0) { [weak self] in await self?.run(flight) }
         case .deliver(let deliveries):
             // One hop for the whole fan-out; each call still checks its gate when it runs (D7).
-            dependencies.deliveryQueue.async {
+            dependencies.runtime.deliveryQueue.async {
                 for delivery in deliveries { delivery.run() }
             }
         case .answer(let reads, let result):
@@ -46,7 +46,7 @@ extension SegmentationEngine {
     /// Schedules a reload timer and keeps its token while the machine still waits for it, so a
     /// later cancel can withdraw it; a timer that already fired is not kept.
     private func schedule(_ timer: SegmentationStateMachine.TimerID, after delay: TimeInterval) {
-        let work = dependencies.scheduler.schedule(after: delay) { [weak self] in
+        let work = dependencies.runtime.scheduler.schedule(after: delay) { [weak self] in
             guard let self else { return }
             core.withLock { _ = $0.timers.removeValue(forKey: timer) }
             let now = moment
@@ -72,12 +72,12 @@ extension SegmentationEngine {
         }
         guard !onQueue.isEmpty else { return }
         let calls = onQueue
-        dependencies.deliveryQueue.async { calls.forEach { $0() } }
+        dependencies.runtime.deliveryQueue.async { calls.forEach { $0() } }
     }
 
     /// Saves on a storage queue, in the order decided; a failure is logged.
     private func save(_ what: String, _ write: @escaping @Sendable () throws -> Void) {
-        let logger = dependencies.logger
+        let logger = dependencies.runtime.logger
         dependencies.storageQueue.async {
             do { try write() } catch {
                 logger.log(.error, "Segments: Saving \(what) failed: \(error)")

@@ -16,7 +16,7 @@ extension SegmentationEngine {
     ) {
         let now = moment
         if let hit = cacheHit(category, force: force, at: now) {
-            dependencies.deliveryQueue.async { completion(.success(hit)) }
+            dependencies.runtime.deliveryQueue.async { completion(.success(hit)) }
             return
         }
         transition { $0.read(category, force: force, reply: .onDeliveryQueue(completion), at: now) }

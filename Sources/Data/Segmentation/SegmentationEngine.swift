@@ -15,40 +15,25 @@ import SegmentsDomain
 package final class SegmentationEngine: Sendable {
     /// The ports that live as long as the engine.
     package struct Dependencies: Sendable {
-        /// Debounce, backoff and every asynchronous step.
-        package var scheduler: any Scheduler
-        /// Freshness and `fetchedAt`.
-        package var clock: any Clock
-        /// Where `Segments:` lines go.
-        package var logger: any SegmentsLogger
-        /// The serial queue listeners and one-shot reads are called on.
-        package var deliveryQueue: DispatchQueue
+        /// Scheduler, clock, logger, delivery queue and jitter, shared with the rest of the client.
+        package var runtime: SegmentsRuntime
         /// The serial queue every store load and save runs on, in order, off the caller's thread.
         package var storageQueue: DispatchQueue
         /// Every timing.
         package var timings: SegmentationTimings
-        /// A value in `0..<1` for backoff jitter.
-        package var random: @Sendable () -> Double
         /// A new anonymous cookie.
         package var makeCookie: @Sendable () -> String
 
         /// Creates the dependencies; the defaults are the live ones.
         package init(
-            scheduler: any Scheduler = TaskScheduler(), clock: any Clock = SystemClock(),
-            logger: any SegmentsLogger,
-            deliveryQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.delivery"),
+            runtime: SegmentsRuntime,
             storageQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.storage"),
             timings: SegmentationTimings = SegmentationTimings(),
-            random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
             makeCookie: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
         ) {
-            self.scheduler = scheduler
-            self.clock = clock
-            self.logger = logger
-            self.deliveryQueue = deliveryQueue
+            self.runtime = runtime
             self.storageQueue = storageQueue
             self.timings = timings
-            self.random = random
             self.makeCookie = makeCookie
         }
     }
@@ -93,12 +78,12 @@ package final class SegmentationEngine: Sendable {
     /// ``configure(_:)``.
     package init(dependencies: Dependencies) {
         self.dependencies = dependencies
-        core = Locked(Core(machine: SegmentationStateMachine(timings: dependencies.timings, random: dependencies.random)))
+        core = Locked(Core(machine: SegmentationStateMachine(timings: dependencies.timings, random: dependencies.runtime.random)))
     }
 
     /// The current moment on both clocks, read before the lock is taken (the clock is a port).
     var moment: SegmentationStateMachine.Moment {
-        SegmentationStateMachine.Moment(uptime: dependencies.clock.uptime(), wall: dependencies.clock.now())
+        SegmentationStateMachine.Moment(uptime: dependencies.runtime.clock.uptime(), wall: dependencies.runtime.clock.now())
     }
 
     /// Runs one transition under the lock, then carries out what it decided (and anything other

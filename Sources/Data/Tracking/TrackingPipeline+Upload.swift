@@ -18,7 +18,7 @@ extension TrackingPipeline {
             } catch {
                 let failure = SegmentsError.wrapping(error)
                 if failure.isTransient || failure.isAuthorizationFailure {
-                    let random = dependencies.random()
+                    let random = dependencies.runtime.random()
                     transition { $0.uploadPaused(by: failure, random: random) }
                     return
                 }
@@ -38,7 +38,7 @@ extension TrackingPipeline {
     /// removal means a duplicate upload after a restart, never a loss (E4).
     private func onStorageQueue(_ what: String, _ change: @Sendable (any EventQueueStore) throws -> Void) {
         let store = self.store
-        let logger = dependencies.logger
+        let logger = dependencies.runtime.logger
         dependencies.storageQueue.sync {
             do { try change(store) } catch {
                 logger.log(.error, "Tracking: \(what) failed: \(error)")

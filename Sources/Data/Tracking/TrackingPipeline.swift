@@ -14,17 +14,12 @@ import SegmentsDomain
 package final class TrackingPipeline: Sendable {
     /// The ports and settings of the pipeline.
     package struct Dependencies: Sendable {
-        /// Periodic flushes, backoff and the upload loop.
-        package var scheduler: any Scheduler
-        /// Timestamps of items tracked without one.
-        package var clock: any Clock
-        /// Where failures are logged.
-        package var logger: any SegmentsLogger
+        /// Scheduler (periodic flushes, backoff, the upload loop), clock (timestamps of items
+        /// tracked without one), logger and jitter, shared with the rest of the client.
+        package var runtime: SegmentsRuntime
         /// Backoff after transient and authorization failures.
         package var retry: RetryBackoff
-        /// A value in `0..<1` for backoff jitter.
-        package var random: @Sendable () -> Double
-        /// How many permanent failures drop an item (SPEC E3): 10.
+        /// How many permanent failures drop an item (see Behaviour E3): 10.
         package var maxPermanentFailures: Int
         /// The serial queue every store load, removal, update and sync runs on; share it with the
         /// engine so one client touches its folder from one queue.
@@ -34,17 +29,12 @@ package final class TrackingPipeline: Sendable {
 
         /// Creates the dependencies.
         package init(
-            scheduler: any Scheduler = TaskScheduler(), clock: any Clock = SystemClock(),
-            logger: any SegmentsLogger, retry: RetryBackoff = RetryBackoff(),
-            random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, maxPermanentFailures: Int = 10,
+            runtime: SegmentsRuntime, retry: RetryBackoff = RetryBackoff(), maxPermanentFailures: Int = 10,
             storageQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.storage"),
             capacity: Int = TrackingPipeline.defaultCapacity
         ) {
-            self.scheduler = scheduler
-            self.clock = clock
-            self.logger = logger
+            self.runtime = runtime
             self.retry = retry
-            self.random = random
             self.maxPermanentFailures = max(maxPermanentFailures, 1)
             self.storageQueue = storageQueue
             self.capacity = max(capacity, 1)
@@ -139,7 +129,7 @@ package final class TrackingPipeline: Sendable {
         try ReplayableEvent.check(properties)
         let event = TrackedEvent(
             kind: kind, customerIds: customer, properties: properties,
-            timestamp: timestamp ?? dependencies.clock.now())
+            timestamp: timestamp ?? dependencies.runtime.clock.now())
         try core.withLock { try $0.machine.admit() }
         do {
             // The caller's one buffered write, outside the pipeline's lock (SPEC R1, R2).
@@ -167,9 +157,9 @@ package final class TrackingPipeline: Sendable {
     private func perform(_ action: TrackingStateMachine.Action) {
         switch action {
         case .startUploadLoop:
-            dependencies.scheduler.schedule(after: 0) { [weak self] in await self?.runUploadLoop() }
+            dependencies.runtime.scheduler.schedule(after: 0) { [weak self] in await self?.runUploadLoop() }
         case .scheduleTimer(let timer, let delay):
-            let work = dependencies.scheduler.schedule(after: delay) { [weak self] in
+            let work = dependencies.runtime.scheduler.schedule(after: delay) { [weak self] in
                 guard let self else { return }
                 core.withLock { _ = $0.timers.removeValue(forKey: timer) }
                 transition { $0.timerFired(timer) }
@@ -185,11 +175,11 @@ package final class TrackingPipeline: Sendable {
             dependencies.storageQueue.async { [self] in
                 core.withLock { $0.machine.syncStarting() }
                 do { try store.sync() } catch {
-                    dependencies.logger.log(.error, "Tracking: Syncing the event queue to disk failed: \(error)")
+                    dependencies.runtime.logger.log(.error, "Tracking: Syncing the event queue to disk failed: \(error)")
                 }
             }
         case .log(let level, let message):
-            dependencies.logger.log(level, message)
+            dependencies.runtime.logger.log(level, message)
         }
     }
 }

@@ -7,14 +7,9 @@ extension AudienceSegmentsClient {
     /// Everything an audience client is built from. Each default is the live one; tests swap in
     /// fakes from `SegmentsTesting` (a `TestScheduler` as scheduler and clock, a `MockTransport`, …).
     public struct Options: Sendable {
-        /// Where log lines go; by default warnings and errors to standard output.
-        public var logger: any SegmentsLogger
-        /// Starts each request.
-        public var scheduler: any Scheduler
-        /// The time of cache entries.
-        public var clock: any Clock
-        /// The serial queue completion handlers are called on; use `.main` in UI apps.
-        public var deliveryQueue: DispatchQueue
+        /// Scheduler (starts each request), clock (the time of cache entries), logger and the
+        /// queue completion handlers are called on.
+        public var runtime: SegmentsRuntime
         /// Sends every ODP request.
         public var transport: any SegmentsTransport
         /// Wraps ``transport``: requests pass in order, responses in reverse (signing, metrics, …).
@@ -40,17 +35,12 @@ extension AudienceSegmentsClient {
 
         /// The live defaults, with any of them replaced.
         public init(
-            logger: any SegmentsLogger = SinkSegmentsLogger(), scheduler: any Scheduler = TaskScheduler(),
-            clock: any Clock = SystemClock(),
-            deliveryQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.audiences.delivery"),
+            runtime: SegmentsRuntime = SegmentsRuntime(deliveryQueue: DispatchQueue(label: "RealtimeSegments.audiences.delivery")),
             transport: any SegmentsTransport = URLSessionSegmentsTransport(),
             middlewares: [any SegmentsTransportMiddleware] = [], cacheCapacity: Int = 100,
             cacheTimeout: TimeInterval = 600, visitorStorage: VisitorStorage = .directory(nil)
         ) {
-            self.logger = logger
-            self.scheduler = scheduler
-            self.clock = clock
-            self.deliveryQueue = deliveryQueue
+            self.runtime = runtime
             self.transport = transport
             self.middlewares = middlewares
             self.cacheCapacity = cacheCapacity
@@ -63,11 +53,11 @@ extension AudienceSegmentsClient {
             switch visitorStorage {
             case .directory(let directory):
                 let folder = directory ?? StorageLocation.defaultDirectory(integrationId: "visitors")
-                return AudienceSegmentsClient.sharedRegistry(in: folder, logger: logger)
+                return AudienceSegmentsClient.sharedRegistry(in: folder, logger: runtime.logger)
             case .inMemory:
-                return VisitorSegmentsRegistry(store: InMemoryVisitorSegmentsStore(), logger: logger)
+                return VisitorSegmentsRegistry(store: InMemoryVisitorSegmentsStore(), logger: runtime.logger)
             case .custom(let store):
-                return VisitorSegmentsRegistry(store: store, logger: logger)
+                return VisitorSegmentsRegistry(store: store, logger: runtime.logger)
             }
         }
     }

@@ -13,7 +13,7 @@ extension AudienceSegmentsClient.Options {
     /// let audiences = AudienceSegmentsClient(fetcher: fetcher, candidateSegments: ["seg-1"], options: .testing)
     /// ```
     ///
-    /// Use ``testing(logger:scheduler:clock:deliveryQueue:transport:cacheCapacity:cacheTimeout:)``
+    /// Use ``testing(runtime:transport:cacheCapacity:cacheTimeout:)``
     /// to put a `TestScheduler`, a `MockTransport` or a `CapturingLogger` from `SegmentsTesting` in.
     public static var testing: Self { testing() }
 
@@ -21,27 +21,23 @@ extension AudienceSegmentsClient.Options {
     /// always in memory; by default requests start at once on the live scheduler, cache entries age
     /// on the system clock, and the transport answers every request with a `.network` error.
     ///
-    /// Give a `TestScheduler` as `clock` to age the cache on virtual time. As `scheduler` it also
+    /// Give a `TestScheduler` as the runtime's `clock` to age the cache on virtual time. As its `scheduler` it also
     /// holds every request until the test calls `advance()`; where only outcomes matter, pass
     /// `ImmediateScheduler()` (see `Docs/TestingWithFakes.md`).
     ///
     /// - Parameters:
-    ///   - logger: where log lines go (warnings and errors to standard output by default).
-    ///   - scheduler: starts each request.
-    ///   - clock: the time of cache entries.
-    ///   - deliveryQueue: where completion handlers run; a new serial queue by default.
+    ///   - runtime: scheduler (starts each request), clock (the time of cache entries), logger and
+    ///     delivery queue; by default the live ones and a new serial delivery queue.
     ///   - transport: sends ODP requests; `nil` (the default): none leaves the process.
     ///   - cacheCapacity: the most users cached (100).
     ///   - cacheTimeout: how long an answer stays cached, in seconds (600).
     public static func testing(
-        logger: any SegmentsLogger = SinkSegmentsLogger(), scheduler: any Scheduler = TaskScheduler(),
-        clock: any Clock = SystemClock(),
-        deliveryQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.audiences.testing.delivery"),
+        runtime: SegmentsRuntime = SegmentsRuntime(deliveryQueue: DispatchQueue(label: "RealtimeSegments.audiences.testing.delivery")),
         transport: (any SegmentsTransport)? = nil, cacheCapacity: Int = 100,
         cacheTimeout: TimeInterval = 600
     ) -> Self {
         Self(
-            logger: logger, scheduler: scheduler, clock: clock, deliveryQueue: deliveryQueue, transport: transport ?? OfflineTransport(),
+            runtime: runtime, transport: transport ?? OfflineTransport(),
             cacheCapacity: cacheCapacity, cacheTimeout: cacheTimeout, visitorStorage: .inMemory)
     }
 }

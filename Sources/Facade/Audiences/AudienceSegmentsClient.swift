@@ -43,7 +43,7 @@ public final class AudienceSegmentsClient: Sendable {
             try odp.validate()
             let transport = SegmentsMiddlewareTransport(transport: options.transport, middlewares: options.middlewares)
             fetcher = ODPAudienceSegmentFetcher(
-                configuration: odp, transport: transport, clock: options.clock, logger: options.logger)
+                configuration: odp, transport: transport, clock: options.runtime.clock, logger: options.runtime.logger)
         }
         self.init(fetcher: fetcher, candidateSegments: candidateSegments, options: options)
     }
@@ -67,7 +67,7 @@ public final class AudienceSegmentsClient: Sendable {
         self.options = options
         loader = fetcher.map {
             QualifiedSegmentsLoader(
-                fetcher: $0, scheduler: options.scheduler, clock: options.clock, logger: options.logger,
+                fetcher: $0, scheduler: options.runtime.scheduler, clock: options.runtime.clock, logger: options.runtime.logger,
                 cacheCapacity: options.cacheCapacity, cacheTimeout: options.cacheTimeout)
         }
         visitorSegments = options.visitorRegistry

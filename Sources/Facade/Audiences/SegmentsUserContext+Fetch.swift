@@ -25,7 +25,7 @@ extension SegmentsUserContext {
     public func fetchQualifiedSegments(
         options: [AudienceSegmentOption] = [], completion: @escaping @Sendable (SegmentsError?) -> Void
     ) {
-        let queue = client.options.deliveryQueue
+        let queue = client.options.runtime.deliveryQueue
         load(options) { result in
             let error: SegmentsError?
             switch result {

@@ -43,9 +43,7 @@ final class EndToEndHarness: Sendable {
                     BloomreachConfiguration(
                         integration: integration, baseURL: baseURL.absoluteString, authorization: authorization,
                         streamAuthorization: stream, requestTimeout: requestTimeout))),
-            options: .init(
-                logger: logger, clock: clock, timings: timings, uploadRetry: RetryBackoff(initial: 0.05, maximum: 0.2),
-                transport: URLSessionSegmentsTransport(), storage: storage ?? .directory(directory.url)))
+            options: .init(runtime: SegmentsRuntime(clock: clock, logger: logger), timings: timings, uploadRetry: RetryBackoff(initial: 0.05, maximum: 0.2), transport: URLSessionSegmentsTransport(), storage: storage ?? .directory(directory.url)))
     }
 
     func tearDown() {

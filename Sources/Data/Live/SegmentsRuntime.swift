@@ -1,0 +1,43 @@
+import Foundation
+import SegmentsDomain
+
+/// Where and when the SDK's work runs and is reported: the scheduler, the clock, the logger, the
+/// queue answers are delivered on, and the random source of backoff jitter.
+///
+/// One value of this type is shared by everything a client builds (``SegmentsClient``, the
+/// audience client, the segmentation engine, the tracking pipeline), so a test replaces time,
+/// logging and delivery in one place:
+///
+/// ```swift
+/// let scheduler = TestScheduler()            // SegmentsTesting: virtual time, also a clock
+/// let options = SegmentsClient.Options(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler))
+/// ```
+///
+/// Each default is the live one.
+public struct SegmentsRuntime: Sendable {
+    /// Runs every delayed or asynchronous step: debounce, backoff, periodic flushes, requests.
+    public var scheduler: any Scheduler
+    /// The wall clock (timestamps) and the monotonic uptime (cache age, deadlines).
+    public var clock: any Clock
+    /// Where log lines go; by default warnings and errors to standard output.
+    public var logger: any SegmentsLogger
+    /// The serial queue listeners and completion handlers are called on (see Behaviour D8); use
+    /// `.main` in UI apps.
+    public var deliveryQueue: DispatchQueue
+    /// A value in `0..<1` for backoff jitter.
+    public var random: @Sendable () -> Double
+
+    /// The live runtime, with any part replaced.
+    public init(
+        scheduler: any Scheduler = TaskScheduler(), clock: any Clock = SystemClock(),
+        logger: any SegmentsLogger = SinkSegmentsLogger(),
+        deliveryQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.delivery"),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.scheduler = scheduler
+        self.clock = clock
+        self.logger = logger
+        self.deliveryQueue = deliveryQueue
+        self.random = random
+    }
+}
