@@ -68,10 +68,10 @@ struct ConfiguredIntegration {
             events = InMemoryEventQueueStore()
             lock = nil
             previousStorageQueue = nil
-        case .custom(let customStore, let baselineStore, let eventStore):
-            customer = customStore
-            baseline = baselineStore
-            events = eventStore
+        case .custom(let stores):
+            customer = stores.customer
+            baseline = stores.baseline
+            events = stores.events
             lock = nil
             previousStorageQueue = nil
         }

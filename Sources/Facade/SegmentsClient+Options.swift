@@ -31,15 +31,24 @@ extension SegmentsClient {
         /// The default of ``eventQueueCapacity``: 100,000 events and customer updates.
         public static let defaultEventQueueCapacity = TrackingPipeline.defaultCapacity
 
-        /// Where a client keeps its customer, baseline and event queue (SPEC P1).
-        public enum Storage: Sendable {
-            /// Files under the directory, or under the platform's application-support directory,
-            /// one folder per integration, when `nil`.
-            case directory(URL?)
-            /// Nothing on disk: state ends with the process.
-            case inMemory
-            /// The app's own stores.
-            case custom(customer: any CustomerStore, baseline: any SegmentBaselineStore, events: any EventQueueStore)
+        /// Where a client keeps its customer, baseline and event queue (see Behaviour P1).
+        public typealias Storage = SegmentsStorage<CustomStores>
+
+        /// The app's own stores, for ``Storage`` `.custom`.
+        public struct CustomStores: Sendable {
+            /// The current customer's ids and cookie.
+            public var customer: any CustomerStore
+            /// The segments listeners were last told, per category, and the link memory.
+            public var baseline: any SegmentBaselineStore
+            /// The events and customer updates waiting for upload.
+            public var events: any EventQueueStore
+
+            /// The three stores of one integration.
+            public init(customer: any CustomerStore, baseline: any SegmentBaselineStore, events: any EventQueueStore) {
+                self.customer = customer
+                self.baseline = baseline
+                self.events = events
+            }
         }
 
         /// The live defaults, with any of them replaced.

@@ -21,17 +21,11 @@ extension AudienceSegmentsClient {
         /// Where visitor segments are kept.
         public var visitorStorage: VisitorStorage
 
-        /// Where visitor segments are kept (SPEC V3, P1). Clients in one process that use the same
+        /// Where visitor segments are kept (see Behaviour V3, P1): `visitor-segments.json` in the
+        /// directory (in the platform's application-support directory, folder `visitors`, when
+        /// `nil`), in memory, or in the app's own store. Clients in one process that use the same
         /// directory share one registry, so their updates never overwrite each other.
-        public enum VisitorStorage: Sendable {
-            /// `visitor-segments.json` in the directory, or in the platform's application-support
-            /// directory (folder `visitors`) when `nil`.
-            case directory(URL?)
-            /// Nothing on disk: visitor segments end with the process.
-            case inMemory
-            /// The app's own store.
-            case custom(any VisitorSegmentsStore)
-        }
+        public typealias VisitorStorage = SegmentsStorage<any VisitorSegmentsStore>
 
         /// The live defaults, with any of them replaced.
         public init(

@@ -1,0 +1,26 @@
+import Foundation
+import SegmentsDomain
+
+/// Where a client keeps its state: files in a directory, memory only, or the app's own stores.
+///
+/// ``SegmentsClient/Options/Storage`` keeps the customer, the segment baseline and the event queue
+/// (see Behaviour P1); ``AudienceSegmentsClient/Options/VisitorStorage`` keeps visitor segments
+/// (see Behaviour V3). `Custom` is what the app supplies in the `.custom` case.
+public enum SegmentsStorage<Custom: Sendable>: Sendable {
+    /// Files in the directory; when `nil`, in the platform's application-support directory, one
+    /// folder per integration (on Linux `$XDG_DATA_HOME` or `~/.local/share`).
+    case directory(URL?)
+    /// Nothing on disk: the state ends with the process.
+    case inMemory
+    /// The app's own stores.
+    case custom(Custom)
+}
+
+extension SegmentsStorage where Custom == SegmentsClient.Options.CustomStores {
+    /// The app's own customer, baseline and event queue stores.
+    public static func custom(
+        customer: any CustomerStore, baseline: any SegmentBaselineStore, events: any EventQueueStore
+    ) -> Self {
+        .custom(Custom(customer: customer, baseline: baseline, events: events))
+    }
+}
