@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 
 /// Where the SDK keeps its files by default (SPEC P1).
@@ -18,7 +11,8 @@ package enum StorageLocation {
     /// the platform's application-support directory.
     ///
     /// - Apple platforms: `Library/Application Support/[<bundle id>/]RealtimeSegments/<id>` (the
-    ///   bundle id keeps apps apart on macOS, where that directory is shared).
+    ///   bundle id keeps apps apart on macOS, where that directory is shared); on tvOS, which gives
+    ///   apps no persistent local storage, `Library/Caches/…` (the system may purge it).
     /// - Linux and others: `$XDG_DATA_HOME/RealtimeSegments/<id>`, or `~/.local/share/…` when
     ///   `XDG_DATA_HOME` is unset or not absolute (as the XDG specification says).
     ///
@@ -47,7 +41,7 @@ package enum StorageLocation {
         guard legacy.path != current.path, manager.fileExists(atPath: legacy.path),
             !manager.fileExists(atPath: current.path)
         else { return }
-        _ = rename(legacy.path, current.path)
+        try? POSIXFile.move(legacy.path, over: current.path)
     }
 
     /// A folder name for `integrationId` that is safe on every file system and distinct for
@@ -66,8 +60,17 @@ package enum StorageLocation {
     /// The per-user data directory of the platform.
     static func applicationDataDirectory() -> URL {
         #if canImport(Darwin)
-        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Library/Application Support")
+        #if os(tvOS)
+        // tvOS gives apps no persistent local storage: Application Support cannot be created on a
+        // device, Caches can (and may be purged).
+        let directory = FileManager.SearchPathDirectory.cachesDirectory
+        let fallback = "Library/Caches"
+        #else
+        let directory = FileManager.SearchPathDirectory.applicationSupportDirectory
+        let fallback = "Library/Application Support"
+        #endif
+        let support = FileManager.default.urls(for: directory, in: .userDomainMask).first
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(fallback)
         guard let bundleId = Bundle.main.bundleIdentifier, !bundleId.isEmpty else { return support }
         return support.appendingPathComponent(folderName(forIntegrationId: bundleId), isDirectory: true)
         #else

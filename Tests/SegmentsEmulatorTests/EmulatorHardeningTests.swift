@@ -103,7 +103,7 @@ import Darwin
 
     @Test(arguments: ["127.0.0.1", "127.0.0.1:8080", "localhost:9", "LOCALHOST", "[::1]:8080", "127.9.9.9"])
     func loopbackHostsAreServed(host: String) throws {
-        #expect(EmulatorHost.isLoopback(host))
+        #expect(EmulatorHostCheck.isLoopback(host))
     }
 
     @Test func storedRecordsAreBounded() {

@@ -54,9 +54,10 @@ enum POSIXFile {
         if fd < 0 {
             let code = errno
             if code == ENOENT { return nil }
-            // ELOOP: the name is a symbolic link. ENXIO: a socket, or a device without a driver.
+            // ELOOP: the name is a symbolic link. ENXIO: a socket (Linux), or a device without a
+            // driver. EOPNOTSUPP: a socket (Darwin's open(2) refuses sockets with it).
             if code == ELOOP { throw UntrustedFile.symbolicLink }
-            if code == ENXIO { throw UntrustedFile.notARegularFile }
+            if code == ENXIO || code == EOPNOTSUPP { throw UntrustedFile.notARegularFile }
             throw failure("open", path, code: code)
         }
         defer { _ = close(fd) }

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A small HTTP/1.1 server on 127.0.0.1: one accept thread, one thread per connection.
 ///
@@ -204,7 +199,7 @@ final class EmulatorSocketServer: @unchecked Sendable {
                     if requestStarted == nil { requestStarted = Date() }
                     parser.append(chunk[0..<count])
                 } else {
-                    let timedOut = count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+                    let timedOut = count < 0 && EmulatorPOSIX.lastCallTimedOut
                     if timedOut && parser.bufferedByteCount > 0 && !isStopped {
                         // A client that went silent mid-request hears why it is being dropped.
                         _ = write(.error(408, "request timed out"), to: fd, keepAlive: false)
@@ -236,7 +231,7 @@ final class EmulatorSocketServer: @unchecked Sendable {
     /// with unread data would send RST and could destroy the answer in flight, so stop writing,
     /// read what is left for a short while, then close.
     private func drainAndClose(_ fd: Int32) {
-        _ = shutdown(fd, Int32(SHUT_WR))
+        EmulatorPOSIX.shutdownWrite(fd)
         EmulatorPOSIX.configureConnection(fd, timeout: min(limits.readTimeout, 0.5))
         var sink = [UInt8](repeating: 0, count: 64 * 1024)
         var drained = 0

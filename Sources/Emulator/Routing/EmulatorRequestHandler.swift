@@ -22,7 +22,7 @@ struct EmulatorRequestHandler: Sendable {
 
         return state.withLock { state in
             state.log(record)
-            if let host = request.header("Host"), !EmulatorHost.isLoopback(host) {
+            if let host = request.header("Host"), !EmulatorHostCheck.isLoopback(host) {
                 return .error(403, "the Host header must name loopback (127.0.0.1, localhost or [::1])")
             }
             switch routing {

@@ -5,7 +5,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The few POSIX socket calls the server needs, with the Glibc/Darwin differences in one place.
+/// The few POSIX calls the emulator needs, with the Glibc/Darwin differences in one place: the only
+/// file of the module that imports the C library or has a `#if canImport` branch.
 enum EmulatorPOSIX {
     #if canImport(Glibc)
     // Close-on-exec from the start: a child process (e.g. `segments demo` spawning a shell) must
@@ -180,9 +181,25 @@ enum EmulatorPOSIX {
         _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
     }
 
+    /// The system's description of an `errno` value, e.g. `Address already in use`.
+    static func message(forError code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// Whether the call that just failed on this thread (`receive` returning -1) ran out of its
+    /// time-out (`SO_RCVTIMEO`) rather than failing otherwise.
+    static var lastCallTimedOut: Bool {
+        errno == EAGAIN || errno == EWOULDBLOCK
+    }
+
     /// Wakes any thread blocked reading or writing `fd` (it sees end of stream or an error).
     static func shutdownBoth(_ fd: Int32) {
         _ = shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// Stops writing (sends FIN) while still reading what the peer sends.
+    static func shutdownWrite(_ fd: Int32) {
+        _ = shutdown(fd, Int32(SHUT_WR))
     }
 
     /// Closes a descriptor.
@@ -204,5 +221,21 @@ enum EmulatorPOSIX {
         let flags = fcntl(fd, F_GETFL, 0)
         guard flags >= 0 else { return }
         _ = fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK)
+    }
+
+    // MARK: Addresses
+
+    /// The 4 bytes of a dotted-quad IPv4 address, parsed by `inet_pton` (strict form only), or `nil`.
+    static func ipv4Address(_ text: String) -> [UInt8]? {
+        var address = in_addr()
+        guard inet_pton(AF_INET, text, &address) == 1 else { return nil }
+        return withUnsafeBytes(of: &address) { Array($0) }
+    }
+
+    /// The 16 bytes of an IPv6 address (without brackets), parsed by `inet_pton`, or `nil`.
+    static func ipv6Address(_ text: String) -> [UInt8]? {
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
+        return withUnsafeBytes(of: &address) { Array($0) }
     }
 }
