@@ -80,7 +80,7 @@ public struct ODPAudienceSegmentFetcher: AudienceSegmentFetcher {
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration` for a bad configuration or a field that
     ///   is not allowed, `.invalidIdentifier` for an empty id.
-    public func request(for identifier: AudienceIdentifier, candidates: [String]) throws -> SegmentsHTTPRequest {
+    package func request(for identifier: AudienceIdentifier, candidates: [String]) throws -> SegmentsHTTPRequest {
         let url = try configuration.endpointURL()
         guard configuration.allows(identifier.field) else {
             throw SegmentsError(
