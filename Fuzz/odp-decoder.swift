@@ -1,4 +1,4 @@
-// libFuzzer target: the ODP GraphQL answer decoder (WIRE.md "Optimizely Data Platform").
+// libFuzzer target: the ODP GraphQL answer decoder (Behaviour, wire format, "ODP audiences query").
 //
 // Properties checked beyond "no crash, no memory error":
 // - a rejected body fails with `.invalidIdentifier` or `.invalidResponse` and nothing else;

@@ -1,4 +1,4 @@
-// libFuzzer target: the Bloomreach segments body decoder (WIRE.md "Fetch segments").
+// libFuzzer target: the Bloomreach segments body decoder (Behaviour, wire format, "Segment answers").
 //
 // Properties checked beyond "no crash, no memory error":
 // - a rejected body fails with `.invalidResponse` and nothing else;

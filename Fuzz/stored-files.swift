@@ -1,4 +1,4 @@
-// libFuzzer target: the stored-file decoders, through the real file stores (SPEC P2, E4).
+// libFuzzer target: the stored-file decoders, through the real file stores (see Behaviour P2, E4).
 //
 // Input layout: byte 0 picks the file (customer.json, segment-baseline.json or
 // event-queue.journal), the rest is its content. The file is written into a fresh storage

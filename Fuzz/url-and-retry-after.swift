@@ -1,5 +1,5 @@
 // libFuzzer target: the two parsers that read text a server or an app supplies before any request
-// is made — `Retry-After` (RFC 9110 §10.2.3) and the base URL (SPEC P3, P4, P7).
+// is made — `Retry-After` (RFC 9110 §10.2.3) and the base URL (see Behaviour P3, P4, P7).
 //
 // Byte 0 picks the parser (bit 0: 0 = Retry-After, 1 = base URL) and, for the base URL, whether
 // plain HTTP is allowed (bit 1); the rest of the input is the text, decoded as UTF-8.

@@ -5,7 +5,7 @@ import SegmentsTesting
 
 /// Benchmark 1: `getSegments` answered from the cache through the instance API, against the
 /// physical floor of the same lookup (a dictionary read under the package's `Locked`), and against
-/// that floor plus the hop to a serial queue that SPEC G4 requires for every answer.
+/// that floor plus the hop to a serial queue that Behaviour G4 requires for every answer.
 struct CacheHitBenchmark {
     let options: BenchOptions
 
@@ -55,7 +55,7 @@ struct CacheHitBenchmark {
             id: "1b", title: "same cache hit vs the floor that includes G4's queue hop", value: sdk.median, unit: "ns/call",
             display: Format.duration(ns: sdk.median) + "/call",
             baseline: ("dictionary read under Locked + async hop to a serial queue", hop.median, Format.duration(ns: hop.median)))
-        withHop.notes.append("every answer must be delivered on the delivery queue (SPEC G4): this floor pays that hop too")
+        withHop.notes.append("every answer must be delivered on the delivery queue (see Behaviour G4): this floor pays that hop too")
         hit.notes += Fixtures.notes(from: logger)
         return [hit, withHop]
     }

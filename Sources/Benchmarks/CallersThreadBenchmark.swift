@@ -11,7 +11,7 @@ import SegmentsTesting
     import Darwin
 #endif
 
-/// Benchmark 10 (issue 11, SPEC R1–R4): what the public calls cost the thread that makes them,
+/// Benchmark 10 (issue 11, see Behaviour R1–R4): what the public calls cost the thread that makes them,
 /// each timed call by call, each beside a floor measured in the same run and interleaved with it.
 ///
 /// - 10a–10d: `trackEvent` on file storage at 10 and at 10,000 queued items, p50 and p99; the
@@ -90,7 +90,7 @@ struct CallersThreadBenchmark {
             figures.append(figure)
         }
         figures[0].notes.append(
-            "each call timed alone, \(atShort.count) calls per queue length, interleaved with the floor; manual flushing, so the queues grow by \(Format.count(added)) during the run (10 → \(Format.count(10 + added)), \(Format.count(template.queuedEvents)) → \(Format.count(template.queuedEvents + added))); the fsync of each batch runs on the client's storage queue (group commit, SPEC R2)")
+            "each call timed alone, \(atShort.count) calls per queue length, interleaved with the floor; manual flushing, so the queues grow by \(Format.count(added)) during the run (10 → \(Format.count(10 + added)), \(Format.count(template.queuedEvents)) → \(Format.count(template.queuedEvents + added))); the fsync of each batch runs on the client's storage queue (group commit, see Behaviour R2)")
         figures[0].notes += Fixtures.notes(from: logger)
         return figures
     }

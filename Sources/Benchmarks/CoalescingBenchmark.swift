@@ -4,7 +4,7 @@ import RealtimeSegments
 import SegmentsEmulator
 import SegmentsTesting
 
-/// Benchmark 4: how many segment fetches a burst of tracked events costs (SPEC T3, T5, T6).
+/// Benchmark 4: how many segment fetches a burst of tracked events costs (see Behaviour T3, T5, T6).
 ///
 /// Over real HTTP: an identified customer with a listener tracks a burst of events against the
 /// emulator on loopback; its request log gives the fetches and link calls. On virtual time: an
@@ -76,7 +76,7 @@ struct CoalescingBenchmark {
             "lastUploadToFetchMs": (quietGap ?? .nan) * 1000, "listenerCalls": Double(told.value.count),
         ]
         figure.notes.append(
-            "debounce \(Format.fixed(debounce.delay, 2)) s / max wait \(Format.fixed(debounce.maxWait, 1)) s\(options.quick ? " (shortened for --quick; SPEC default 5 s / 30 s)" : " (SPEC defaults)"); identified customer, listener with first load registered first; the \(Format.count(eventCount)) durable appends took \(Format.duration(ns: Double(burstNs))), all uploads done after \(Format.duration(ns: Double(uploadedNs))); fetch came \(quietGap.map { Format.fixed($0, 2) + " s" } ?? "n/a") after the last upload")
+            "debounce \(Format.fixed(debounce.delay, 2)) s / max wait \(Format.fixed(debounce.maxWait, 1)) s\(options.quick ? " (shortened for --quick; documented default 5 s / 30 s)" : " (documented defaults)"); identified customer, listener with first load registered first; the \(Format.count(eventCount)) durable appends took \(Format.duration(ns: Double(burstNs))), all uploads done after \(Format.duration(ns: Double(uploadedNs))); fetch came \(quietGap.map { Format.fixed($0, 2) + " s" } ?? "n/a") after the last upload")
         if !settled { figure.notes.append("the listener never saw the final segments: the figure is incomplete") }
         figure.notes += Fixtures.notes(from: logger)
         return figure
@@ -110,7 +110,7 @@ struct CoalescingBenchmark {
             display: "\(reloads) reloads", baseline: ("uploads, i.e. reloads without coalescing", Double(seconds), "\(seconds)"))
         figure.ratio = reloads > 0 ? Double(seconds) / Double(reloads) : nil
         figure.ratioMeaning = "uploads per reload; the 30 s max wait bounds it at 30"
-        figure.notes.append("TestScheduler, TrackingPipeline (immediate) → RecordingEventUploader → SegmentationEngine.reloadAfterUpload, SPEC timings 5 s / 30 s; expected about 600 / 30 = 20")
+        figure.notes.append("TestScheduler, TrackingPipeline (immediate) → RecordingEventUploader → SegmentationEngine.reloadAfterUpload, documented timings 5 s / 30 s; expected about 600 / 30 = 20")
         figure.notes += Fixtures.notes(from: logger)
         return figure
     }

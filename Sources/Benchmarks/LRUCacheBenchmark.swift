@@ -2,7 +2,7 @@ import Foundation
 import SegmentsDomain
 import RealtimeSegments
 
-/// Benchmark 9: the audience cache (`ExpiringLRUCache`, SPEC O3) on its own, called from this
+/// Benchmark 9: the audience cache (`ExpiringLRUCache`, see Behaviour O3) on its own, called from this
 /// module as any client module calls it, against the floor of the same lookup: a dictionary read
 /// under the package's `Locked` (issue 15).
 ///

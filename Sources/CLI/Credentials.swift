@@ -2,7 +2,7 @@ import Foundation
 import SegmentsDomain
 import RealtimeSegments
 
-/// Where the CLI takes an API key or token from (SPEC P4): the environment variable
+/// Where the CLI takes an API key or token from (see Behaviour P4): the environment variable
 /// `SEGMENTS_API_KEY` or a file named by `--api-key-file` — never the command line, where `ps`, the
 /// shell history and process accounting would show it to other users and tools.
 enum Credentials {

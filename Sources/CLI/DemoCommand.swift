@@ -84,7 +84,7 @@ struct DemoCommand {
             }
             ok = !emulator.links.isEmpty && emulator.requests(on: .fetch).count > fetchesBefore
             print("  ids linked to the cookie, then segments fetched for the identified customer: \(ok ? "yes" : "no")")
-            _ = await watcher.wait(timeout: 1) { _ in false }  // let the re-announcements (SPEC D3) print
+            _ = await watcher.wait(timeout: 1) { _ in false }  // let the re-announcements (see Behaviour D3) print
         }
         _ = await client.flush()
 

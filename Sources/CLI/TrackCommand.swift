@@ -58,7 +58,7 @@ struct TrackCommand {
         let eventType = arguments.value("event-type") ?? "crash_test"
         guard !eventType.isEmpty else { throw UsageError(reason: "--event-type must not be empty") }
         let retry = try seconds("retry", default: RetryBackoff().initial)
-        // A zero backoff retries a failing upload in a tight loop (SPEC P7).
+        // A zero backoff retries a failing upload in a tight loop (see Behaviour P7).
         guard retry > 0 else { throw UsageError(reason: "--retry must be more than 0 seconds") }
         let timeout = try seconds("timeout", default: 10)
 
@@ -86,7 +86,7 @@ struct TrackCommand {
         let left = client.queuedEventCount
         guard left == 0 else { throw TrackTimeout(left: left, seconds: timeout) }
         emit("queue empty")
-        // The crash test kills a child that owns the directory, whatever it is doing (SPEC P5, E4).
+        // The crash test kills a child that owns the directory, whatever it is doing (see Behaviour P5, E4).
         while arguments.flag("hold") { try await Task.sleep(nanoseconds: 1_000_000_000) }
     }
 

@@ -11,7 +11,7 @@ struct ConfiguredIntegration {
     let customer: any CustomerStore
     let baseline: any SegmentBaselineStore
     let events: any EventQueueStore
-    /// The storage directory's owner lock, held while configured (SPEC P5); `nil` without files.
+    /// The storage directory's owner lock, held while configured (see Behaviour P5); `nil` without files.
     let lock: StorageDirectoryLock?
     /// The storage queue of the client that used the folder before in this process, whose saves
     /// must be written before this client reads the folder.

@@ -10,9 +10,9 @@ extension SegmentsClient {
         /// Scheduler, clock, logger, the queue listeners and completion handlers are called on,
         /// and backoff jitter.
         public var runtime: SegmentsRuntime
-        /// Debounce, max wait, cache time and reload backoff (SPEC T5, T7, G1).
+        /// Debounce, max wait, cache time and reload backoff (see Behaviour T5, T7, G1).
         public var timings: SegmentationTimings
-        /// The backoff of failed uploads (SPEC E3).
+        /// The backoff of failed uploads (see Behaviour E3).
         public var uploadRetry: RetryBackoff
         /// Sends every HTTP request of the built-in backends.
         public var transport: any SegmentsTransport
@@ -20,11 +20,11 @@ extension SegmentsClient {
         public var middlewares: [any SegmentsTransportMiddleware]
         /// Where state is kept.
         public var storage: Storage
-        /// The serial queue the client reads and writes its files on (SPEC R1); `nil` (the
+        /// The serial queue the client reads and writes its files on (see Behaviour R1); `nil` (the
         /// default) gives each client its own. Tests can pass one and `sync` on it to wait for the
-        /// background load of `configure` (SPEC R3).
+        /// background load of `configure` (see Behaviour R3).
         public var storageQueue: DispatchQueue?
-        /// How many events and customer updates may wait for upload (SPEC E6); at the cap
+        /// How many events and customer updates may wait for upload (see Behaviour E6); at the cap
         /// `trackEvent` refuses with a `.storage` error. 100,000 by default.
         public var eventQueueCapacity: Int
 
@@ -73,10 +73,10 @@ extension SegmentsClient {
     public enum Backend: Sendable {
         /// Bloomreach Engagement, project or stream (the default backend).
         case bloomreach(BloomreachConfiguration)
-        /// Optimizely Data Platform audiences (SPEC O5): which of `candidates` the customer qualifies
+        /// Optimizely Data Platform audiences (see Behaviour O5): which of `candidates` the customer qualifies
         /// for, listed as one category (`audiences` by default). The customer is identified as
         /// ``ODPAudienceRepository/defaultIdentification`` says. ODP events are out of scope: tracked
-        /// events are not sent anywhere, but each still requests a segments reload (SPEC T3).
+        /// events are not sent anywhere, but each still requests a segments reload (see Behaviour T3).
         case odp(ODPConfiguration, candidates: [String], category: SegmentCategory = .audiences())
         /// Any backend: the app's own repository and uploader. `id` names the integration's
         /// storage folder.
@@ -87,7 +87,7 @@ extension SegmentsClient {
     public struct Configuration: Sendable {
         /// The backend.
         public var backend: Backend
-        /// When tracked events are uploaded (SPEC E2). When the configuration names none, the
+        /// When tracked events are uploaded (see Behaviour E2). When the configuration names none, the
         /// mode set on the client before ``SegmentsClient/configure(_:)`` applies, else `.immediate`.
         public var flushingMode: FlushingMode {
             didSet { namesFlushingMode = true }

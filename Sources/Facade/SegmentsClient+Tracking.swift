@@ -3,10 +3,10 @@ import SegmentsDomain
 import SegmentsData
 
 extension SegmentsClient {
-    /// Queues an event for the current customer (SPEC E1). It returns once the item is written to
+    /// Queues an event for the current customer (see Behaviour E1). It returns once the item is written to
     /// the queue file — it then survives the process being killed — at the cost of one buffered
     /// `write`; the `fsync` for power-loss durability follows on the client's storage queue,
-    /// batched (SPEC R2).
+    /// batched (see Behaviour R2).
     ///
     /// - Parameters:
     ///   - properties: the event's properties; Swift literals convert to ``JSONValue``.
@@ -14,7 +14,7 @@ extension SegmentsClient {
     ///   - eventType: the event's type, e.g. `purchase`; must not be empty.
     /// - Throws: ``SegmentsError`` `.notConfigured`; `.invalidConfiguration` for an empty event
     ///   type or properties that could not be replayed (nested deeper than 64 levels, over 64 KiB
-    ///   encoded, non-finite numbers: SPEC E6); `.storage` when the queue is full
+    ///   encoded, non-finite numbers: Behaviour E6); `.storage` when the queue is full
     ///   (``Options/eventQueueCapacity``) or cannot be written.
     public func trackEvent(properties: [String: JSONValue], timestamp: Date?, eventType: String) throws {
         guard !eventType.isEmpty else {
@@ -25,13 +25,13 @@ extension SegmentsClient {
         try pipeline.track(eventType: eventType, properties: properties, timestamp: timestamp, customer: customer)
     }
 
-    /// Merges hard ids into the current customer and queues a customer update (SPEC E1, T4).
+    /// Merges hard ids into the current customer and queues a customer update (see Behaviour E1, T4).
     ///
     /// Ids are added or overwritten, never removed; a `cookie` key is ignored. A change of ids
     /// requests a segments reload. Merging the ids and queueing the update are one step: when
     /// the update cannot be queued, the ids stay as they were.
     /// - Throws: ``SegmentsError`` `.notConfigured`, `.invalidConfiguration` for properties that
-    ///   could not be replayed (SPEC E6), or `.storage` when the queue is full or cannot be written.
+    ///   could not be replayed (see Behaviour E6), or `.storage` when the queue is full or cannot be written.
     public func identifyCustomer(
         customerIds: [String: String], properties: [String: JSONValue], timestamp: Date?
     ) throws {
@@ -42,7 +42,7 @@ extension SegmentsClient {
         guard merged != nil else { throw SegmentsError.notConfigured }
     }
 
-    /// When queued events are uploaded; setting it takes effect at once (SPEC E2, T8). A mode set
+    /// When queued events are uploaded; setting it takes effect at once (see Behaviour E2, T8). A mode set
     /// before configuration is applied by ``configure(_:)`` unless its ``Configuration`` names one.
     public var flushingMode: FlushingMode {
         get {
@@ -60,7 +60,7 @@ extension SegmentsClient {
         }
     }
 
-    /// Uploads everything queued (SPEC E5); a call during a flush joins it.
+    /// Uploads everything queued (see Behaviour E5); a call during a flush joins it.
     public func flush() async -> FlushResult {
         guard let pipeline = attachment.value.pipeline else {
             return .failure(SegmentsError.notConfigured)

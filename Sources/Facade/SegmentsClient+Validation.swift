@@ -4,7 +4,7 @@ import SegmentsData
 import SegmentsPersistence
 
 extension SegmentsClient.Options {
-    /// Checks every duration the options carry (SPEC P7): the debounce and max wait, the cache
+    /// Checks every duration the options carry (see Behaviour P7): the debounce and max wait, the cache
     /// time, and both backoffs (automatic reloads and uploads), whose first delay must be more than
     /// 0 — a zero backoff would retry in a tight loop.
     ///
@@ -20,7 +20,7 @@ extension SegmentsClient.Options {
 
 extension SegmentsClient.Backend {
     /// The id that names the integration's default storage folder. A secret never appears in it
-    /// (SPEC P4): ODP integrations, identified by their API key, use a hash of the key.
+    /// (see Behaviour P4): ODP integrations, identified by their API key, use a hash of the key.
     var storageIntegrationId: String {
         switch self {
         case .bloomreach(let bloomreach):

@@ -19,10 +19,10 @@ import SegmentsPersistence
 /// let content = try await client.getSegments(category: .content())
 /// ```
 public final class SegmentsClient: Sendable {
-    /// What a configured client holds; the mode set before configure (SPEC E2).
+    /// What a configured client holds; the mode set before configure (see Behaviour E2).
     struct Attachment: Sendable {
         var pipeline: TrackingPipeline?
-        /// The storage directory's owner lock (SPEC P5), held until ``stop()``.
+        /// The storage directory's owner lock (see Behaviour P5), held until ``stop()``.
         var lock: StorageDirectoryLock?
         /// A flushing mode set before configure: applied by configure unless its configuration
         /// names one.
@@ -32,7 +32,7 @@ public final class SegmentsClient: Sendable {
     let options: Options
     let engine: SegmentationEngine
     /// The one serial queue this client reads and writes its files on, engine and pipeline alike
-    /// (SPEC R1): saves and loads stay in order and never run on the app's thread.
+    /// (see Behaviour R1): saves and loads stay in order and never run on the app's thread.
     let storageQueue: DispatchQueue
     let attachment = Locked(Attachment())
 
@@ -54,9 +54,9 @@ public final class SegmentsClient: Sendable {
     }
 
     /// Starts (or restarts) the integration: validates the configuration, takes the storage
-    /// directory's owner lock (SPEC P5), reads the small customer file, and returns; the segment
+    /// directory's owner lock (see Behaviour P5), reads the small customer file, and returns; the segment
     /// baseline and the event queue load in the background on the client's storage queue, and
-    /// calls made meanwhile are served in call order once they are loaded (SPEC R3, T2, G4).
+    /// calls made meanwhile are served in call order once they are loaded (see Behaviour R3, T2, G4).
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`, or `.storage` when another process (or
     ///   another client of this process) uses the storage directory; the client is then left as
     ///   it was.
@@ -72,7 +72,7 @@ public final class SegmentsClient: Sendable {
                 ? configuration.flushingMode : attachment.modeBeforeConfigure ?? configuration.flushingMode
         }
         // The engine first: the new pipeline may upload at once, and the reload each upload
-        // requests (SPEC T3) must reach a configured engine.
+        // requests (see Behaviour T3) must reach a configured engine.
         engine.configure(
             .init(repository: parts.repository, customerStore: parts.customer, baselineStore: parts.baseline))
         engine.setTrackingImmediate(mode == .immediate)
@@ -106,7 +106,7 @@ public final class SegmentsClient: Sendable {
     /// The current customer's ids, or `nil` before configuration.
     public var customerIds: CustomerIds? { engine.customer }
 
-    /// Stops the integration (SPEC A3): segment work is cancelled, the baseline deleted, listeners
+    /// Stops the integration (see Behaviour A3): segment work is cancelled, the baseline deleted, listeners
     /// removed, pending reads failed with `.stopped`; queued events stay on disk for the next start.
     public func stop() {
         let (previous, lock) = attachment.withLock { attachment in
@@ -124,7 +124,7 @@ public final class SegmentsClient: Sendable {
         storageQueue.async { _ = lock }
     }
 
-    /// Switches to a new anonymous customer (SPEC A1, A2).
+    /// Switches to a new anonymous customer (see Behaviour A1, A2).
     public func anonymize() {
         engine.anonymize()
     }

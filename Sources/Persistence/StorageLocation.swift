@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the SDK keeps its files by default (SPEC P1).
+/// Where the SDK keeps its files by default (see Behaviour P1).
 package enum StorageLocation {
     /// The folder inside the platform's data directory that holds one sub-folder per integration.
     static let sdkFolderName = "RealtimeSegments"
@@ -27,7 +27,7 @@ package enum StorageLocation {
 
     /// An integration id for an integration identified by a secret (an API key): `<kind>-` and the
     /// first 32 hex digits of a SHA-256 of the secret, so the folder name — visible to backup tools,
-    /// file listings and crash reports — never reveals the key (SPEC P4) and distinct keys never
+    /// file listings and crash reports — never reveals the key (see Behaviour P4) and distinct keys never
     /// share a folder.
     package static func integrationId(kind: String, secret: String) -> String {
         kind + "-" + String(SHA256.hexDigest(Array("RealtimeSegments storage folder\n\(secret)".utf8)).prefix(32))

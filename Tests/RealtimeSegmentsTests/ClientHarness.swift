@@ -18,7 +18,7 @@ struct TemporaryDirectory {
 }
 
 /// New instances of the three file stores on one folder. A client given them reads only what is on
-/// disk: nothing is shared with a client that used other instances (SPEC E4, P2 restart tests).
+/// disk: nothing is shared with a client that used other instances (see Behaviour E4, P2 restart tests).
 struct FileStores {
     let customer: FileCustomerStore
     let baseline: FileSegmentBaselineStore
@@ -81,7 +81,7 @@ final class ClientHarness: Sendable {
         try client.configure(configuration)
     }
 
-    /// Lets what configure loads in the background come in (SPEC R3), then advances virtual time.
+    /// Lets what configure loads in the background come in (see Behaviour R3), then advances virtual time.
     func advance(by seconds: TimeInterval = 0) async {
         storageQueue.sync {}
         await scheduler.advance(by: seconds)

@@ -4,7 +4,7 @@ import RealtimeSegments
 import SegmentsTesting
 import Testing
 
-/// SPEC P7 at the client: `configure` refuses every bad duration with `.invalidConfiguration` and
+/// Behaviour P7 at the client: `configure` refuses every bad duration with `.invalidConfiguration` and
 /// leaves the client unconfigured — no busy retry loop, no crash.
 @Suite(Hang.timeLimit(minutes: 2)) struct ConfigurationValidationTests {
     private static func client(_ change: (inout SegmentsClient.Options) -> Void) -> SegmentsClient {

@@ -4,7 +4,7 @@ import RealtimeSegments
 import SegmentsTesting
 import Testing
 
-/// SPEC L: the log handler's level filter and pluggable sink, and the segments lines' prefix.
+/// Logging (Behaviour L): the logger's level filter and pluggable sink, and the segments lines' prefix.
 @Suite(Hang.timeLimit(minutes: 2)) struct LoggingTests {
     final class Sink: LogSink {
         let lines = Locked<[String]>([])

@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// The real-time engine over ODP: listeners, debounce and change delivery with qualified audiences
-/// as one category (SPEC O5), on virtual time over a scripted transport.
+/// as one category (see Behaviour O5), on virtual time over a scripted transport.
 @Suite(Hang.timeLimit(minutes: 2)) struct ODPBackendTests {
     static let path = "/v3/graphql"
 

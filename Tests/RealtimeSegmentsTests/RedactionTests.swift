@@ -4,7 +4,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// SPEC P4: a credential never shows when a value holding it is printed, debug-printed, dumped or
+/// Behaviour P4: a credential never shows when a value holding it is printed, debug-printed, dumped or
 /// walked with `Mirror` — the ways apps and crash reporters turn values into text.
 @Suite(Hang.timeLimit(minutes: 2)) struct RedactionTests {
     static let secret = "SECRET-0123456789"
@@ -71,7 +71,7 @@ import Testing
     }
 }
 
-/// SPEC P4 for storage: the default folder of an ODP integration does not carry its API key.
+/// Behaviour P4 for storage: the default folder of an ODP integration does not carry its API key.
 @Suite(Hang.timeLimit(minutes: 2)) struct StorageFolderSecretTests {
     @Test func p4_theODPStorageFolderIsNamedByAHashOfTheKey() {
         let key = "W4WzcEs-ABgXorzY7h1LCQ"

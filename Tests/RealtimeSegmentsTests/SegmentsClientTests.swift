@@ -221,7 +221,7 @@ extension SegmentsClientTests {
     }
 }
 
-/// Engine revision 2 at the facade: identify as one step.
+/// The engine at the facade: identify as one step.
 @Suite(Hang.timeLimit(minutes: 2)) struct SegmentsClientConfigureOrderTests {
     /// Defect: identify merged and saved the ids, then failed to queue the update, leaving the ids
     /// merged without their update.
@@ -252,7 +252,7 @@ extension SegmentsClientTests {
     }
 }
 
-/// SPEC R4: the cheap calls cost the caller only in-memory work. Their figures (≤ 20 µs p50) are
+/// Behaviour R4: the cheap calls cost the caller only in-memory work. Their figures (≤ 20 µs p50) are
 /// in segments-bench 10; this proves what they must never wait for.
 @Suite(Hang.timeLimit(minutes: 2)) struct CallersCostTests {
     @Test func r4_listenersCacheHitsAndTheCookieNeverWaitForTheStorageOrTheDeliveryQueue() async throws {

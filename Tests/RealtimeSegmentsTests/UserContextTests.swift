@@ -8,7 +8,7 @@ import Testing
 private let patience = AudienceHarness.generous
 
 /// The user context API over a recording backend: the three fetch forms, options, cache and errors
-/// (SPEC O1–O4).
+/// (see Behaviour O1–O4).
 @Suite(Hang.timeLimit(minutes: 2)) struct UserContextTests {
     @Test func o1_theAsyncFormFetchesAndStoresTheQualifiedSegments() async throws {
         let harness = AudienceHarness()

@@ -4,7 +4,7 @@ import RealtimeSegments
 import SegmentsTesting
 import Testing
 
-/// Visitor segments through the user context (SPEC V1–V3).
+/// Visitor segments through the user context (see Behaviour V1–V3).
 @Suite(Hang.timeLimit(minutes: 2)) struct VisitorContextTests {
     @Test func v1_v2_aContextMergesDefaultsAndAppendsCustomIdsForItsUser() {
         let harness = AudienceHarness()
@@ -36,7 +36,7 @@ import Testing
             let jane = harness.client.createUserContext(userId: "jane")
             jane.setDefaultSegments(["country": "US"])
             jane.setCustomSegments(["vip"])
-            harness.client.visitorSegments.waitUntilSaved()  // saves run on the storage queue (SPEC R1)
+            harness.client.visitorSegments.waitUntilSaved()  // saves run on the storage queue (see Behaviour R1)
         }
         let onDisk = FileVisitorSegmentsStore(directory: directory.url, logger: CapturingLogger())
         #expect(onDisk.segments(forVisitor: "jane") == VisitorSegments(country: "US", customSegments: ["vip"]))

@@ -4,7 +4,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// SPEC A: anonymize and stop.
+/// Anonymize and stop (Behaviour A).
 @Suite(Hang.timeLimit(minutes: 2)) struct AnonymizeAndStopTests {
     static let cancelledLine = "Segments: Segments change check has been cancelled meanwhile"
 
@@ -31,7 +31,7 @@ import Testing
         await harness.advance(by: 3)
         harness.engine.anonymize()
         #expect(harness.logger.count(of: Self.cancelledLine) == 1)
-        // The old burst is gone; a new one starts for the new customer (rev 2).
+        // The old burst is gone; a new one starts for the new customer.
         #expect(harness.scheduler.pendingDelays == [5])
         await harness.advance(by: 60)
         #expect(harness.repository.fetches == [CustomerIds(cookie: "new-cookie-1")])

@@ -4,7 +4,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// SPEC R3 in the engine: `configure` returns before the baseline is loaded; reads and reloads
+/// Behaviour R3 in the engine: `configure` returns before the baseline is loaded; reads and reloads
 /// that come meanwhile wait for it and are served in call order, never on half-loaded state.
 @Suite(Hang.timeLimit(minutes: 2)) struct BackgroundLoadTests {
     static func freshBaseline(_ harness: EngineHarness) -> SegmentBaseline {

@@ -4,7 +4,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// SPEC C: customer identity during a reload.
+/// Customer identity during a reload (Behaviour C).
 @Suite(Hang.timeLimit(minutes: 2)) struct CustomerIdentityTests {
     static let jane = CustomerIds(["cookie": "cookie-a", "registered": "jane"])
 

@@ -4,7 +4,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// SPEC D: change detection and delivery.
+/// Change detection and delivery (Behaviour D).
 @Suite(Hang.timeLimit(minutes: 2)) struct DeliveryTests {
     /// A harness with one reload done and the baseline holding `initial`.
     func loaded(_ initial: SegmentsByCategory) async -> EngineHarness {

@@ -45,7 +45,7 @@ final class EngineHarness: Sendable {
         .init(repository: repository, customerStore: customerStore, baselineStore: baselineStore)
     }
 
-    /// Configures, and waits until the baseline has loaded on the storage queue (SPEC R3).
+    /// Configures, and waits until the baseline has loaded on the storage queue (see Behaviour R3).
     func configure() {
         engine.configure(backend)
         storageQueue.sync {}
@@ -67,7 +67,7 @@ final class EngineHarness: Sendable {
 
     /// Advances virtual time, then waits until every queued delivery has run.
     func advance(by seconds: TimeInterval = 0) async {
-        storageQueue.sync {}  // loads the engine asked for come in before time moves (SPEC R3)
+        storageQueue.sync {}  // loads the engine asked for come in before time moves (see Behaviour R3)
         await scheduler.advance(by: seconds)
         drainDeliveries()
     }

@@ -4,7 +4,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// SPEC M4 and the threading promises of registration.
+/// Behaviour M4 and the threading promises of registration.
 @Suite(Hang.timeLimit(minutes: 2)) struct ListenerRegistrationTests {
     @Test func m4_theSameGroupTwiceIsTwoRegistrationsAndRemovingTheGroupRemovesBoth() async {
         let harness = EngineHarness()

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SegmentsData
 
-/// The per-category index of listeners (SPEC M4, D7): registration order survives any sequence
+/// The per-category index of listeners (see Behaviour M4, D7): registration order survives any sequence
 /// of removals, including the compactions that drop removed tokens.
 @Suite(Hang.timeLimit(minutes: 1)) struct ListenerRegistryTests {
     /// A handler that records its index.
@@ -49,7 +49,7 @@ import Testing
     }
 }
 
-/// The listener registry's bookkeeping, driven directly (SPEC M4): what removal by token, by group
+/// The listener registry's bookkeeping, driven directly (see Behaviour M4): what removal by token, by group
 /// and of every listener leaves behind.
 @Suite(Hang.timeLimit(minutes: 1)) struct ListenerRegistryGroupTests {
     static func listener(_ category: SegmentCategory) -> SegmentListener {

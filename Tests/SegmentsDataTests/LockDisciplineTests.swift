@@ -4,7 +4,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// No lock of the engine is held while it calls code it does not own (SPEC D7, R1): every port
+/// No lock of the engine is held while it calls code it does not own (see Behaviour D7, R1): every port
 /// below calls back into the engine from inside its own call. With a lock held across the call,
 /// the re-entry would deadlock (the suite's time limit turns that into a failure).
 @Suite(Hang.timeLimit(minutes: 1)) struct LockDisciplineTests {
@@ -122,7 +122,7 @@ import Testing
         })
         engine.configure(
             .init(repository: ReenteringRepository(repository, reentry), customerStore: customers, baselineStore: baselines))
-        storage.sync {}  // the baseline loads on the storage queue (SPEC R3)
+        storage.sync {}  // the baseline loads on the storage queue (see Behaviour R3)
         engine.identify(hardIds: ["registered": "jane"])
         await scheduler.advance(by: 5)
         storage.sync {}

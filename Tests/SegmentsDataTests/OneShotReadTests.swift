@@ -4,7 +4,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// SPEC G: one-shot reads.
+/// One-shot reads (Behaviour G).
 @Suite(Hang.timeLimit(minutes: 2)) struct OneShotReadTests {
     static let answer: SegmentsByCategory = [.discovery(): [Fixture.s1], .content(): [Fixture.s2, Fixture.s3]]
 

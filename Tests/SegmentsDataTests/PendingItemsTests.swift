@@ -5,7 +5,7 @@ import Testing
 
 @testable import SegmentsData
 
-/// SPEC E3: the pipeline's queue in memory — oldest first, removal and update by id, a cursor that
+/// Behaviour E3: the pipeline's queue in memory — oldest first, removal and update by id, a cursor that
 /// survives removals in front of it and appends behind it — with O(1) steps, so a drain is O(n).
 @Suite(Hang.timeLimit(minutes: 2)) struct PendingItemsTests {
     static func items(_ count: Int) -> [TrackedEvent] {

@@ -4,7 +4,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// The cache and request sharing of qualified audience segments, on virtual time (SPEC O2–O4).
+/// The cache and request sharing of qualified audience segments, on virtual time (see Behaviour O2–O4).
 @Suite(Hang.timeLimit(minutes: 2)) struct QualifiedSegmentsLoaderTests {
     typealias Answer = Result<[String], SegmentsError>
 

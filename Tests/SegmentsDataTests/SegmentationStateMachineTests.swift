@@ -6,7 +6,7 @@ import Testing
 @testable import SegmentsData
 
 /// The engine's state machine, driven directly: no scheduler, no queues, no engine. Each
-/// transition is checked for the state it leaves and the actions it returns (SPEC T5–T7, T10,
+/// transition is checked for the state it leaves and the actions it returns (see Behaviour T5–T7, T10,
 /// D6, A1, G2).
 @Suite(Hang.timeLimit(minutes: 1)) struct SegmentationStateMachineTests {
     typealias Machine = SegmentationStateMachine

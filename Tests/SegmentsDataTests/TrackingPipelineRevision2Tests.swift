@@ -4,7 +4,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// SPEC E2, E3, E6, R2, R3 (revision 2): the pipeline's backoff, authorization pauses, refusals,
+/// Behaviour E2, E3, E6, R2, R3: the pipeline's backoff, authorization pauses, refusals,
 /// cap, group commit and background load, on virtual time.
 @Suite(Hang.timeLimit(minutes: 2)) struct TrackingPipelineRevision2Tests {
     typealias Harness = TrackingPipelineTests.Harness

@@ -5,7 +5,7 @@ import SegmentsPersistence
 import SegmentsTesting
 import Testing
 
-/// SPEC E (and T3's hook): the tracking pipeline on virtual time.
+/// The tracking pipeline on virtual time (Behaviour E, and the hook of T3).
 @Suite(Hang.timeLimit(minutes: 2)) struct TrackingPipelineTests {
     final class Harness: Sendable {
         let scheduler = TestScheduler()
@@ -117,7 +117,7 @@ import Testing
         #expect(harness.uploadedTypes == ["a"])
     }
 
-    /// SPEC L2: every transient upload failure is a warning, with the `Tracking:` prefix.
+    /// Behaviour L2: every transient upload failure is a warning, with the `Tracking:` prefix.
     @Test func l2_eachTransientUploadFailureIsLoggedAsAWarning() async {
         let harness = Harness()
         harness.uploader.failNextUploads(2, with: Fixture.transient)

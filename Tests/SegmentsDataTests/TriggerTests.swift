@@ -4,7 +4,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// SPEC T: triggers and scheduling of automatic reloads.
+/// Triggers and scheduling of automatic reloads (Behaviour T).
 @Suite(Hang.timeLimit(minutes: 2)) struct TriggerTests {
     @Test func t1_registeringAListenerWhileConfiguredRequestsADebouncedReload() async {
         let harness = EngineHarness()

@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// Per-visitor default and custom segments: merge, append, persistence, atomicity, change events
-/// (SPEC V1–V3).
+/// (see Behaviour V1–V3).
 @Suite(Hang.timeLimit(minutes: 2)) struct VisitorSegmentsRegistryTests {
     let store = RecordingVisitorSegmentsStore()
     let logger = CapturingLogger()
@@ -53,7 +53,7 @@ import Testing
         registry.setDefaultSegments(["country": "US"], forVisitor: "v1")
         registry.setCustomSegments(["vip"], forVisitor: "v1")
         registry.setCustomSegments(["beta"], forVisitor: "v2")
-        registry.waitUntilSaved()  // saves run on the registry's storage queue, in order (SPEC R1)
+        registry.waitUntilSaved()  // saves run on the registry's storage queue, in order (see Behaviour R1)
         #expect(store.saveCount == 3)
         #expect(store.visitors["v1"] == VisitorSegments(country: "US", customSegments: ["vip"]))
         let restarted = VisitorSegmentsRegistry(store: store, logger: logger)

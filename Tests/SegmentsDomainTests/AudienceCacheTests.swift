@@ -3,7 +3,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// The LRU cache of qualified segments, as a pure value on explicit time (SPEC O3).
+/// The LRU cache of qualified segments, as a pure value on explicit time (see Behaviour O3).
 @Suite(Hang.timeLimit(minutes: 2)) struct AudienceCacheTests {
     static let t0 = Date(timeIntervalSince1970: 1_000)
 

@@ -2,7 +2,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// The identifier type rule (WIRE.md "ODP") and the visitor segments value (SPEC V1, V2).
+/// The identifier type rule (Behaviour, wire format, "ODP audiences query") and the visitor segments value (see Behaviour V1, V2).
 @Suite(Hang.timeLimit(minutes: 2)) struct AudienceModelTests {
     @Test(arguments: [
         ("vuid_123", "vuid"),

@@ -3,7 +3,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// SPEC M1–M3, the error classification, and JSON values.
+/// Behaviour M1–M3, the error classification, and JSON values.
 @Suite(Hang.timeLimit(minutes: 2)) struct ModelTests {
     @Test func m1_encodingRoundTripsEveryField() throws {
         let segment = Segment(id: "a", segmentationId: "g", attributes: ["name": "VIP", "score": "3"])

@@ -3,7 +3,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// SPEC P7: every duration of the pure policies is checked; a bad one is `.invalidConfiguration`.
+/// Behaviour P7: every duration of the pure policies is checked; a bad one is `.invalidConfiguration`.
 @Suite(Hang.timeLimit(minutes: 2)) struct PolicyValidationTests {
     @Test(arguments: [
         RetryBackoff(initial: 0), RetryBackoff(initial: -1), RetryBackoff(initial: .nan),

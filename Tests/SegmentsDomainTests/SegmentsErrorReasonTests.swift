@@ -3,7 +3,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// A failed fetch's reason as a value (SPEC O4, issue 14): given explicitly, or implied by the code.
+/// A failed fetch's reason as a value (see Behaviour O4, issue 14): given explicitly, or implied by the code.
 @Suite(Hang.timeLimit(minutes: 2)) struct SegmentsErrorReasonTests {
     @Test(arguments: [
         (SegmentsError(.network, "offline"), "network error"),

@@ -3,7 +3,7 @@ import SegmentsEmulator
 import SegmentsTesting
 import Testing
 
-/// The four WIRE.md endpoints in project and stream mode, and what the emulator records of them.
+/// The four the wire format (Behaviour) endpoints in project and stream mode, and what the emulator records of them.
 @Suite(Hang.timeLimit(minutes: 2)) struct EmulatorEndpointTests {
     private let cookie = "5a6f3c1e-0b4e-4c1e-9d55-7f2b8c2d9e10"
 

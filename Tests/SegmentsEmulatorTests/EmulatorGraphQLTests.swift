@@ -3,7 +3,7 @@ import SegmentsEmulator
 import SegmentsTesting
 import Testing
 
-/// `POST /v3/graphql`: the ODP audiences query (WIRE.md "ODP"), its key check, fixed and
+/// `POST /v3/graphql`: the ODP audiences query (Behaviour, wire format, "ODP audiences query"), its key check, fixed and
 /// rule-driven audiences, unknown users and GraphQL errors.
 @Suite(Hang.timeLimit(minutes: 2)) struct EmulatorGraphQLTests {
     static let path = "/v3/graphql"

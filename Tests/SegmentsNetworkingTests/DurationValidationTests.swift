@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-/// SPEC P7: a bad time-out is `.invalidConfiguration` before anything is sent — never a crash in
+/// Behaviour P7: a bad time-out is `.invalidConfiguration` before anything is sent — never a crash in
 /// FoundationNetworking (`Int(timeoutInterval) * 1000` traps on `.infinity`, NaN and ≥ 9.2e15) and
 /// never a request that times out at once and is retried forever.
 @Suite(Hang.timeLimit(minutes: 2)) struct DurationValidationTests {

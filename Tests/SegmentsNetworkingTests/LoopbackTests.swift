@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-/// Which plain-`http` hosts count as loopback (SPEC P3), decided by `inet_pton` and the literal
+/// Which plain-`http` hosts count as loopback (see Behaviour P3), decided by `inet_pton` and the literal
 /// `localhost` — never by a lenient parse that lets a DNS name pass for an address.
 @Suite(Hang.timeLimit(minutes: 2)) struct LoopbackTests {
     @Test(arguments: [

@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-/// ODP audiences as a segment repository (SPEC O5).
+/// ODP audiences as a segment repository (see Behaviour O5).
 @Suite(Hang.timeLimit(minutes: 2)) struct ODPAudienceRepositoryTests {
     @Test func o5_qualifiedAudiencesAreOneCategoryOfSegments() async throws {
         let fetcher = RecordingAudienceSegmentFetcher()

@@ -5,7 +5,7 @@ import SegmentsTesting
 import Testing
 
 /// The test kit's ODP GraphQL fake, driven through the real ODP adapter over `MockTransport`
-/// (issue 14 item 4; SPEC O4, WIRE.md "ODP").
+/// (issue 14 item 4; see Behaviour O4, Behaviour, wire format, "ODP audiences query").
 @Suite(Hang.timeLimit(minutes: 2)) struct ODPGraphQLFakeTests {
     let odp = ODPGraphQLFake()
     let transport = MockTransport()

@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-/// The ODP GraphQL request (WIRE.md "ODP"): URL, headers, body, identifier rule, allow-list, time-out.
+/// The ODP GraphQL request (Behaviour, wire format, "ODP audiences query"): URL, headers, body, identifier rule, allow-list, time-out.
 @Suite(Hang.timeLimit(minutes: 2)) struct ODPRequestTests {
     static let query =
         "query($userId: String, $audiences: [String]) {customer(fs_user_id: $userId) {audiences(subset: $audiences) {edges {node {name state}}}}}"

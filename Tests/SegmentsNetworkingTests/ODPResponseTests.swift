@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-/// Decoding of ODP answers and the mapping of every error shape (WIRE.md "ODP", SPEC O4).
+/// Decoding of ODP answers and the mapping of every error shape (Behaviour, wire format, "ODP audiences query", see Behaviour O4).
 @Suite(Hang.timeLimit(minutes: 2)) struct ODPResponseTests {
     private func fetch(_ answer: MockTransport.Answer, logger: CapturingLogger? = nil) async throws -> [String] {
         let client = ODPAudienceSegmentFetcher(

@@ -58,7 +58,7 @@ import Testing
     }
 }
 
-/// A `Retry-After` from a hostile server never becomes an infinite or negative wait (SPEC P7).
+/// A `Retry-After` from a hostile server never becomes an infinite or negative wait (see Behaviour P7).
 @Suite(Hang.timeLimit(minutes: 2)) struct RetryAfterBoundsTests {
     @Test(arguments: [String(repeating: "9", count: 400), "99999999999999999999", "0000000000000000000086401"])
     func p7_aHugeDeltaIsFiniteAndCapped(value: String) throws {

@@ -7,7 +7,7 @@ import Testing
 @Suite(Hang.timeLimit(minutes: 2)) struct SegmentsDecodingTests {
     private static let path = "/webxp/projects/TOKEN/segments"
 
-    /// The example answer of WIRE.md "Fetch segments".
+    /// The example answer of Behaviour, wire format, "Segment answers".
     private static let wireExample = """
         {
           "discovery": [

@@ -111,7 +111,7 @@ import Testing
     }
 }
 
-/// SPEC P6 at the mapping: whatever transport produced it, a 3xx is a permanent HTTP failure.
+/// Behaviour P6 at the mapping: whatever transport produced it, a 3xx is a permanent HTTP failure.
 @Suite(Hang.timeLimit(minutes: 2)) struct RedirectStatusMappingTests {
     @Test(arguments: [300, 301, 302, 303, 304, 307, 308])
     func p6_a3xxIsAPermanentHTTPFailure(status: Int) async {

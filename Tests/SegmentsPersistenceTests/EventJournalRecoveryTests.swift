@@ -4,7 +4,7 @@ import SegmentsPersistence
 import SegmentsTesting
 import Testing
 
-/// What the event queue does with whatever a crash or damage left in its journal (SPEC P2, E4).
+/// What the event queue does with whatever a crash or damage left in its journal (see Behaviour P2, E4).
 @Suite(Hang.timeLimit(minutes: 2)) struct EventJournalRecoveryTests {
     static let fileName = "event-queue.journal"
 

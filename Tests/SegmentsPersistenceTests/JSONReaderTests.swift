@@ -6,7 +6,7 @@ import Testing
 @testable import SegmentsPersistence
 
 /// The journal's reader must read exactly what `JSONEncoder` writes, agree with `JSONValue`'s own
-/// decoding, and reject damage rather than guess (SPEC P2).
+/// decoding, and reject damage rather than guess (see Behaviour P2).
 @Suite(Hang.timeLimit(minutes: 2)) struct JSONReaderTests {
     private func read(_ text: String) throws -> JSONValue {
         try JSONReader.value(from: Data(text.utf8))

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SegmentsPersistence
 
-/// The hand-written journal line (SPEC R2: the caller's one write) reads back exactly as the
+/// The hand-written journal line (see Behaviour R2: the caller's one write) reads back exactly as the
 /// `JSONEncoder` line it replaced.
 @Suite(Hang.timeLimit(minutes: 2)) struct JournalLineWriterTests {
     static let tricky: [String: JSONValue] = [

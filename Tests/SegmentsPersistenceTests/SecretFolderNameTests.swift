@@ -4,7 +4,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// SPEC P4: a folder name never reveals a key. Integrations identified by a secret (ODP's API key)
+/// Behaviour P4: a folder name never reveals a key. Integrations identified by a secret (ODP's API key)
 /// get a folder named by a SHA-256 of it; the folder of an older version is renamed.
 @Suite(Hang.timeLimit(minutes: 2)) struct SecretFolderNameTests {
     @Test(arguments: [

@@ -74,9 +74,9 @@ import Testing
 
             let line = try #require(log.problems.first)
             #expect(log.problems.count == 1)
-            #expect(line.hasPrefix("Segments: "), "SPEC L1")
+            #expect(line.hasPrefix("Segments: "), "Behaviour L1")
             #expect(line.contains("set aside as \(Self.fileName).corrupt-1"))
-            #expect(!line.contains(Fixtures.cookie) && !line.contains("jane@example.com"), "SPEC P4")
+            #expect(!line.contains(Fixtures.cookie) && !line.contains("jane@example.com"), "Behaviour P4")
             #expect(dir.contents(of: "\(Self.fileName).corrupt-1") == damaged)
 
             try store.save(Fixtures.baseline)

@@ -10,7 +10,7 @@ import Glibc
 import Darwin
 #endif
 
-/// SPEC P7 (and P2): stored files are untrusted. Only a regular file owned by the user, within a
+/// Behaviour P7 (and P2): stored files are untrusted. Only a regular file owned by the user, within a
 /// size cap, is read; anything else is set aside unread and the store starts empty — never a hang,
 /// a crash, memory exhaustion, or a read through a symbolic link.
 @Suite(Hang.timeLimit(minutes: 2)) struct UntrustedFileTests {

@@ -4,7 +4,7 @@ import SegmentsPersistence
 import SegmentsTesting
 import Testing
 
-/// The visitor segments file and the in-memory store (SPEC V3, P1, P2).
+/// The visitor segments file and the in-memory store (see Behaviour V3, P1, P2).
 @Suite(Hang.timeLimit(minutes: 2)) struct VisitorSegmentsStoreTests {
     static let fileName = "visitor-segments.json"
     static let jane = VisitorSegments(country: "US", devices: "mobile", visitorType: "returning", customSegments: ["vip", "beta"])

@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// Where log lines end up (SPEC L3). The default prints to standard output.
+/// Where log lines end up (see Behaviour L3). The default prints to standard output.
 public protocol LogSink: Sendable {
     /// Writes one line that passed the level filter.
     func write(_ level: LogLevel, _ message: String)
@@ -18,7 +18,7 @@ public struct ConsoleLogSink: LogSink {
     }
 }
 
-/// A ``SegmentsLogger`` with a settable level and a pluggable sink (SPEC L2, L3).
+/// A ``SegmentsLogger`` with a settable level and a pluggable sink (see Behaviour L2, L3).
 ///
 /// `Exponea.logger` is one of these; give a ``SegmentsClient`` its own through its options.
 public final class SinkSegmentsLogger: SegmentsLogger, Sendable {

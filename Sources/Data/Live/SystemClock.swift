@@ -10,7 +10,7 @@ import Musl
 #endif
 
 /// The live ``Clock``: `Date()` for wall time, and a monotonic clock that keeps counting while the
-/// device sleeps for durations (SPEC T10).
+/// device sleeps for durations (see Behaviour T10).
 public struct SystemClock: Clock {
     /// Creates the clock.
     public init() {}

@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// Lets a listener's handler start only while its registration lasts (SPEC D7).
+/// Lets a listener's handler start only while its registration lasts (see Behaviour D7).
 ///
 /// Closing never waits: it flips a flag and returns, so removing a listener, stopping or
 /// re-configuring cannot block on a running handler (a handler that synchronously dispatches to

@@ -6,11 +6,11 @@ public struct ListenerToken: Hashable, Sendable {
     let rawValue: Int
 }
 
-/// A listener of one category (SPEC M4): whether it wants the first load, and its handler.
+/// A listener of one category (see Behaviour M4): whether it wants the first load, and its handler.
 package struct SegmentListener: Sendable {
     /// The category listened to.
     package var category: SegmentCategory
-    /// Whether the listener is told the current list once, even when nothing changed (SPEC D6).
+    /// Whether the listener is told the current list once, even when nothing changed (see Behaviour D6).
     package var includeFirstLoad: Bool
     /// Called on the delivery queue with the category's full current list.
     package var handler: @Sendable ([Segment]) -> Void
@@ -33,7 +33,7 @@ final class WeakOwner: @unchecked Sendable {
 }
 
 /// One handler call the delivery queue makes: the registration's gate and owner are checked when
-/// it runs, not when it was decided (SPEC D7).
+/// it runs, not when it was decided (see Behaviour D7).
 struct Delivery: Sendable {
     let gate: ListenerGate
     let owner: WeakOwner?
@@ -48,7 +48,7 @@ struct Delivery: Sendable {
     }
 }
 
-/// The registered listeners, indexed by category in registration order (SPEC M4, D5–D7).
+/// The registered listeners, indexed by category in registration order (see Behaviour M4, D5–D7).
 ///
 /// Adding and removing are O(1) (amortized: a category's list drops removed tokens once they are
 /// half of it); finding whom to tell about a category's change touches only that category's
@@ -82,7 +82,7 @@ struct ListenerRegistry: Sendable {
     private var byToken: [Int: Registration] = [:]
     private var tokensByCategory: [SegmentCategory: CategoryIndex] = [:]
     private var tokensByGroup: [UUID: Set<Int>] = [:]
-    /// Registrations whose first-load promise (SPEC D6) is still to be kept.
+    /// Registrations whose first-load promise (see Behaviour D6) is still to be kept.
     private(set) var awaitingFirstLoad: Set<Int> = []
     /// The registrations tied to an owner: the only ones that can end by themselves, so pruning
     /// and liveness checks cost nothing when no listener has an owner.
@@ -173,7 +173,7 @@ struct ListenerRegistry: Sendable {
         Dictionary(grouping: awaitingFirstLoad.sorted().compactMap { byToken[$0] }, by: \.listener.category)
     }
 
-    /// A successful reload kept every pending first-load promise (SPEC D6).
+    /// A successful reload kept every pending first-load promise (see Behaviour D6).
     mutating func keepFirstLoadPromises() {
         awaitingFirstLoad = []
     }

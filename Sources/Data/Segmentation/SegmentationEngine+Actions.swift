@@ -58,7 +58,7 @@ extension SegmentationEngine {
     }
 
     /// Answers reads: completion handlers in one hop on the delivery queue, awaiting tasks
-    /// directly (SPEC G4).
+    /// directly (see Behaviour G4).
     private func answer(
         _ reads: [SegmentationStateMachine.PendingRead], with result: Result<SegmentsByCategory, SegmentsError>
     ) {
@@ -86,7 +86,7 @@ extension SegmentationEngine {
     }
 
     /// Link (when needed), then fetch, asking the machine before each request whether the flight
-    /// still counts (SPEC C1, C2, C4).
+    /// still counts (see Behaviour C1, C2, C4).
     private func run(_ flight: SegmentationStateMachine.Flight) async {
         guard mayProceed(flight, linked: false) else { return }
         if flight.needsLink {

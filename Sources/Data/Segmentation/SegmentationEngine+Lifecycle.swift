@@ -12,12 +12,12 @@ extension SegmentationEngine {
         read { $0.customer }
     }
 
-    /// Configures the engine with an integration's backend (SPEC T2, T6).
+    /// Configures the engine with an integration's backend (see Behaviour T2, T6).
     ///
     /// Reads the small customer file on the caller's thread (creating a cookie when there is none,
     /// or an empty one), so ``customer`` is right when this returns; on the storage queue instead
     /// when a customer save is still pending there. The baseline loads on the storage queue in the
-    /// background (SPEC R3); then the initial reload is requested when a listener wants its first
+    /// background (see Behaviour R3); then the initial reload is requested when a listener wants its first
     /// load, and reads made before or meanwhile are served in call order.
     /// Configuring a running engine discards its flight but keeps listeners, what they were told,
     /// and a reload that was pending or owed (it runs on the new backend).
@@ -31,14 +31,14 @@ extension SegmentationEngine {
         transition { $0.configure(backend, loaded: loaded, at: now) }
     }
 
-    /// Stops the integration (SPEC A3): cancels and discards segment work, deletes the baseline and
+    /// Stops the integration (see Behaviour A3): cancels and discards segment work, deletes the baseline and
     /// link memory, removes every listener (without waiting for a running handler, D7), answers
     /// pending reads with `.stopped`, and rejects work until configured again.
     package func stop() {
         transition { $0.stop() }
     }
 
-    /// Switches to a new anonymous customer (SPEC A1, A2): new cookie, no hard ids; cancels pending
+    /// Switches to a new anonymous customer (see Behaviour A1, A2): new cookie, no hard ids; cancels pending
     /// and in-flight segment work, deletes the baseline and link memory, tells listeners of
     /// non-empty categories `[]`, and answers pending reads with `[]`. Listeners stay, and a reload
     /// for the new customer is requested when there are any.
@@ -51,8 +51,8 @@ extension SegmentationEngine {
         return transition { $0.anonymize(newCookie: newCookie, at: now) }
     }
 
-    /// Merges hard ids into the current customer; never removes ids (SPEC E1). When the ids change,
-    /// a backoff for the old ids is dropped and a reload is requested (SPEC T4).
+    /// Merges hard ids into the current customer; never removes ids (see Behaviour E1). When the ids change,
+    /// a backoff for the old ids is dropped and a reload is requested (see Behaviour T4).
     ///
     /// - Returns: the customer after the merge, or `nil` when not configured.
     @discardableResult
@@ -63,7 +63,7 @@ extension SegmentationEngine {
 
     /// Merges hard ids into the current customer as one step with `record`, which receives the
     /// merged ids and durably records the update (the tracking queue's append): when `record`
-    /// throws, nothing changes and the error is rethrown (SPEC E1).
+    /// throws, nothing changes and the error is rethrown (see Behaviour E1).
     ///
     /// - Returns: the customer after the merge, or `nil` (and `record` is not called) when not
     ///   configured.
@@ -76,14 +76,14 @@ extension SegmentationEngine {
         return identify(hardIds: hardIds)
     }
 
-    /// Requests a reload because a tracked event or customer update was uploaded (SPEC T3).
+    /// Requests a reload because a tracked event or customer update was uploaded (see Behaviour T3).
     package func reloadAfterUpload() {
         let now = moment
         transition { $0.uploadSucceeded(at: now) }
     }
 
     /// Tells the engine whether tracked events are uploaded immediately; when they are not and
-    /// listeners exist, one warning says segments will lag (SPEC T8).
+    /// listeners exist, one warning says segments will lag (see Behaviour T8).
     package func setTrackingImmediate(_ immediate: Bool) {
         transition { $0.setTrackingImmediate(immediate) }
     }

@@ -2,9 +2,9 @@ import Foundation
 import SegmentsDomain
 
 extension SegmentationEngine {
-    /// Registers a listener (SPEC M4); callable from any thread, in call order.
+    /// Registers a listener (see Behaviour M4); callable from any thread, in call order.
     ///
-    /// When the engine is configured this requests a reload (SPEC T1).
+    /// When the engine is configured this requests a reload (see Behaviour T1).
     /// - Parameters:
     ///   - group: registrations sharing a group are removed together by ``removeListeners(group:)``.
     ///   - owner: when given, the registration ends by itself once `owner` is deallocated.
@@ -16,7 +16,7 @@ extension SegmentationEngine {
     }
 
     /// Removes one registration; unknown tokens are ignored. Never waits: once this returns no
-    /// new call of the handler starts, and a call running right now may finish (SPEC D7). A
+    /// new call of the handler starts, and a call running right now may finish (see Behaviour D7). A
     /// handler may remove its own listener.
     package func removeListener(_ token: ListenerToken) {
         transition { machine in
@@ -25,7 +25,7 @@ extension SegmentationEngine {
         }
     }
 
-    /// Removes every registration of `group`; an unknown group is ignored. Never waits (SPEC D7).
+    /// Removes every registration of `group`; an unknown group is ignored. Never waits (see Behaviour D7).
     package func removeListeners(group: UUID) {
         transition { machine in
             machine.removeListeners(group: group)

@@ -3,7 +3,7 @@ import SegmentsDomain
 
 extension SegmentationEngine {
     /// Answers the segments of `category` for the current customer, exactly once, on the delivery
-    /// queue (SPEC G1–G6).
+    /// queue (see Behaviour G1–G6).
     ///
     /// Without `force`, a baseline of exactly this customer younger than the cache time answers at
     /// once. Otherwise the read joins the fetch in flight or starts one; the fetch updates the
@@ -23,7 +23,7 @@ extension SegmentationEngine {
     }
 
     /// The `async` form of ``getSegments(force:category:completion:)``: throws ``SegmentsError``.
-    /// The awaiting task is resumed directly, without a hop through the delivery queue (SPEC G4).
+    /// The awaiting task is resumed directly, without a hop through the delivery queue (see Behaviour G4).
     ///
     /// Cancelling the calling task withdraws the read at once: it throws `.cancelled` (still
     /// exactly one answer), and a fetch it started goes on for the other readers and listeners.
@@ -48,7 +48,7 @@ extension SegmentationEngine {
     }
 
     /// The answer of a read when the cache gives it right now: one look under the lock, no
-    /// transition, nothing queued (SPEC G1, G4). `nil` with `force` or when the read must wait.
+    /// transition, nothing queued (see Behaviour G1, G4). `nil` with `force` or when the read must wait.
     private func cacheHit(_ category: SegmentCategory, force: Bool, at now: SegmentationStateMachine.Moment) -> [Segment]? {
         guard !force else { return nil }
         return read { $0.cacheHit(category, at: now) }

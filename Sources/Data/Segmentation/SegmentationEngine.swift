@@ -2,7 +2,7 @@ import Foundation
 import SegmentsDomain
 
 /// The real-time segmentation core of one client: listeners, automatic reloads, change delivery
-/// and one-shot reads (SPEC T, C, D, G, A).
+/// and one-shot reads (see Behaviour T, C, D, G, A).
 ///
 /// Every decision is made by a value state machine (`SegmentationStateMachine`) held under one
 /// lock, so the synchronous entry points (`addListener`, `removeListener`, the completion form of
@@ -11,7 +11,7 @@ import SegmentsDomain
 /// outbox, drained by one thread at a time), so no handler, store, logger, scheduler or
 /// repository ever runs under it. Every asynchronous step — debounce, backoff, each fetch — goes
 /// through the injected ``Scheduler``, so tests drive the engine on virtual time. Deliveries run on
-/// one serial delivery queue (SPEC D8); saves run on one serial storage queue, in order.
+/// one serial delivery queue (see Behaviour D8); saves run on one serial storage queue, in order.
 package final class SegmentationEngine: Sendable {
     /// The ports that live as long as the engine.
     package struct Dependencies: Sendable {

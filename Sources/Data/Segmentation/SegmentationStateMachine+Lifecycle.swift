@@ -1,19 +1,19 @@
 import Foundation
 import SegmentsDomain
 
-/// Configure, stop, anonymize, identify (SPEC T2, T4, T6, T8, A1–A3, E1).
+/// Configure, stop, anonymize, identify (see Behaviour T2, T4, T6, T8, A1–A3, E1).
 extension SegmentationStateMachine {
     /// What `configure` read from the new backend's stores, off the engine's lock.
     struct Loaded: Sendable {
         var customer: CustomerIds?
         /// The stored baseline, or `nil` when it still has to be loaded (in the background: the
-        /// machine then asks for it with ``Action/loadBaseline(_:from:)``, SPEC R3).
+        /// machine then asks for it with ``Action/loadBaseline(_:from:)``, see Behaviour R3).
         var baseline: SegmentBaseline?
         /// A fresh cookie, made when the stored customer has none (or an empty one).
         var newCookie: String?
     }
 
-    /// Configures (or re-configures) with `backend` (SPEC T2, T6): a reload that was pending,
+    /// Configures (or re-configures) with `backend` (see Behaviour T2, T6): a reload that was pending,
     /// owed or in flight is requested again on the new backend; listeners and what they were told
     /// stay; reads made before are served.
     mutating func configure(_ backend: SegmentationEngine.Integration, loaded: Loaded, at now: Moment) -> Actions {
@@ -43,7 +43,7 @@ extension SegmentationStateMachine {
         baselineDiscarded = false
         guard let loadedBaseline = loaded.baseline else {
             // The baseline loads on the storage queue; until it is in, reads and reloads wait
-            // (SPEC R3) and the rest of configure runs in `baselineLoaded`.
+            // (see Behaviour R3) and the rest of configure runs in `baselineLoaded`.
             baseline = .empty
             nextBaselineLoad += 1
             baselineLoad = nextBaselineLoad
@@ -58,7 +58,7 @@ extension SegmentationStateMachine {
         return actions
     }
 
-    /// The baseline that `configure` asked for is in (SPEC R3): the initial reload is decided and
+    /// The baseline that `configure` asked for is in (see Behaviour R3): the initial reload is decided and
     /// the reads made meanwhile are served, in call order. A load that a later configure, stop or
     /// anonymize overtook is ignored (anonymize keeps its empty baseline).
     mutating func baselineLoaded(_ load: Int, _ loaded: SegmentBaseline, at now: Moment) -> Actions {
@@ -73,7 +73,7 @@ extension SegmentationStateMachine {
         return actions
     }
 
-    /// SPEC T2: the initial reload; then the reads that waited are served.
+    /// Behaviour T2: the initial reload; then the reads that waited are served.
     private mutating func finishConfigure(reloadWasPending: Bool, at now: Moment, _ actions: inout Actions) {
         if listeners.isEmpty {
             actions.append(.log(.verbose, SegmentsLogText.initialSkippedNoCallback))
@@ -89,7 +89,7 @@ extension SegmentationStateMachine {
         for read in waiting { serve(read, at: now, &actions) }
     }
 
-    /// Stops (SPEC A3): cancels and discards segment work, deletes the baseline and link memory,
+    /// Stops (see Behaviour A3): cancels and discards segment work, deletes the baseline and link memory,
     /// removes every listener, fails pending reads with `.stopped`, rejects work until configured.
     mutating func stop() -> Actions {
         var actions = Actions()
@@ -105,7 +105,7 @@ extension SegmentationStateMachine {
         return actions
     }
 
-    /// A new anonymous customer (SPEC A1, A2): cancels pending and in-flight work, deletes the
+    /// A new anonymous customer (see Behaviour A1, A2): cancels pending and in-flight work, deletes the
     /// baseline and link memory, tells listeners of non-empty categories `[]`, answers pending
     /// reads with `[]`, and, when listeners exist, requests a reload for the new customer so
     /// first-load promises are kept (D6).
@@ -129,7 +129,7 @@ extension SegmentationStateMachine {
         return (anonymous, actions)
     }
 
-    /// Merges hard ids into the current customer; never removes ids (SPEC E1). When the ids
+    /// Merges hard ids into the current customer; never removes ids (see Behaviour E1). When the ids
     /// change, the backoff of the old ids ends and a reload is requested (T4).
     mutating func identify(hardIds: [String: String], at now: Moment) -> (CustomerIds?, Actions) {
         guard let backend, let current = customer else { return (nil, []) }
@@ -145,7 +145,7 @@ extension SegmentationStateMachine {
         return (merged, actions)
     }
 
-    /// Whether tracked events are uploaded immediately (SPEC T8).
+    /// Whether tracked events are uploaded immediately (see Behaviour T8).
     mutating func setTrackingImmediate(_ immediate: Bool) -> Actions {
         trackingIsImmediate = immediate
         if immediate { warnedTrackingNotImmediate = false }

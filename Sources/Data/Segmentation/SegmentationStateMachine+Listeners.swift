@@ -1,9 +1,9 @@
 import Foundation
 import SegmentsDomain
 
-/// Listeners, deliveries and one-shot reads (SPEC M4, T1, D4–D8, G1–G6).
+/// Listeners, deliveries and one-shot reads (see Behaviour M4, T1, D4–D8, G1–G6).
 extension SegmentationStateMachine {
-    /// Registers a listener; when configured, requests a reload (SPEC T1).
+    /// Registers a listener; when configured, requests a reload (see Behaviour T1).
     mutating func addListener(
         _ listener: SegmentListener, group: UUID?, owner: AnyObject?, at now: Moment
     ) -> (ListenerToken, Actions) {
@@ -17,7 +17,7 @@ extension SegmentationStateMachine {
         return (token, actions)
     }
 
-    /// Removes one registration; its gate is closed before this returns (SPEC D7).
+    /// Removes one registration; its gate is closed before this returns (see Behaviour D7).
     mutating func removeListener(_ token: ListenerToken) {
         if let emptied = listeners.remove(token) { forgetTold([emptied]) }
     }
@@ -27,7 +27,7 @@ extension SegmentationStateMachine {
         forgetTold(listeners.removeGroup(group))
     }
 
-    /// Decides the handler calls for `changes` (SPEC D5–D7): every listener of a changed category,
+    /// Decides the handler calls for `changes` (see Behaviour D5–D7): every listener of a changed category,
     /// in registration order, gets its full list; when `firstLoad` is given, listeners still
     /// waiting for their first load (D6) get their category's list from it even if unchanged.
     mutating func deliver(_ changes: SegmentsByCategory, firstLoad: SegmentsByCategory?, _ actions: inout Actions) {
@@ -53,7 +53,7 @@ extension SegmentationStateMachine {
 
     // MARK: - One-shot reads
 
-    /// A one-shot read (SPEC G1–G4): waits before configuration, fails after stop, otherwise is
+    /// A one-shot read (see Behaviour G1–G4): waits before configuration, fails after stop, otherwise is
     /// served. Returns its id, for ``withdrawRead(_:)``.
     mutating func read(
         _ category: SegmentCategory, force: Bool, reply: ReadReply, at now: Moment
@@ -65,7 +65,7 @@ extension SegmentationStateMachine {
         case .running where baselineLoad == nil:
             serve(read, at: now, &actions)
         case .unconfigured, .running:
-            // Waits for configure, or for the baseline it loads (SPEC R3).
+            // Waits for configure, or for the baseline it loads (see Behaviour R3).
             if reads.count < Self.maxReadsWaitingForConfigure {
                 reads.append(read)
             } else {
@@ -97,7 +97,7 @@ extension SegmentationStateMachine {
         startFlight(carriesReload: false, retryAttempt: 0, &actions)
     }
 
-    /// The baseline's list of `category` when it may answer a read now (SPEC G1, T10): it belongs
+    /// The baseline's list of `category` when it may answer a read now (see Behaviour G1, T10): it belongs
     /// to exactly the current customer and is younger than the cache time — measured on the
     /// monotonic clock for a fetch of this process, on its wall-clock `fetchedAt` for a loaded one.
     func cachedSegments(of category: SegmentCategory, at now: Moment) -> [Segment]? {

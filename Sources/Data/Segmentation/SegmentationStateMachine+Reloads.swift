@@ -1,10 +1,10 @@
 import Foundation
 import SegmentsDomain
 
-/// Automatic reloads: requests, the debounce, flights and their outcomes, retries (SPEC T5–T7,
+/// Automatic reloads: requests, the debounce, flights and their outcomes, retries (see Behaviour T5–T7,
 /// C1–C5, D1–D9).
 extension SegmentationStateMachine {
-    /// A tracked event or customer update was uploaded (SPEC T3).
+    /// A tracked event or customer update was uploaded (see Behaviour T3).
     mutating func uploadSucceeded(at now: Moment) -> Actions {
         guard backend != nil else { return [] }
         guard !listeners.isEmpty else {
@@ -15,7 +15,7 @@ extension SegmentationStateMachine {
         return actions
     }
 
-    /// Coalesces a reload request (SPEC T5, T6): during a flight it owes one follow-up; while a
+    /// Coalesces a reload request (see Behaviour T5, T6): during a flight it owes one follow-up; while a
     /// retry waits it is absorbed (the retry reloads); while the debounce waits it only moves the
     /// burst's last request (the timer re-arms itself when it fires early, so a burst costs one
     /// timer); otherwise it starts a burst.
@@ -65,7 +65,7 @@ extension SegmentationStateMachine {
         return actions
     }
 
-    /// Starts the reload a timer was waiting for, unless no listener is left (SPEC T7).
+    /// Starts the reload a timer was waiting for, unless no listener is left (see Behaviour T7).
     private mutating func startAutomaticReload(attempt: Int, _ actions: inout Actions) {
         guard backend != nil else { return }
         forgetTold(listeners.pruneReleasedOwners())
@@ -76,7 +76,7 @@ extension SegmentationStateMachine {
         startFlight(carriesReload: true, retryAttempt: attempt, &actions)
     }
 
-    /// Snapshots the customer and starts a fetch for it (SPEC C1), linking first when needed (C4).
+    /// Snapshots the customer and starts a fetch for it (see Behaviour C1), linking first when needed (C4).
     /// A pending debounce or retry is absorbed: the fetch starts after every request it covered.
     mutating func startFlight(carriesReload: Bool, retryAttempt: Int, _ actions: inout Actions) {
         var carriesReload = carriesReload
@@ -116,7 +116,7 @@ extension SegmentationStateMachine {
     }
 
     /// Before each request of a flight: whether it still counts and its customer is unchanged
-    /// (SPEC C2). A successful link (`linked`) is remembered first (C4).
+    /// (see Behaviour C2). A successful link (`linked`) is remembered first (C4).
     mutating func flightMayProceed(_ flightId: Int, linked: Bool, at now: Moment) -> (Bool, Actions) {
         guard case .fetching(let flight, let followUpOwed) = reload, flight.id == flightId, let backend else {
             return (false, [])
@@ -136,7 +136,7 @@ extension SegmentationStateMachine {
     }
 
     /// A flight came back: apply its outcome, unless it was discarded or its customer is gone
-    /// (SPEC C3, T9). Whatever the outcome, a follow-up owed during the flight is scheduled (T6).
+    /// (see Behaviour C3, T9). Whatever the outcome, a follow-up owed during the flight is scheduled (T6).
     mutating func flightFinished(
         _ flightId: Int, with result: Result<SegmentsByCategory, SegmentsError>, at now: Moment
     ) -> Actions {
@@ -158,7 +158,7 @@ extension SegmentationStateMachine {
         return actions
     }
 
-    /// SPEC D1–D6, G3: replace the baseline, tell listeners, answer reads.
+    /// Behaviour D1–D6, G3: replace the baseline, tell listeners, answer reads.
     private mutating func apply(
         _ segments: SegmentsByCategory, of flight: Flight, at now: Moment, _ actions: inout Actions
     ) {
@@ -172,7 +172,7 @@ extension SegmentationStateMachine {
         answerReads(with: .success(segments), &actions)
     }
 
-    /// SPEC D9, T6, T7, C4, L2: nothing changes; reads fail; a transient failure of an owed
+    /// Behaviour D9, T6, T7, C4, L2: nothing changes; reads fail; a transient failure of an owed
     /// reload is retried with backoff while listeners exist; after a permanent one, a follow-up
     /// owed during the flight is still scheduled.
     private mutating func fail(
@@ -194,7 +194,7 @@ extension SegmentationStateMachine {
         actions.append(.scheduleTimer(timer, after: delay))
     }
 
-    /// The customer changed under a flight (SPEC C2, C3, G6): reads retry for the current customer
+    /// The customer changed under a flight (see Behaviour C2, C3, G6): reads retry for the current customer
     /// (a bounded number of times), and an owed reload is requested again.
     private mutating func customerChanged(
         during flight: Flight, followUpOwed: Bool, at now: Moment, _ actions: inout Actions
@@ -222,7 +222,7 @@ extension SegmentationStateMachine {
         }
     }
 
-    /// Cancels the debounce or backoff and discards the flight (SPEC A1, A3). Returns whether
+    /// Cancels the debounce or backoff and discards the flight (see Behaviour A1, A3). Returns whether
     /// anything was pending or in flight.
     mutating func cancelReload(_ actions: inout Actions) -> Bool {
         if let timer = currentTimer { actions.append(.cancelTimer(timer)) }

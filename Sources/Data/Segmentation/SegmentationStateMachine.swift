@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// Every decision of the segmentation engine, as a value (SPEC T, C, D, G, A).
+/// Every decision of the segmentation engine, as a value (see Behaviour T, C, D, G, A).
 ///
 /// Each event the engine sees (a public call, a timer firing, a flight coming back) is one
 /// `mutating` transition that changes the state and returns the ``Action``s it decided: schedule
@@ -10,7 +10,7 @@ import SegmentsDomain
 /// the actions out after releasing the lock, in the order they were decided. The current time is
 /// an input (``Moment``), so transitions are tested without a scheduler.
 struct SegmentationStateMachine: Sendable {
-    /// Where the engine is in its life (SPEC T2, A3).
+    /// Where the engine is in its life (see Behaviour T2, A3).
     enum Phase: Sendable {
         /// Not configured yet: listeners and reads wait.
         case unconfigured
@@ -20,7 +20,7 @@ struct SegmentationStateMachine: Sendable {
         case stopped
     }
 
-    /// The automatic reload and the one fetch the engine may have in flight (SPEC T5–T7, G2).
+    /// The automatic reload and the one fetch the engine may have in flight (see Behaviour T5–T7, G2).
     /// Exactly one case holds at a time, so "a debounce and a retry at once" or "two flights"
     /// cannot be written down.
     enum Reload: Sendable {
@@ -34,14 +34,14 @@ struct SegmentationStateMachine: Sendable {
         case fetching(Flight, followUpOwed: Bool)
     }
 
-    /// A burst of reload requests, on the monotonic clock (SPEC T5, T10).
+    /// A burst of reload requests, on the monotonic clock (see Behaviour T5, T10).
     struct Burst: Sendable {
         var firstRequest: TimeInterval
         var lastRequest: TimeInterval
         var timer: TimerID
     }
 
-    /// One fetch (with its link) for one customer snapshot (SPEC C1).
+    /// One fetch (with its link) for one customer snapshot (see Behaviour C1).
     struct Flight: Sendable {
         let id: Int
         let customer: CustomerIds
@@ -60,24 +60,24 @@ struct SegmentationStateMachine: Sendable {
     }
 
     /// "Now", read once per event: the monotonic clock for durations, the wall clock for
-    /// `fetchedAt` (SPEC T10).
+    /// `fetchedAt` (see Behaviour T10).
     struct Moment: Sendable {
         var uptime: TimeInterval
         var wall: Date
     }
 
-    /// A one-shot read waiting for the network or for configuration (SPEC G).
+    /// A one-shot read waiting for the network or for configuration (see Behaviour G).
     struct PendingRead: Sendable {
         /// Identifies the read, so a cancelled task can withdraw it.
         let id: Int
         let category: SegmentCategory
         let force: Bool
         let reply: ReadReply
-        /// How often the read was retried because the customer changed (SPEC G6).
+        /// How often the read was retried because the customer changed (see Behaviour G6).
         var customerRetries = 0
     }
 
-    /// How a read is answered (SPEC G4): a completion handler on the delivery queue, or an
+    /// How a read is answered (see Behaviour G4): a completion handler on the delivery queue, or an
     /// awaiting task resumed directly.
     enum ReadReply: Sendable {
         case onDeliveryQueue(@Sendable (Result<[Segment], SegmentsError>) -> Void)
@@ -87,18 +87,18 @@ struct SegmentationStateMachine: Sendable {
     /// What the engine carries out once its lock is released, in this order.
     enum Action: Sendable {
         case log(LogLevel, String)
-        /// The link-failure line: the customer's ids appear only at verbose level (SPEC C4, P4).
+        /// The link-failure line: the customer's ids appear only at verbose level (see Behaviour C4, P4).
         case logLinkFailure(CustomerIds)
         case scheduleTimer(TimerID, after: TimeInterval)
         case cancelTimer(TimerID)
         case startFlight(Flight)
-        /// Handler calls, run in this order on the delivery queue (SPEC D5–D8).
+        /// Handler calls, run in this order on the delivery queue (see Behaviour D5–D8).
         case deliver([Delivery])
-        /// Answers each read with `result` narrowed to its category (SPEC G4).
+        /// Answers each read with `result` narrowed to its category (see Behaviour G4).
         case answer([PendingRead], Result<SegmentsByCategory, SegmentsError>)
         case saveCustomer(CustomerIds, to: any CustomerStore)
         case saveBaseline(SegmentBaseline, to: any SegmentBaselineStore)
-        /// Load the baseline on the storage queue and hand it to `baselineLoaded` (SPEC R3).
+        /// Load the baseline on the storage queue and hand it to `baselineLoaded` (see Behaviour R3).
         case loadBaseline(Int, from: any SegmentBaselineStore)
     }
 
@@ -158,10 +158,10 @@ struct SegmentationStateMachine: Sendable {
     var customer: CustomerIds?
     var baseline = SegmentBaseline.empty
     /// When `baseline.snapshot` was fetched on the monotonic clock; `nil` for one loaded from disk,
-    /// whose wall-clock `fetchedAt` is all there is (SPEC T10).
+    /// whose wall-clock `fetchedAt` is all there is (see Behaviour T10).
     var snapshotUptime: TimeInterval?
     var listeners = ListenerRegistry()
-    /// What the listeners of each category were last told, non-empty lists only (SPEC D4). It
+    /// What the listeners of each category were last told, non-empty lists only (see Behaviour D4). It
     /// survives re-configuration; it is dropped with a category's last listener.
     var told: SegmentsByCategory = [:]
     var reload: Reload = .idle

@@ -1,18 +1,18 @@
 import Foundation
 import SegmentsDomain
 
-/// Every timing of the segmentation engine; the defaults are SPEC's.
+/// Every timing of the segmentation engine; the defaults are the documented.
 public struct SegmentationTimings: Hashable, Sendable {
-    /// Trailing debounce and max wait of automatic reloads (SPEC T5): 5 s and 30 s.
+    /// Trailing debounce and max wait of automatic reloads (see Behaviour T5): 5 s and 30 s.
     public var debounce: DebouncePolicy
-    /// How long a fetch answers one-shot reads (SPEC G1): 5 s.
+    /// How long a fetch answers one-shot reads (see Behaviour G1): 5 s.
     public var cache: CacheFreshness
-    /// Backoff of failed automatic reloads (SPEC T7): 2 s doubling to 60 s, ±20 % jitter.
+    /// Backoff of failed automatic reloads (see Behaviour T7): 2 s doubling to 60 s, ±20 % jitter.
     public var retry: RetryBackoff
-    /// How often a one-shot read is retried when the customer changes under it (SPEC G6): 3.
+    /// How often a one-shot read is retried when the customer changes under it (see Behaviour G6): 3.
     public var maxReadRetries: Int
 
-    /// The SPEC defaults, or the given values.
+    /// The documented defaults, or the given values.
     public init(
         debounce: DebouncePolicy = DebouncePolicy(), cache: CacheFreshness = CacheFreshness(),
         retry: RetryBackoff = RetryBackoff(), maxReadRetries: Int = 3

@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// When queued events are uploaded (SPEC E2).
+/// When queued events are uploaded (see Behaviour E2).
 public enum FlushingMode: Hashable, Sendable {
     /// Upload promptly after each event is queued. The default, and what accurate segments need.
     case immediate

@@ -2,7 +2,7 @@ import Foundation
 import SegmentsDomain
 
 extension TrackingPipeline {
-    /// Uploads queued items oldest first, one request each, until none is left (SPEC E3).
+    /// Uploads queued items oldest first, one request each, until none is left (see Behaviour E3).
     ///
     /// A transient or authorization failure ends the flush, keeps every item and, unless flushing
     /// is manual, retries the whole queue after a backoff; a permanent one counts against the
@@ -48,7 +48,7 @@ extension TrackingPipeline {
 }
 
 extension SegmentsError {
-    /// Whether the backend refused the credentials (401, 403): the whole queue waits (SPEC E3).
+    /// Whether the backend refused the credentials (401, 403): the whole queue waits (see Behaviour E3).
     var isAuthorizationFailure: Bool {
         code == .unauthorized || httpStatus == 401 || httpStatus == 403
     }

@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// The tracking pipeline of one client (SPEC E1–E6, R1–R3, T3): queues events and customer
+/// The tracking pipeline of one client (see Behaviour E1–E6, R1–R3, T3): queues events and customer
 /// updates durably, uploads them oldest first, one request each, and removes an item only after
 /// the backend accepted it.
 ///
@@ -58,7 +58,7 @@ package final class TrackingPipeline: Sendable {
     private let loading = DispatchGroup()
 
     /// A pipeline over `store` that uploads with `uploader` and calls `onUploaded` after each
-    /// success (T3). The stored items load on the storage queue, in the background (SPEC R3, E4).
+    /// success (T3). The stored items load on the storage queue, in the background (see Behaviour R3, E4).
     package init(
         dependencies: Dependencies, store: any EventQueueStore, uploader: any EventUploader,
         mode: FlushingMode = .immediate, onUploaded: @escaping @Sendable () -> Void
@@ -78,7 +78,7 @@ package final class TrackingPipeline: Sendable {
         }
     }
 
-    /// Queues an event stamped with `customer`'s ids (SPEC E1). It returns once the item is written
+    /// Queues an event stamped with `customer`'s ids (see Behaviour E1). It returns once the item is written
     /// to the queue (it survives the process being killed); the sync for power loss follows on the
     /// storage queue within moments (R2).
     /// - Throws: ``SegmentsError`` `.invalidConfiguration` for properties that could not be
@@ -89,12 +89,12 @@ package final class TrackingPipeline: Sendable {
         try enqueue(.event(type: eventType), properties: properties, timestamp: timestamp, customer: customer)
     }
 
-    /// Queues a customer update stamped with `customer`'s ids, already merged (SPEC E1).
+    /// Queues a customer update stamped with `customer`'s ids, already merged (see Behaviour E1).
     package func trackCustomerUpdate(properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds) throws {
         try enqueue(.customerUpdate, properties: properties, timestamp: timestamp, customer: customer)
     }
 
-    /// The flushing mode; setting it takes effect at once (SPEC E2).
+    /// The flushing mode; setting it takes effect at once (see Behaviour E2).
     package var mode: FlushingMode {
         get { core.withLock { $0.machine.mode } }
         set { transition { $0.setMode(newValue) } }
@@ -106,7 +106,7 @@ package final class TrackingPipeline: Sendable {
         return core.withLock { $0.machine.queuedCount }
     }
 
-    /// Uploads everything queued and reports how many items went up (SPEC E5). Only one flush runs
+    /// Uploads everything queued and reports how many items went up (see Behaviour E5). Only one flush runs
     /// at a time: a call during a flush joins it and gets its result. A flush asked for while the
     /// queue loads starts once it is loaded.
     package func flush(completion: @escaping @Sendable (FlushResult) -> Void) {
@@ -132,7 +132,7 @@ package final class TrackingPipeline: Sendable {
             timestamp: timestamp ?? dependencies.runtime.clock.now())
         try core.withLock { try $0.machine.admit() }
         do {
-            // The caller's one buffered write, outside the pipeline's lock (SPEC R1, R2).
+            // The caller's one buffered write, outside the pipeline's lock (see Behaviour R1, R2).
             try store.append(event)
         } catch {
             core.withLock { $0.machine.appendFailed() }

@@ -1,14 +1,14 @@
 import Foundation
 import SegmentsDomain
 
-/// Every decision of the tracking pipeline, as a value (SPEC E1–E6, R2, R3).
+/// Every decision of the tracking pipeline, as a value (see Behaviour E1–E6, R2, R3).
 ///
 /// Like ``SegmentationStateMachine``, each event (a public call, the queue finishing its load, a
 /// timer, an upload coming back) is one `mutating` transition returning the ``Action``s it
 /// decided; ``TrackingPipeline`` holds the machine under its lock and carries the actions out after
 /// releasing it. The machine does no I/O and runs nobody's code.
 struct TrackingStateMachine: Sendable {
-    /// Where the pipeline is in its life (SPEC R3).
+    /// Where the pipeline is in its life (see Behaviour R3).
     enum Phase: Sendable, Equatable {
         /// The stored queue is being read on the storage queue; items tracked meanwhile are kept
         /// in ``trackedWhileLoading`` and flushes wait.
@@ -35,7 +35,7 @@ struct TrackingStateMachine: Sendable {
         case cancelTimer(TimerID)
         /// Call flush completions with the result.
         case complete([Waiter], FlushResult)
-        /// Sync the journal on the storage queue (group commit, SPEC R2).
+        /// Sync the journal on the storage queue (group commit, see Behaviour R2).
         case sync
         case log(LogLevel, String)
     }
@@ -47,7 +47,7 @@ struct TrackingStateMachine: Sendable {
     var phase: Phase = .loading
     var mode: FlushingMode
     var items = PendingItems()
-    /// Items accepted while the stored queue was loading, in call order (SPEC R3).
+    /// Items accepted while the stored queue was loading, in call order (see Behaviour R3).
     var trackedWhileLoading: [TrackedEvent] = []
     /// Appends admitted under the cap whose write has not come back yet.
     var appendsInProgress = 0
@@ -57,7 +57,7 @@ struct TrackingStateMachine: Sendable {
     var uploaded = 0
     var waiters: [Waiter] = []
     var periodicTimer: TimerID?
-    /// The backoff after a transient or authorization failure (SPEC E3): immediate uploads wait
+    /// The backoff after a transient or authorization failure (see Behaviour E3): immediate uploads wait
     /// for it; a success or switching to `.manual` ends it (E2).
     var retryTimer: TimerID?
     var retryAttempt = 0
@@ -81,7 +81,7 @@ struct TrackingStateMachine: Sendable {
 
     // MARK: Tracking
 
-    /// Admits one item before it is written (SPEC E6 capacity, A3): throws when stopped or full.
+    /// Admits one item before it is written (see Behaviour E6 capacity, A3): throws when stopped or full.
     mutating func admit() throws(SegmentsError) {
         guard phase != .stopped else { throw SegmentsError.stopped }
         guard queuedCount + appendsInProgress < capacity else {
@@ -98,7 +98,7 @@ struct TrackingStateMachine: Sendable {
     }
 
     /// The admitted item is in the journal: queue it, upload it in immediate mode, and make sure a
-    /// sync follows (group commit, SPEC R2).
+    /// sync follows (group commit, see Behaviour R2).
     mutating func appended(_ event: TrackedEvent) -> [Action] {
         appendsInProgress -= 1
         var actions: [Action] = []
@@ -124,7 +124,7 @@ struct TrackingStateMachine: Sendable {
         syncPending = false
     }
 
-    /// The stored queue was read (SPEC R3): items tracked meanwhile follow it in call order
+    /// The stored queue was read (see Behaviour R3): items tracked meanwhile follow it in call order
     /// (an item already in the file is not queued twice); the mode's timers start and flushes
     /// asked for meanwhile begin.
     mutating func loaded(_ stored: [TrackedEvent]) -> [Action] {
@@ -140,7 +140,7 @@ struct TrackingStateMachine: Sendable {
 
     // MARK: Modes and flushes
 
-    /// Switches the mode at once (SPEC E2): `.manual` also cancels a pending retry.
+    /// Switches the mode at once (see Behaviour E2): `.manual` also cancels a pending retry.
     mutating func setMode(_ newMode: FlushingMode) -> [Action] {
         mode = newMode
         guard phase == .running else { return [] }
@@ -171,7 +171,7 @@ struct TrackingStateMachine: Sendable {
         actions.append(.scheduleTimer(timer, after: max(seconds, 1)))
     }
 
-    /// A flush was asked for (SPEC E5): it joins a running one; while loading it waits for the load.
+    /// A flush was asked for (see Behaviour E5): it joins a running one; while loading it waits for the load.
     mutating func flush(_ waiter: @escaping Waiter) -> [Action] {
         guard phase != .stopped else {
             return [.complete([waiter], .failure(SegmentsError.stopped))]
@@ -219,7 +219,7 @@ struct TrackingStateMachine: Sendable {
         return (nil, done.isEmpty ? [] : [.complete(done, .success(uploaded))])
     }
 
-    /// The backend accepted `id`: it leaves the queue and any pending backoff ends (SPEC E2).
+    /// The backend accepted `id`: it leaves the queue and any pending backoff ends (see Behaviour E2).
     mutating func uploadSucceeded(_ id: TrackedEvent.ID) -> [Action] {
         items.remove(id)
         uploaded += 1
@@ -229,7 +229,7 @@ struct TrackingStateMachine: Sendable {
         return [.cancelTimer(retryTimer)]
     }
 
-    /// A transient or authorization failure (SPEC E3): the flush ends, every item stays, and the
+    /// A transient or authorization failure (see Behaviour E3): the flush ends, every item stays, and the
     /// whole queue waits for a backoff unless flushing is manual.
     mutating func uploadPaused(by failure: SegmentsError, random: Double) -> [Action] {
         flushing = false
@@ -248,7 +248,7 @@ struct TrackingStateMachine: Sendable {
         return actions
     }
 
-    /// A permanent failure of `event` (SPEC E3): counted; the item is dropped at the limit.
+    /// A permanent failure of `event` (see Behaviour E3): counted; the item is dropped at the limit.
     /// Returns the updated item, and whether it was dropped.
     mutating func uploadFailedPermanently(_ event: TrackedEvent, _ failure: SegmentsError) -> (TrackedEvent, Bool, [Action]) {
         var failed = event

@@ -1,13 +1,13 @@
 import Foundation
 import SegmentsDomain
 
-/// The reporting segments of every visitor (SPEC V1–V3): merged default dimensions and appended
+/// The reporting segments of every visitor (see Behaviour V1–V3): merged default dimensions and appended
 /// custom segment ids, persisted through a ``VisitorSegmentsStore``, with a stream of changes.
 ///
 /// Each call reads, changes and announces under one lock, so concurrent callers never lose an
 /// update and change events arrive in the order the changes were made. Every method is
 /// synchronous and callable from any thread. Saves run on the registry's serial storage queue, in
-/// the order of the changes, so no caller waits for a file write or an `fsync` (SPEC R1);
+/// the order of the changes, so no caller waits for a file write or an `fsync` (see Behaviour R1);
 /// ``waitUntilSaved()`` waits for them when that matters (before the process is suspended, say).
 ///
 /// ```swift
@@ -48,7 +48,7 @@ public final class VisitorSegmentsRegistry: Sendable {
         storageQueue.sync {}
     }
 
-    /// Merges `values` into the visitor's default segments (SPEC V1): the six keys `country`,
+    /// Merges `values` into the visitor's default segments (see Behaviour V1): the six keys `country`,
     /// `browser`, `devices`, `source`, `campaign`, `visitorType` are set, keys not given keep their
     /// value, unknown keys are logged as a warning and ignored. Never throws.
     ///
@@ -65,7 +65,7 @@ public final class VisitorSegmentsRegistry: Sendable {
         return segments
     }
 
-    /// Appends `segmentIds` to the visitor's custom segments, skipping ids already present (SPEC V2).
+    /// Appends `segmentIds` to the visitor's custom segments, skipping ids already present (see Behaviour V2).
     /// Never throws.
     ///
     /// - Returns: the visitor's segments after the call.
@@ -98,7 +98,7 @@ public final class VisitorSegmentsRegistry: Sendable {
         }
     }
 
-    /// Read, change and announce as one step under the lock (SPEC V3); the save is queued in the
+    /// Read, change and announce as one step under the lock (see Behaviour V3); the save is queued in the
     /// same step, so saves run in the order of the changes.
     private func update(
         _ visitorId: String, kind: VisitorSegmentsChange.Kind, _ change: (inout VisitorSegments) -> Void

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The segments of one customer as last fetched: the baseline of change detection (SPEC D1).
+/// The segments of one customer as last fetched: the baseline of change detection (see Behaviour D1).
 public struct SegmentSnapshot: Hashable, Sendable, Codable {
     /// The customer the segments were fetched for.
     public var customer: CustomerIds
@@ -23,7 +23,7 @@ public struct SegmentSnapshot: Hashable, Sendable, Codable {
 }
 
 /// Everything the engine persists about segments: the baseline and the memory of which customers'
-/// ids were linked successfully (SPEC C4, D1).
+/// ids were linked successfully (see Behaviour C4, D1).
 public struct SegmentBaseline: Hashable, Sendable, Codable {
     /// The last successful fetch, or `nil` when there is none.
     public var snapshot: SegmentSnapshot?

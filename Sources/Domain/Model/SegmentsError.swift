@@ -27,15 +27,15 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
         public static let unauthorized = Code(rawValue: "unauthorized")
         /// A success status with a body that breaks the wire format, or a body over the size cap.
         public static let invalidResponse = Code(rawValue: "invalidResponse")
-        /// Linking the customer's ids to its cookie failed, so segments were not fetched (SPEC C4).
+        /// Linking the customer's ids to its cookie failed, so segments were not fetched (see Behaviour C4).
         public static let linkFailed = Code(rawValue: "linkFailed")
-        /// The customer has no cookie, so there is nothing to fetch for (SPEC C5).
+        /// The customer has no cookie, so there is nothing to fetch for (see Behaviour C5).
         public static let missingCookie = Code(rawValue: "missingCookie")
-        /// The customer changed while the request ran, more often than the retries allow (SPEC G6).
+        /// The customer changed while the request ran, more often than the retries allow (see Behaviour G6).
         public static let customerChanged = Code(rawValue: "customerChanged")
         /// The work was cancelled (anonymize, stop or task cancellation).
         public static let cancelled = Code(rawValue: "cancelled")
-        /// The integration was stopped (SPEC A3).
+        /// The integration was stopped (see Behaviour A3).
         public static let stopped = Code(rawValue: "stopped")
         /// The SDK is not configured yet.
         public static let notConfigured = Code(rawValue: "notConfigured")
@@ -77,7 +77,7 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
         self.explicitReason = reason
     }
 
-    /// Whether trying again later can succeed (WIRE.md "Status handling"): network failures,
+    /// Whether trying again later can succeed (Behaviour, wire format, "Status handling"): network failures,
     /// time-outs, 408, 429, 5xx and malformed success bodies are transient; other statuses,
     /// authorization failures and local errors are not. A link failure is as transient as its cause.
     public var isTransient: Bool {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// When a burst of reload requests fires (SPEC T5): a trailing debounce of `delay` after the last
+/// When a burst of reload requests fires (see Behaviour T5): a trailing debounce of `delay` after the last
 /// request, but never later than `maxWait` after the first, so steady tracking cannot starve reloads.
 public struct DebouncePolicy: Hashable, Sendable {
     /// Quiet time after the last request before the reload starts.
@@ -14,7 +14,7 @@ public struct DebouncePolicy: Hashable, Sendable {
         self.maxWait = max(maxWait, delay)
     }
 
-    /// Checks the values (SPEC P7): both finite, 0 or more (0 reloads at once after a request).
+    /// Checks the values (see Behaviour P7): both finite, 0 or more (0 reloads at once after a request).
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`.
     public func validate() throws {
@@ -31,7 +31,7 @@ public struct DebouncePolicy: Hashable, Sendable {
                 lastRequest: lastRequest.timeIntervalSinceReferenceDate))
     }
 
-    /// ``fireDate(firstRequest:lastRequest:)`` on a monotonic clock's seconds (SPEC T10).
+    /// ``fireDate(firstRequest:lastRequest:)`` on a monotonic clock's seconds (see Behaviour T10).
     package func fireTime(firstRequest: TimeInterval, lastRequest: TimeInterval) -> TimeInterval {
         min(lastRequest + delay, firstRequest + maxWait)
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Whether a tracked item can be uploaded and replayed after a restart (SPEC E6), checked before it
+/// Whether a tracked item can be uploaded and replayed after a restart (see Behaviour E6), checked before it
 /// is queued so that nothing accepted is ever skipped later.
 ///
 /// The walk is iterative (an explicit stack), so a value nested thousands of levels deep is

@@ -1,4 +1,4 @@
-/// Which categories changed between the baseline and a new answer (SPEC D2–D4).
+/// Which categories changed between the baseline and a new answer (see Behaviour D2–D4).
 package enum SegmentDiff {
     /// The categories whose listeners must hear about `new`, each with its full new list.
     ///

@@ -8,7 +8,7 @@ import Foundation
 /// else (the decoder does), so it is cheap and cannot itself be made to recurse.
 package enum JSONDepth {
     /// The deepest nesting the SDK accepts from a server or a stored file: 64 levels (the formats
-    /// need at most 7; tracked properties are capped at 64 too, SPEC E6).
+    /// need at most 7; tracked properties are capped at 64 too, see Behaviour E6).
     package static let maximum = 64
 
     /// Whether arrays and objects in `data` nest deeper than `limit`.

@@ -47,7 +47,7 @@ struct EmulatorRouter: Sendable {
 
     var endpoints: [Endpoint]
 
-    /// The Bloomreach Engagement endpoints of WIRE.md, project and stream mode.
+    /// The Bloomreach Engagement endpoints of the wire format (Behaviour), project and stream mode.
     static let engagement = EmulatorRouter(endpoints: [
         Endpoint(method: "GET", pattern: [.literal("webxp"), .literal("projects"), .projectToken, .literal("segments")],
                  route: .fetch),
@@ -67,7 +67,7 @@ struct EmulatorRouter: Sendable {
                  route: .customer, streamIdInQuery: true),
     ])
 
-    /// The Optimizely Data Platform GraphQL endpoint of WIRE.md: `POST /v3/graphql`.
+    /// The Optimizely Data Platform GraphQL endpoint of the wire format (Behaviour): `POST /v3/graphql`.
     static let odp = EmulatorRouter(endpoints: [
         Endpoint(method: "POST", pattern: [.literal("v3"), .literal("graphql")], route: .graphql),
     ])

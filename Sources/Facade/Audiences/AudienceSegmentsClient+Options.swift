@@ -14,9 +14,9 @@ extension AudienceSegmentsClient {
         public var transport: any SegmentsTransport
         /// Wraps ``transport``: requests pass in order, responses in reverse (signing, metrics, …).
         public var middlewares: [any SegmentsTransportMiddleware]
-        /// The most users whose qualified segments are cached: 100 (SPEC O3); 0 disables the cache.
+        /// The most users whose qualified segments are cached: 100 (see Behaviour O3); 0 disables the cache.
         public var cacheCapacity: Int
-        /// How long qualified segments stay cached: 600 s (SPEC O3); 0 or less never expires.
+        /// How long qualified segments stay cached: 600 s (see Behaviour O3); 0 or less never expires.
         public var cacheTimeout: TimeInterval
         /// Where visitor segments are kept.
         public var visitorStorage: VisitorStorage

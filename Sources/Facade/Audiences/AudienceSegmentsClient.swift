@@ -3,7 +3,7 @@ import SegmentsDomain
 import SegmentsData
 import SegmentsNetworking
 
-/// Optimizely-style audience segments and visitor segments for your users (SPEC O, V): the entry
+/// Optimizely-style audience segments and visitor segments for your users (see Behaviour O, V): the entry
 /// point that creates ``SegmentsUserContext``s.
 ///
 /// It owns the candidate segments, one cache of qualified segments shared by all its user
@@ -20,7 +20,7 @@ import SegmentsNetworking
 public final class AudienceSegmentsClient: Sendable {
     /// The audience names every fetch asks about.
     public let candidateSegments: [String]
-    /// The reporting segments of every visitor (SPEC V).
+    /// The reporting segments of every visitor (see Behaviour V).
     public let visitorSegments: VisitorSegmentsRegistry
     /// What the client was built from.
     public let options: Options

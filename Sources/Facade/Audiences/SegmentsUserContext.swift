@@ -2,8 +2,8 @@ import Foundation
 import SegmentsDomain
 import SegmentsData
 
-/// One user of an ``AudienceSegmentsClient``: the audience segments the user qualifies for (SPEC O1)
-/// and the user's visitor segments (SPEC V), as Optimizely's `OptimizelyUserContext` and Convert's
+/// One user of an ``AudienceSegmentsClient``: the audience segments the user qualifies for (see Behaviour O1)
+/// and the user's visitor segments (see Behaviour V), as Optimizely's `OptimizelyUserContext` and Convert's
 /// context spell them.
 ///
 /// ```swift

@@ -3,7 +3,7 @@ import SegmentsDomain
 import SegmentsPersistence
 
 /// Hands out one set of file stores, and one directory lock, per storage directory in the process
-/// (SPEC P5).
+/// (see Behaviour P5).
 ///
 /// The file stores do not coordinate between instances, so two instances on one directory could
 /// interleave writes; a client configured again on its directory, and an old upload still

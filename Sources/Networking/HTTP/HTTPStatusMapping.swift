@@ -1,11 +1,11 @@
 import Foundation
 import SegmentsDomain
 
-/// Turns what a transport produced into ``SegmentsError`` per WIRE.md "Status handling".
+/// Turns what a transport produced into ``SegmentsError`` per Behaviour, wire format, "Status handling".
 package enum HTTPStatusMapping {
     /// The error for `response`, or `nil` for a 2xx.
     ///
-    /// - 3xx → `.httpStatus`, permanent: redirects are never followed (SPEC P6), so a redirect that
+    /// - 3xx → `.httpStatus`, permanent: redirects are never followed (see Behaviour P6), so a redirect that
     ///   reaches here was refused and nothing was sent to its `Location`;
     /// - 401, 403 → `.unauthorized` (permanent);
     /// - 408, 429, 5xx → `.httpStatus`, transient through ``SegmentsError/isTransient``;
@@ -13,7 +13,7 @@ package enum HTTPStatusMapping {
     ///
     /// A parsable `Retry-After` header becomes ``SegmentsError/retryAfter``, measured from `now`.
     /// `operation` names the request in the message (e.g. `Fetching segments`); it must not carry
-    /// customer ids or credentials, because failures are logged at warning level (SPEC P4).
+    /// customer ids or credentials, because failures are logged at warning level (see Behaviour P4).
     package static func error(for response: SegmentsHTTPResponse, operation: String, now: Date) -> SegmentsError? {
         guard !response.isSuccess else { return nil }
         let status = response.status

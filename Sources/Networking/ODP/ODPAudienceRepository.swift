@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// ODP audiences as a ``SegmentRepository`` (SPEC O5): the real-time engine — listeners, debounce,
+/// ODP audiences as a ``SegmentRepository`` (see Behaviour O5): the real-time engine — listeners, debounce,
 /// change delivery, one-shot reads — then runs over ODP like over any other backend.
 ///
 /// Every fetch asks which of ``candidates`` the customer qualifies for and answers them as one

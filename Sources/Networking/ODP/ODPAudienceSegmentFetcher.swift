@@ -2,7 +2,7 @@ import Foundation
 import SegmentsDomain
 
 /// The Optimizely Data Platform adapter: which audience segments a user qualifies for, over
-/// GraphQL (WIRE.md "ODP", SPEC O4).
+/// GraphQL (Behaviour, wire format, "ODP audiences query", see Behaviour O4).
 ///
 /// ```swift
 /// let odp = ODPAudienceSegmentFetcher(

@@ -1,5 +1,5 @@
 /// An error the ODP GraphQL API reported in its `errors` array, kept as the ``SegmentsError/underlying``
-/// error of a failed fetch so apps can read the classification (SPEC O4).
+/// error of a failed fetch so apps can read the classification (see Behaviour O4).
 public struct ODPGraphQLError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `errors[0].message`, when present.
     public let message: String?

@@ -2,7 +2,7 @@
 ///
 /// `headers["content-type"]` finds a field sent as `Content-Type`; setting a name replaces every
 /// field of that name. Equality ignores the case of names but not the order of fields.
-/// Printing never shows a credential (SPEC P4): `description`, `debugDescription`, `dump` and
+/// Printing never shows a credential (see Behaviour P4): `description`, `debugDescription`, `dump` and
 /// `Mirror` hide the values of ``secretNames`` (`Authorization`, `Proxy-Authorization`,
 /// `x-api-key`, `Cookie`, `Set-Cookie`), so headers can be logged safely.
 public struct SegmentsHTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral,

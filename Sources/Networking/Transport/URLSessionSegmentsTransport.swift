@@ -14,8 +14,8 @@ import FoundationNetworking
 ///   `.invalidResponse`; the download is cancelled as soon as the announced length or the bytes
 ///   received exceed the cap, so a hostile or broken server cannot make the SDK buffer without bound.
 /// - A deadline that is not finite, 0 or less, or over 300 s throws `.invalidConfiguration` before
-///   anything is sent (SPEC P7).
-/// - Redirects are never followed (SPEC P6): a 3xx is returned as the response, and nothing is
+///   anything is sent (see Behaviour P7).
+/// - Redirects are never followed (see Behaviour P6): a 3xx is returned as the response, and nothing is
 ///   sent to its `Location`.
 /// - Any other failure without a response throws `.network`; task cancellation throws `.cancelled`.
 ///
@@ -67,7 +67,7 @@ public final class URLSessionSegmentsTransport: SegmentsTransport {
     public func send(_ request: SegmentsHTTPRequest) async throws -> SegmentsHTTPResponse {
         let deadline = request.timeout ?? timeout
         // URLSession (FoundationNetworking) traps on a non-finite or huge time-out, and 0 or less
-        // would fail at once: refuse it before anything is created (SPEC P7).
+        // would fail at once: refuse it before anything is created (see Behaviour P7).
         try DurationRules.checkTimeout(deadline, "The request time-out")
         let task = session.dataTask(with: urlRequest(for: request, timeout: deadline))
         let id = task.taskIdentifier

@@ -46,7 +46,7 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
         entry.continuation.resume(with: result)
     }
 
-    /// Refuses every redirect (SPEC P6): URLSession would otherwise re-send the headers —
+    /// Refuses every redirect (see Behaviour P6): URLSession would otherwise re-send the headers —
     /// `Authorization`, `x-api-key` — and the body to the `Location`, whatever its host or scheme.
     /// Declining makes the 3xx itself the task's response, which ``HTTPStatusMapping`` turns into an error.
     func urlSession(

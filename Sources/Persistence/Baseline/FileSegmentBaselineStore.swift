@@ -2,12 +2,12 @@ import Foundation
 import SegmentsDomain
 
 /// Keeps the segment baseline and the link memory in `segment-baseline.json` in the integration's
-/// storage directory (SPEC D1, C4, P1).
+/// storage directory (see Behaviour D1, C4, P1).
 ///
 /// Saves replace the file atomically and create it readable by the owner only. A damaged file is
 /// logged (a `Segments:` line), set aside as `segment-baseline.json.corrupt-<n>` and read as
-/// ``SegmentBaseline/empty``: the next fetch then counts every category as changed (SPEC D3) and
-/// rebuilds the file (SPEC P2). The file is read once, on the first `load()`; later reads are
+/// ``SegmentBaseline/empty``: the next fetch then counts every category as changed (see Behaviour D3) and
+/// rebuilds the file (see Behaviour P2). The file is read once, on the first `load()`; later reads are
 /// answered from memory.
 ///
 /// Use one instance per directory: instances do not coordinate with each other.

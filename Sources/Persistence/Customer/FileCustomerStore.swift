@@ -2,11 +2,11 @@ import Foundation
 import SegmentsDomain
 
 /// Keeps the current customer's ids in `customer.json` in the integration's storage directory
-/// (SPEC E1, P1).
+/// (see Behaviour E1, P1).
 ///
 /// Saves replace the file atomically and create it readable by the owner only. A damaged file is
 /// logged, set aside as `customer.json.corrupt-<n>` and read as "no customer", so the SDK starts
-/// with a fresh anonymous customer instead of failing (SPEC P2). The file is read once, on the
+/// with a fresh anonymous customer instead of failing (see Behaviour P2). The file is read once, on the
 /// first `load()`; later reads are answered from memory.
 ///
 /// Use one instance per directory: instances do not coordinate with each other.

@@ -37,7 +37,7 @@ struct EventJournal: Sendable {
     /// The journal's path.
     var path: String { directory.path(of: Self.fileName) }
 
-    /// Opens the journal at its end for appending without reading it (SPEC R3); `nil` when the
+    /// Opens the journal at its end for appending without reading it (see Behaviour R3); `nil` when the
     /// full ``open()`` must run (no file yet, an untrusted or unusual file, a torn last line).
     func openTail() -> (fd: Int32, size: Int)? {
         guard (try? directory.create()) != nil else { return nil }
@@ -45,7 +45,7 @@ struct EventJournal: Sendable {
         return POSIXFile.openTailForAppending(path, maximumSize: POSIXFile.maximumJournalSize)
     }
 
-    /// Opens the journal, recovering from whatever a crash or damage left (SPEC P2, E4): stray
+    /// Opens the journal, recovering from whatever a crash or damage left (see Behaviour P2, E4): stray
     /// temporary files are deleted, a torn last line is cut off, unreadable lines are skipped
     /// (the damaged file is kept aside and a clean one written), and a file whose header is
     /// unusable is set aside whole and replaced by an empty queue.

@@ -2,22 +2,22 @@ import Foundation
 import SegmentsDomain
 
 /// Keeps the tracking queue in `event-queue.journal` in the integration's storage directory, so
-/// nothing queued is lost across restarts or crashes (SPEC E1, E4, P1).
+/// nothing queued is lost across restarts or crashes (see Behaviour E1, E4, P1).
 ///
 /// The file is an append-only journal of JSON lines: appending an item writes one line (the queue
 /// is never rewritten for it), removing or updating one appends a short line, and the file is
 /// compacted atomically once most of it is dead. See `Docs/decisions/0001-event-queue-layout.md`.
 ///
-/// Durability comes in two steps (SPEC R2, group commit): ``append(_:)`` returns once the line is
+/// Durability comes in two steps (see Behaviour R2, group commit): ``append(_:)`` returns once the line is
 /// written to the file — the kernel has it, so it survives the process being killed — and
 /// ``sync()`` (called by the pipeline on its storage queue, batched) makes every line written so
 /// far survive a power cut.
 ///
-/// Appends do not wait for the queue to be read (SPEC R3): the first append opens the file at its
+/// Appends do not wait for the queue to be read (see Behaviour R3): the first append opens the file at its
 /// end (cutting a torn last line) and ``load()`` reads the file up to that point without holding
 /// the store's lock, then adds the items appended meanwhile.
 ///
-/// Recovery (SPEC P2): a torn last line from a crash is cut off, unreadable lines are skipped and
+/// Recovery (see Behaviour P2): a torn last line from a crash is cut off, unreadable lines are skipped and
 /// logged, and a file with an unusable header is set aside as `event-queue.journal.corrupt-<n>` and
 /// replaced by a queue holding only what was appended since.
 ///
@@ -135,7 +135,7 @@ public final class FileEventQueueStore: EventQueueStore {
     /// Removes an item; an unknown id is a no-op.
     ///
     /// Not synced: if the power fails before the next sync, the item comes back after restart
-    /// and is uploaded again, a duplicate SPEC E4 accepts.
+    /// and is uploaded again, a duplicate Behaviour E4 accepts.
     public func remove(id: TrackedEvent.ID) throws {
         try change(needsQueue: true) { state in
             guard state.journal.events.contains(id) else { return }
@@ -196,7 +196,7 @@ public final class FileEventQueueStore: EventQueueStore {
         try openFully(&state)
     }
 
-    /// Reads the whole journal with its recovery (SPEC P2), under the lock. Items appended before
+    /// Reads the whole journal with its recovery (see Behaviour P2), under the lock. Items appended before
     /// the read are in the file, unless the file had to be set aside: then they are written again.
     private func openFully(_ state: inout State) throws {
         journal.close(&state.journal)

@@ -3,7 +3,7 @@ import SegmentsDomain
 
 /// Writes a journal line by hand, the same JSON `JSONEncoder` would give for a ``JournalEntry``,
 /// at a fraction of the cost: an append is the one write `trackEvent` pays on the caller's thread
-/// (SPEC R1, R2), and Foundation's encoder took most of it.
+/// (see Behaviour R1, R2), and Foundation's encoder took most of it.
 ///
 /// The reader (``JSONReader``) takes any valid JSON: keys may come in any order, numbers are
 /// written with Swift's shortest round-tripping form (so a `Date` survives exactly) and strings
@@ -14,7 +14,7 @@ enum JournalLineWriter {
 
     /// The line of `entry`, newline included.
     /// - Throws: ``SegmentsError`` `.storage` for a non-finite number or a value nested too deeply,
-    ///   without quoting the value (it may be personal data, SPEC P4).
+    ///   without quoting the value (it may be personal data, see Behaviour P4).
     static func line(for entry: JournalEntry) throws -> Data {
         var out: [UInt8] = []
         out.reserveCapacity(256)

@@ -6,7 +6,7 @@ import SegmentsDomain
 ///
 /// Reading never throws: a missing file is `nil`; a damaged, wrong-shaped or newer-format file is
 /// logged, set aside and read as `nil`, so the owner starts from its empty state and the next save
-/// rebuilds the file (SPEC P2).
+/// rebuilds the file (see Behaviour P2).
 struct DocumentFile<Record: VersionedRecord>: Sendable {
     /// The directory holding the file.
     let directory: StorageDirectory

@@ -8,7 +8,7 @@ import Darwin
 import Foundation
 import SegmentsDomain
 
-/// The calls that let the event journal take appends before it has been read (SPEC R3).
+/// The calls that let the event journal take appends before it has been read (see Behaviour R3).
 extension POSIXFile {
     /// Opens an existing journal for appending without reading it, when that is safe: a regular
     /// file of this user, within `maximumSize`, ending with a complete line. Returns the

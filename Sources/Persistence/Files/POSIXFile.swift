@@ -14,7 +14,7 @@ import SegmentsDomain
 /// an explicit mode, `ftruncate`) are either missing from `FileHandle` before macOS 10.15.4 / iOS 13.4
 /// or hide the `errno` we need to tell "missing" from "unreadable".
 enum POSIXFile {
-    /// Owner read/write: every file the stores create (SPEC P1).
+    /// Owner read/write: every file the stores create (see Behaviour P1).
     static let fileMode = mode_t(0o600)
     /// Owner only: directories the stores create.
     static let directoryMode = mode_t(0o700)
@@ -40,7 +40,7 @@ enum POSIXFile {
         return fd
     }
 
-    /// The whole content of the file, or `nil` when it does not exist (SPEC P7).
+    /// The whole content of the file, or `nil` when it does not exist (see Behaviour P7).
     ///
     /// The file is untrusted: another process of the user, a backup restore or a bug may have put
     /// anything there. It is opened without following a symbolic link and without blocking (a FIFO
@@ -161,7 +161,7 @@ enum POSIXFile {
     }
 }
 
-/// Why a stored file is set aside without being read (SPEC P7, P2).
+/// Why a stored file is set aside without being read (see Behaviour P7, P2).
 enum UntrustedFile: Error, Hashable, Sendable {
     /// The name is a symbolic link: following it would read (or, later, replace) another file.
     case symbolicLink

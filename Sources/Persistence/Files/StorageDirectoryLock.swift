@@ -8,7 +8,7 @@ import Darwin
 import Foundation
 import SegmentsDomain
 
-/// The advisory lock that makes one process at a time the owner of a storage directory (SPEC P5):
+/// The advisory lock that makes one process at a time the owner of a storage directory (see Behaviour P5):
 /// an exclusive `flock` on `owner.lock` inside it, held as long as this object lives.
 ///
 /// The kernel drops the lock when the process ends, however it ends, so a crash never leaves a

@@ -1,6 +1,6 @@
 import SegmentsDomain
 
-/// Why a stored file could not be used (SPEC P2).
+/// Why a stored file could not be used (see Behaviour P2).
 enum StoredFileProblem: Error, Hashable, Sendable {
     /// The file has no bytes: a write was interrupted before the first byte reached the disk.
     case empty
@@ -11,7 +11,7 @@ enum StoredFileProblem: Error, Hashable, Sendable {
     /// Written by a newer SDK in a format this one does not know.
     case futureVersion(Int)
     /// Not read at all: a symbolic link, not a regular file, another user's, or over the size cap
-    /// (SPEC P7).
+    /// (see Behaviour P7).
     case untrusted(UntrustedFile)
 
     /// A short reason, safe to log at any level: it never quotes the file's content.
@@ -33,11 +33,11 @@ enum StoredFileProblem: Error, Hashable, Sendable {
 ///
 /// Lines at warning level and above name only the file and the kind of damage, never content,
 /// customer ids or the storage path (it may contain the integration id); the decoder's detailed
-/// error is added only at verbose level (SPEC P4).
+/// error is added only at verbose level (see Behaviour P4).
 struct StoreDiagnostics: Sendable {
     /// Where the lines go.
     let logger: any SegmentsLogger
-    /// The first word of every line, e.g. `Segments:` (SPEC L1).
+    /// The first word of every line, e.g. `Segments:` (see Behaviour L1).
     let prefix: String
     /// What the file holds, e.g. `segment baseline`.
     let subject: String

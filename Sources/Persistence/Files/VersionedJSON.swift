@@ -8,7 +8,7 @@ protocol VersionedRecord: Codable {
 }
 
 /// Decoding of versioned JSON that tells apart the ways a stored file can be unusable, so the
-/// log says what happened (SPEC P2).
+/// log says what happened (see Behaviour P2).
 enum VersionedJSON {
     /// Just the version, read before the rest so a newer format is recognised as such rather
     /// than reported as damage.

@@ -2,11 +2,11 @@ import Foundation
 import SegmentsDomain
 
 /// Keeps every visitor's reporting segments in `visitor-segments.json` in the integration's storage
-/// directory (SPEC V3, P1).
+/// directory (see Behaviour V3, P1).
 ///
 /// Saves replace the file atomically and create it readable by the owner only, so a crash leaves
 /// either the old or the new file, never a mix. A damaged file is logged, set aside as
-/// `visitor-segments.json.corrupt-<n>` and read as "no segments" (SPEC P2). The file is read once,
+/// `visitor-segments.json.corrupt-<n>` and read as "no segments" (see Behaviour P2). The file is read once,
 /// on first use; later reads are answered from memory. Each save writes every visitor, which suits
 /// the handful of visitors one app install has.
 ///

@@ -4,7 +4,7 @@ import SegmentsEmulator
 import SegmentsTesting
 import Testing
 
-/// SPEC P4 for the `segments` command: keys come from `SEGMENTS_API_KEY` or `--api-key-file`,
+/// Behaviour P4 for the `segments` command: keys come from `SEGMENTS_API_KEY` or `--api-key-file`,
 /// never from an argument (visible in `ps` and shell history), and `--help` says so.
 @Suite(Hang.timeLimit(minutes: 2)) struct CLISecretsTests {
     private struct Run {

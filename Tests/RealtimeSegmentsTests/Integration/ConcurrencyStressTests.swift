@@ -87,7 +87,7 @@ import Testing
             }
         }
         // Reads in the completion form: its answer is queued on the delivery queue after the
-        // listener calls of the same fetch (SPEC G4), so once it arrives they have run.
+        // listener calls of the same fetch (see Behaviour G4), so once it arrives they have run.
         func readOnTheDeliveryQueue() async throws -> [Segment] {
             try await withCheckedContinuation { continuation in
                 client.getSegments(force: true, category: .discovery()) { continuation.resume(returning: $0) }

@@ -5,13 +5,13 @@ import SegmentsEmulator
 import SegmentsTesting
 import Testing
 
-/// SPEC E4 against real crashes: `segments track` (a separate process with file storage) is killed
+/// Behaviour E4 against real crashes: `segments track` (a separate process with file storage) is killed
 /// with SIGKILL at random moments, 20 times on one storage directory, with uploads slowed or
 /// failing so that items are queued when it dies; a last run only uploads. Every event the child
 /// reported as accepted must reach the emulator at least once, storage must load every time, every
 /// child must die by SIGKILL (`--hold` keeps it alive once its queue is empty), and most kills must
 /// hit a non-empty queue (the next run loads items). The event queue is synced by group commit
-/// (SPEC R2): what `trackEvent` wrote survives a SIGKILL without waiting for its fsync.
+/// (see Behaviour R2): what `trackEvent` wrote survives a SIGKILL without waiting for its fsync.
 @Suite(Hang.timeLimit(minutes: 2)) struct CrashTests {
     static let killedRuns = 20
     static let eventsPerRun = 12
@@ -168,7 +168,7 @@ final class TrackChild {
     private let lines = Locked<[String]>([])
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts `executable`; the API key reaches it through the environment (SPEC P4), never argv.
+    /// Starts `executable`; the API key reaches it through the environment (see Behaviour P4), never argv.
     init(executable: URL, arguments: [String], apiKey: String = "key") throws {
         process = Process()
         process.executableURL = executable

@@ -5,7 +5,7 @@ import SegmentsEmulator
 import SegmentsTesting
 import Testing
 
-/// SPEC P5: one process at a time owns a storage directory. Two `segments track` processes on one
+/// Behaviour P5: one process at a time owns a storage directory. Two `segments track` processes on one
 /// directory: the second gets a clear `.storage` error and touches nothing; nothing the first
 /// accepted is lost. Within one process, a second client is refused until the first stops.
 @Suite(Hang.timeLimit(minutes: 2)) struct DirectoryOwnerTests {

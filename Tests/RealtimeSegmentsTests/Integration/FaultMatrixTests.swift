@@ -7,7 +7,7 @@ import Testing
 
 /// Every fault the emulator can inject, against the real client over loopback: no crash, no
 /// listener called with bad data, the baseline kept, every read answered exactly once, and
-/// recovery once the server heals (issue 7, WIRE.md "Status handling", SPEC D9, G4, T7).
+/// recovery once the server heals (issue 7, Behaviour, wire format, "Status handling", see Behaviour D9, G4, T7).
 @Suite(Hang.timeLimit(minutes: 2)) struct FaultMatrixTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
@@ -45,7 +45,7 @@ import Testing
         defer { client.stop() }
         // The customer's segments are fixed on the server, so the listener's first load is the
         // only request before the fault: once it has been delivered nothing is in flight or owed,
-        // and the read below starts its own fetch (it cannot join an earlier one, SPEC G2).
+        // and the read below starts its own fetch (it cannot join an earlier one, see Behaviour G2).
         let cookie = try #require(client.customerCookie)
         harness.emulator.setFixedSegments(
             ["discovery": [EmulatorSegment(id: "browsers", segmentationId: "engagement")]], forCookie: cookie)

@@ -164,7 +164,7 @@ enum LiveMode: String, CaseIterable, Sendable, CustomStringConvertible {
         }
     }
 
-    // MARK: Where the requests go (WIRE.md), as the emulator logs them: encoded path and raw query.
+    // MARK: Where the requests go (the wire format (Behaviour)), as the emulator logs them: encoded path and raw query.
 
     func fetchPath() -> String {
         switch self {

@@ -5,7 +5,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-/// SPEC P6 over real loopback HTTP: the emulator answers a redirect whose `Location` is a second
+/// Behaviour P6 over real loopback HTTP: the emulator answers a redirect whose `Location` is a second
 /// listener on 127.0.0.1, and that listener must receive nothing — no header, no body.
 @Suite(Hang.timeLimit(minutes: 2)) struct RedirectTests {
     static let statuses = [301, 302, 303, 307, 308]

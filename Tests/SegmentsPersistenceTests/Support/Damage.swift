@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The ways a stored file can be unusable (SPEC P2), applied to a valid file's bytes.
+/// The ways a stored file can be unusable (see Behaviour P2), applied to a valid file's bytes.
 enum Damage: String, CaseIterable, CustomTestStringConvertible {
     /// Zero bytes.
     case empty
