@@ -73,10 +73,11 @@ extension SegmentsClient {
     public enum Backend: Sendable {
         /// Bloomreach Engagement, project or stream (the default backend).
         case bloomreach(BloomreachConfiguration)
-        /// Optimizely Data Platform audiences (see Behaviour O5): which of `candidates` the customer qualifies
-        /// for, listed as one category (`audiences` by default). The customer is identified as
-        /// ``ODPAudienceRepository/defaultIdentification`` says. ODP events are out of scope: tracked
-        /// events are not sent anywhere, but each still requests a segments reload (see Behaviour T3).
+        /// Optimizely Data Platform audiences (see Behaviour O5): which of `candidates` the
+        /// customer qualifies for, listed as one category (`audiences` by default). The customer is
+        /// identified by its `fs_user_id`, `vuid` or `registered` id, the first one it has, else by
+        /// its cookie as a `vuid`. ODP events are out of scope: tracked events are not sent
+        /// anywhere, but each still requests a segments reload (see Behaviour T3).
         case odp(ODPConfiguration, candidates: [String], category: SegmentCategory = .audiences())
         /// Any backend: the app's own repository and uploader. `id` names the integration's
         /// storage folder.

@@ -9,7 +9,7 @@ import Glibc
 import Musl
 #endif
 
-/// The live ``Clock``: `Date()` for wall time, and a monotonic clock that keeps counting while the
+/// The live `Clock` (the `SegmentsDomain` port): `Date()` for wall time, and a monotonic clock that keeps counting while the
 /// device sleeps for durations (see Behaviour T10).
 public struct SystemClock: Clock {
     /// Creates the clock.

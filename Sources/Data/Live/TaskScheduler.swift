@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// The live ``Scheduler``: each piece of work runs on its own task after a real-time sleep.
+/// The live `Scheduler` (the `SegmentsDomain` port): each piece of work runs on its own task after a real-time sleep.
 public struct TaskScheduler: Scheduler {
     /// Creates the scheduler.
     public init() {}

@@ -1,6 +1,6 @@
 /// The HTTP seam of the SDK: sends one request and returns the whole response.
 ///
-/// Every backend adapter (``BloomreachSegmentRepository``, ``BloomreachEventUploader``) talks to
+/// Every backend adapter (the Bloomreach and ODP repositories and the Bloomreach uploader) talks to
 /// the network only through this protocol, so an app can route the SDK's traffic through its own
 /// HTTP stack, and tests can answer without a network (`MockTransport` in `SegmentsTesting`).
 ///

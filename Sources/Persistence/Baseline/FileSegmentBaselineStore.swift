@@ -28,7 +28,7 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
     ///
     /// - Parameters:
     ///   - directory: the integration's storage directory, e.g.
-    ///     ``StorageLocation/defaultDirectory(integrationId:)``.
+    ///     a folder of the platform's application-support directory.
     ///   - logger: where recovery from a damaged file is reported. Customer ids are never logged.
     public convenience init(directory: URL, logger: any SegmentsLogger) {
         self.init(storage: StorageDirectory(url: directory), logger: logger)

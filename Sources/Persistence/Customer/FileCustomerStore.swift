@@ -27,7 +27,7 @@ public final class FileCustomerStore: CustomerStore {
     ///
     /// - Parameters:
     ///   - directory: the integration's storage directory, e.g.
-    ///     ``StorageLocation/defaultDirectory(integrationId:)``.
+    ///     a folder of the platform's application-support directory.
     ///   - logger: where recovery from a damaged file is reported. Customer ids are never logged.
     public convenience init(directory: URL, logger: any SegmentsLogger) {
         self.init(storage: StorageDirectory(url: directory), logger: logger)

@@ -41,7 +41,7 @@ public final class FileEventQueueStore: EventQueueStore {
     ///
     /// - Parameters:
     ///   - directory: the integration's storage directory, e.g.
-    ///     ``StorageLocation/defaultDirectory(integrationId:)``.
+    ///     a folder of the platform's application-support directory.
     ///   - logger: where recovery from a damaged file is reported. Queued content is never logged.
     public init(directory: URL, logger: any SegmentsLogger) {
         let diagnostics = StoreDiagnostics(

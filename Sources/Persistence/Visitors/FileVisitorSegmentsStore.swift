@@ -27,7 +27,7 @@ public final class FileVisitorSegmentsStore: VisitorSegmentsStore {
     /// Nothing is read or written until the first call.
     ///
     /// - Parameters:
-    ///   - directory: the storage directory, e.g. ``StorageLocation/defaultDirectory(integrationId:)``.
+    ///   - directory: the storage directory, e.g. a folder of the platform's application-support directory.
     ///   - logger: where recovery from a damaged file is reported. Visitor ids are never logged.
     public init(directory: URL, logger: any SegmentsLogger) {
         let diagnostics = StoreDiagnostics(
