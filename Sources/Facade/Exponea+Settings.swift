@@ -1,5 +1,6 @@
 import Foundation
 import SegmentsDomain
+import SegmentsNetworking
 
 extension Exponea {
     /// How requests are authorized (WIRE.md "Headers").
@@ -38,16 +39,28 @@ extension Exponea {
     }
 
     /// A Bloomreach Engagement **project** integration.
+    ///
+    /// Two settings are equal when their values are, and they hold the same provider instance (an
+    /// actor or class) or none; a provider of value type is equal only in copies of the settings it
+    /// was given to.
     public struct ProjectSettings: Sendable, Hashable {
         /// The project token.
         public var projectToken: String
-        /// The authorization of every request.
+        /// The authorization of every request that ``authorizationProvider`` gives no token for.
         public var authorization: Authorization
+        /// The app's refreshing token, as in stream mode: sent as `Authorization: Bearer <token>`
+        /// when it gives one, told about 401/403 (see ``BloomreachAuthorizationProvider``).
+        public var authorizationProvider: (any BloomreachAuthorizationProvider)? {
+            get { providerReference?.provider }
+            set { providerReference = newValue.map(AuthorizationProviderReference.init) }
+        }
         /// The API base URL; `https://api.exponea.com` by default. Plain `http` only for loopback
         /// unless ``allowsInsecureHTTP`` (SPEC P3).
         public var baseUrl: String
         /// Allows a plain-`http` base URL that is not loopback.
         public var allowsInsecureHTTP: Bool
+        /// The provider, compared by instance and printed without its contents (SPEC P4).
+        private var providerReference: AuthorizationProviderReference?
 
         /// Creates project settings.
         public init(
@@ -59,6 +72,19 @@ extension Exponea {
             self.baseUrl = baseUrl
             self.allowsInsecureHTTP = allowsInsecureHTTP
         }
+
+        /// Creates project settings whose requests are authorized by `authorizationProvider`'s
+        /// token, or by `authorization` while it gives none.
+        public init(
+            projectToken: String, authorization: Authorization = .none,
+            authorizationProvider: any BloomreachAuthorizationProvider, baseUrl: String = "https://api.exponea.com",
+            allowsInsecureHTTP: Bool = false
+        ) {
+            self.init(
+                projectToken: projectToken, authorization: authorization, baseUrl: baseUrl,
+                allowsInsecureHTTP: allowsInsecureHTTP)
+            self.authorizationProvider = authorizationProvider
+        }
     }
 
     /// A Bloomreach Data Hub **stream** integration.
@@ -67,20 +93,26 @@ extension Exponea {
         public var streamId: String
         /// The API base URL; `https://api.exponea.com` by default.
         public var baseUrl: String
-        /// Provides the JWT sent as `Authorization: Bearer <jwt>`, and hears about 401s.
-        public var authorizationProvider: (any StreamAuthorizationProvider)?
+        /// Provides the JWT sent as `Authorization: Bearer <jwt>`, and hears about 401/403 (see
+        /// ``BloomreachAuthorizationProvider``).
+        public var authorizationProvider: (any BloomreachAuthorizationProvider)? {
+            get { providerReference?.provider }
+            set { providerReference = newValue.map(AuthorizationProviderReference.init) }
+        }
         /// Allows a plain-`http` base URL that is not loopback.
         public var allowsInsecureHTTP: Bool
+        /// The provider, printed without its contents (SPEC P4).
+        private var providerReference: AuthorizationProviderReference?
 
         /// Creates stream settings.
         public init(
             streamId: String, baseUrl: String = "https://api.exponea.com",
-            authorizationProvider: (any StreamAuthorizationProvider)? = nil, allowsInsecureHTTP: Bool = false
+            authorizationProvider: (any BloomreachAuthorizationProvider)? = nil, allowsInsecureHTTP: Bool = false
         ) {
             self.streamId = streamId
             self.baseUrl = baseUrl
-            self.authorizationProvider = authorizationProvider
             self.allowsInsecureHTTP = allowsInsecureHTTP
+            self.authorizationProvider = authorizationProvider
         }
     }
 

@@ -9,9 +9,22 @@ import SegmentsNetworking
 /// thread and never crashes the app: a bad configuration, or a call before
 /// ``configure(_:flushingSetup:)-(ProjectSettings,_)`` or
 /// ``configure(_:flushingSetup:)-(StreamSettings,_)``, is refused with an error log line.
+///
+/// ``shared`` is just one instance: ``init(client:)`` builds another over any client, so code that
+/// takes an `Exponea` (and a ``SegmentationManager``) is unit-tested with a client built from the
+/// fakes of `SegmentsTesting`, never the process-wide integration:
+///
+/// ```swift
+/// let client = SegmentsClient(options: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler), storage: .inMemory))
+/// try client.configure(.init(backend: .custom(id: "test", repository: repository, uploader: uploader)))
+/// let exponea = Exponea(client: client)
+/// let banner = PromoBanner(exponea: exponea, segmentation: SegmentationManager(exponea: exponea))  // the app's code
+/// ```
 public final class Exponea: Sendable {
-    /// The shared instance, logging through ``logger``.
-    public static let shared = Exponea(client: SegmentsClient(options: SegmentsClient.Options(runtime: SegmentsRuntime(logger: Exponea.logger))))
+    /// The process-wide instance, logging through ``logger`` and calling back on
+    /// ``sharedDeliveryQueue``. It is built on first use (of `shared` or of
+    /// ``SegmentationManager/shared``).
+    public static let shared = Exponea.makeShared(logger: logger, deliveryQueue: sharedDeliveryQueueChoice)
 
     /// The log level and sink of the shared instance (SPEC L2, L3); settable before configure.
     public static let logger = SinkSegmentsLogger()
@@ -19,18 +32,33 @@ public final class Exponea: Sendable {
     /// The client behind the facade.
     public let client: SegmentsClient
 
-    /// A facade over `client`; `shared` is the one apps use.
-    package init(client: SegmentsClient) {
+    /// A facade over `client`, for code that takes its `Exponea` as a parameter (app code under
+    /// test, a second integration): ``shared`` is one instance, this builds others.
+    ///
+    /// It logs through `client`'s logger and calls back on its delivery queue (both from its
+    /// ``SegmentsClient/Options``); it is configured by its own `configure` calls, or already is
+    /// when `client` is. Facades over the same client share everything: they are one integration.
+    public init(client: SegmentsClient) {
         self.client = client
     }
 
+    /// The shared instance as it is built on first use: over a client with `logger` and the queue
+    /// chosen in `deliveryQueue`, which is fixed from then on.
+    package static func makeShared(
+        logger: any SegmentsLogger, deliveryQueue: ChosenUntilFirstUse<DispatchQueue>
+    ) -> Exponea {
+        Exponea(client: SegmentsClient(options: SegmentsClient.Options(runtime: SegmentsRuntime(logger: logger, deliveryQueue: deliveryQueue.use()))))
+    }
+
     /// Configures a Bloomreach Engagement project integration. Without `flushingSetup`, a
-    /// ``flushingMode`` set before applies (SPEC E2), else `.immediate`.
+    /// ``flushingMode`` set before applies (SPEC E2), else `.immediate`. A
+    /// ``ProjectSettings/authorizationProvider`` authorizes requests as in stream mode.
     public func configure(_ settings: ProjectSettings, flushingSetup: FlushingSetup? = nil) {
         configure(
             BloomreachConfiguration(
                 integration: .project(token: settings.projectToken), baseURL: settings.baseUrl,
-                authorization: settings.authorization.bloomreach, allowsInsecureHTTP: settings.allowsInsecureHTTP),
+                authorization: settings.authorization.bloomreach, authorizationProvider: settings.authorizationProvider,
+                allowsInsecureHTTP: settings.allowsInsecureHTTP),
             flushingSetup: flushingSetup)
     }
 
@@ -40,7 +68,7 @@ public final class Exponea: Sendable {
         configure(
             BloomreachConfiguration(
                 integration: .stream(id: settings.streamId), baseURL: settings.baseUrl,
-                streamAuthorization: settings.authorizationProvider, allowsInsecureHTTP: settings.allowsInsecureHTTP),
+                authorizationProvider: settings.authorizationProvider, allowsInsecureHTTP: settings.allowsInsecureHTTP),
             flushingSetup: flushingSetup)
     }
 

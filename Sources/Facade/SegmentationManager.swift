@@ -4,16 +4,21 @@ import SegmentsData
 
 /// The Exponea SDK's listener registry, kept so apps switch by changing their import.
 ///
-/// A thin adapter over `Exponea.shared.client`. Callbacks may be added before configure (they
-/// are served once configured, SPEC T2) and from any thread, in call order.
+/// A thin adapter over an ``Exponea``'s client. Callbacks may be added before configure (they
+/// are served once configured, SPEC T2) and from any thread, in call order; they are called on the
+/// client's delivery queue.
+///
+/// ``shared`` is just the registry of ``Exponea/shared``: ``init(exponea:)`` builds one over any
+/// `Exponea`, so code that registers callbacks is unit-tested with an injected client.
 public final class SegmentationManager: Sendable {
-    /// The shared instance.
+    /// The registry of ``Exponea/shared``.
     public static let shared = SegmentationManager(exponea: .shared)
 
     private let client: SegmentsClient
 
-    /// A registry over `exponea`'s client; `shared` is the one apps use.
-    package init(exponea: Exponea) {
+    /// The registry of `exponea`'s client: callbacks added here are served by that integration
+    /// and called on its delivery queue. Registries over the same client share their callbacks.
+    public init(exponea: Exponea) {
         client = exponea.client
     }
 

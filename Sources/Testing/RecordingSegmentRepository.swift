@@ -4,14 +4,16 @@ import SegmentsDomain
 /// A scriptable ``SegmentRepository`` that records every call.
 ///
 /// Answers come, in this order, from scripted one-off results (``failNextFetches(_:with:)``,
-/// ``answerNextFetch(with:)``), from answers per cookie, then from the answer for every cookie.
-/// The answer is chosen when the call starts, like a server would; with a ``delay`` (on the
-/// given scheduler's virtual time) it is returned that much later.
+/// ``answerNextFetch(with:)``), from answers per customer (``answer(_:forCustomerIds:)``, or
+/// ``answer(_:forCookie:)`` for the anonymous id), then from the answer for everyone. The answer is
+/// chosen when the call starts, like a server would; with a ``delay`` (on the given scheduler's
+/// virtual time) it is returned that much later.
 ///
 /// ```swift
 /// let scheduler = TestScheduler()
 /// let repository = RecordingSegmentRepository(scheduler: scheduler)
 /// repository.answer([.discovery(): [Segment(id: "s1", segmentationId: "g1")]])
+/// repository.answer([.discovery(): [vip]], forCustomerIds: ["registered": "jane@example.com"])
 /// repository.delay = 2
 /// ```
 public final class RecordingSegmentRepository: SegmentRepository, Sendable {
@@ -25,13 +27,22 @@ public final class RecordingSegmentRepository: SegmentRepository, Sendable {
 
     private struct State: Sendable {
         var defaultAnswer: SegmentsByCategory = [:]
-        var answersByCookie: [String: SegmentsByCategory] = [:]
+        /// Answers per customer, oldest first: the last one whose ids the customer has wins.
+        var answersByIds: [(ids: [String: String], answer: SegmentsByCategory)] = []
         var scriptedFetches: [Result<SegmentsByCategory, SegmentsError>] = []
         var scriptedLinks: [SegmentsError] = []
         var delay: TimeInterval = 0
         var calls: [Call] = []
         var callsInProgress = 0
         var peakCallsInProgress = 0
+
+        /// The last answer set for ids the customer has, else the answer for everyone.
+        func answer(for customer: CustomerIds) -> SegmentsByCategory {
+            let match = answersByIds.last { entry in
+                entry.ids.allSatisfy { customer.values[$0.key] == $0.value }
+            }
+            return match?.answer ?? defaultAnswer
+        }
 
         mutating func began() {
             callsInProgress += 1
@@ -53,10 +64,28 @@ public final class RecordingSegmentRepository: SegmentRepository, Sendable {
         set { state.withLock { $0.delay = newValue } }
     }
 
-    /// Sets the answer for `cookie`, or for every cookie without an answer of its own when `nil`.
+    /// Sets the answer for `cookie`, or for every customer without an answer of its own when `nil`.
+    ///
+    /// `answer(segments, forCookie: cookie)` is `answer(segments, forCustomerIds: ["cookie": cookie])`.
     public func answer(_ segments: SegmentsByCategory, forCookie cookie: String? = nil) {
+        guard let cookie else {
+            state.withLock { $0.defaultAnswer = segments }
+            return
+        }
+        answer(segments, forCustomerIds: [CustomerIds.cookieKey: cookie])
+    }
+
+    /// Sets the answer for every customer that has all of `ids`, whatever other ids it has: e.g.
+    /// `["registered": "jane@example.com"]` answers Jane once she is identified, whatever her
+    /// random cookie.
+    ///
+    /// When answers for several id maps match a customer, the one set last wins; setting an answer
+    /// for the same map again replaces it (and makes it the last set). An empty map matches every
+    /// customer, like ``answer(_:forCookie:)`` with `nil`, but comes before it.
+    public func answer(_ segments: SegmentsByCategory, forCustomerIds ids: [String: String]) {
         state.withLock { state in
-            if let cookie { state.answersByCookie[cookie] = segments } else { state.defaultAnswer = segments }
+            state.answersByIds.removeAll { $0.ids == ids }
+            state.answersByIds.append((ids, segments))
         }
     }
 
@@ -101,7 +130,7 @@ public final class RecordingSegmentRepository: SegmentRepository, Sendable {
             if !state.scriptedFetches.isEmpty {
                 result = state.scriptedFetches.removeFirst()
             } else {
-                result = .success(customer.cookie.flatMap { state.answersByCookie[$0] } ?? state.defaultAnswer)
+                result = .success(state.answer(for: customer))
             }
             return (result, state.delay)
         }

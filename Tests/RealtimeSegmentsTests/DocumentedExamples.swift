@@ -79,4 +79,16 @@ import Testing
         let shown = text.contains(nested)
         #expect(shown, "Docs/\(guide) no longer shows the ported test of DocumentedExamples verbatim")
     }
+
+    /// Docs/TestingWithFakes.md shows each of these files verbatim from its first import on.
+    @Test(arguments: ["DocumentedFacadeExample.swift", "DocumentedClientExample.swift"])
+    func t1_t3_t4_g2_theTestingGuideShowsTheExampleFilesVerbatim(file: String) throws {
+        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let root = here.deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("Docs/TestingWithFakes.md"), encoding: .utf8)
+        let source = try String(contentsOf: here.appendingPathComponent(file), encoding: .utf8)
+        let start = try #require(source.range(of: "import Foundation\n"))
+        let example = "```swift\n" + source[start.lowerBound...] + "```\n"
+        #expect(text.contains(example), "Docs/TestingWithFakes.md no longer shows \(file) verbatim")
+    }
 }

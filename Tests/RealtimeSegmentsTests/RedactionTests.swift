@@ -49,6 +49,15 @@ import Testing
             SegmentsClient.Configuration(
                 backend: .bloomreach(BloomreachConfiguration(integration: .stream(id: "S"), authorization: .token(secret))))
         ),
+        (
+            "ProjectSettings.authorizationProvider",
+            Exponea.ProjectSettings(projectToken: "T", authorizationProvider: HeldToken(jwt: secret))
+        ),
+        ("StreamSettings.authorizationProvider", Exponea.StreamSettings(streamId: "S", authorizationProvider: HeldTokenActor())),
+        (
+            "BloomreachConfiguration.authorizationProvider",
+            BloomreachConfiguration(integration: .project(token: "T"), authorizationProvider: HeldToken(jwt: secret))
+        ),
         ("SegmentsHTTPHeaders", headers),
         ("SegmentsHTTPHeaders.Field", SegmentsHTTPHeaders.Field(name: "COOKIE", value: secret)),
         ("SegmentsHTTPRequest", SegmentsHTTPRequest(url: URL(string: "https://api.example.com/x")!, headers: headers)),
@@ -69,6 +78,20 @@ import Testing
         #expect(Self.headers.description.contains("Proxy-Authorization: <redacted>"))
         #expect(Self.headers["cookie"] == "session=\(Self.secret)", "the value itself is still there to send")
     }
+}
+
+/// An app's token provider keeping its JWT in a stored property (a value and an actor): what the
+/// settings holding it print must not show it (see Behaviour P4).
+struct HeldToken: BloomreachAuthorizationProvider {
+    let jwt: String
+    func token() async -> String? { jwt }
+    func authorizationFailed() async {}
+}
+
+actor HeldTokenActor: BloomreachAuthorizationProvider {
+    let jwt = RedactionTests.secret
+    func token() async -> String? { jwt }
+    func authorizationFailed() async {}
 }
 
 /// Behaviour P4 for storage: the default folder of an ODP integration does not carry its API key.

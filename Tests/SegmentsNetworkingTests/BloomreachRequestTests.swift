@@ -70,26 +70,27 @@ import Testing
     }
 
     @Test func wire_streamModeUsesTheAppJWTAsBearer() async throws {
-        let harness = Harness(.stream(id: "S"), authorization: .token("IGNORED"), stream: TokenSequence(["jwt.a.b"]))
+        let harness = Harness(.stream(id: "S"), authorization: .token("IGNORED"), provider: TokenSequence(["jwt.a.b"]))
         for request in try await sendAll(harness) {
             #expect(request.headers["Authorization"] == "Bearer jwt.a.b")
         }
     }
 
     @Test func wire_streamModeWithoutAJWTFallsBackToTheStaticAuthorization() async throws {
-        let harness = Harness(.stream(id: "S"), authorization: .bearer("STATIC"), stream: TokenSequence([nil]))
+        let harness = Harness(.stream(id: "S"), authorization: .bearer("STATIC"), provider: TokenSequence([nil]))
         for request in try await sendAll(harness) {
             #expect(request.headers["Authorization"] == "Bearer STATIC")
         }
     }
 
-    @Test func wire_projectModeIgnoresAStreamTokenProvider() async throws {
-        let provider = TokenSequence(["jwt"])
-        let harness = Harness(.project(token: "T"), authorization: .token("KEY"), stream: provider)
-        for request in try await sendAll(harness) {
-            #expect(request.headers["Authorization"] == "Token KEY")
+    @Test func wire_projectModeUsesTheProvidersTokenAsBearerToo() async throws {
+        let provider = TokenSequence(["jwt.a.b"])
+        let harness = Harness(.project(token: "T"), authorization: .token("KEY"), provider: provider)
+        let requests = try await sendAll(harness)
+        for request in requests {
+            #expect(request.headers["Authorization"] == "Bearer jwt.a.b")
         }
-        #expect(provider.timeline.all.isEmpty)
+        #expect(provider.timeline.all == Array(repeating: "token jwt.a.b", count: requests.count), "asked once per request")
     }
 
     @Test func c4_linkBodyCarriesEveryIdExceptCookie() async throws {

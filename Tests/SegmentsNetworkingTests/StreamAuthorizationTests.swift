@@ -25,7 +25,7 @@ import Testing
                 }
             }, for: Self.path)
         }
-        return (Harness(Harness.stream, stream: provider, transport: transport, timeline: timeline), provider, timeline)
+        return (Harness(Harness.stream, provider: provider, transport: transport, timeline: timeline), provider, timeline)
     }
 
     @Test(arguments: [401, 403])
@@ -57,7 +57,7 @@ import Testing
         let transport = MockTransport(fallback: .status(200))
         transport.enqueue(.status(401), for: "/webxp/streams/STREAM/cookies/\(identified.cookie ?? "")/link-ids")
         transport.enqueue(.status(401), for: "/track/u/v1/customers/events")
-        let harness = Harness(Harness.stream, stream: provider, transport: transport, timeline: timeline)
+        let harness = Harness(Harness.stream, provider: provider, transport: transport, timeline: timeline)
         try await harness.repository.linkCustomerIds(identified)
         try await harness.uploader.upload(TrackedEvent(kind: .event(type: "x"), customerIds: identified, properties: [:], timestamp: Harness.now))
         #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer a", "Bearer b", "Bearer b", "Bearer c"])

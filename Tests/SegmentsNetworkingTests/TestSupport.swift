@@ -55,8 +55,8 @@ final class LogRecorder: SegmentsLogger {
     func messages(at level: LogLevel) -> [String] { lines.withLock { $0.filter { $0.0 == level }.map(\.1) } }
 }
 
-/// A stream JWT provider that hands out tokens from a list, one more after each refusal.
-final class TokenSequence: StreamAuthorizationProvider {
+/// A token provider (project or stream) that hands out tokens from a list, one more after each refusal.
+final class TokenSequence: BloomreachAuthorizationProvider {
     private let state: Locked<(tokens: [String?], index: Int, failures: Int)>
     let timeline: Timeline
 
@@ -92,7 +92,7 @@ struct Harness {
 
     init(
         _ integration: BloomreachIntegration = project, baseURL: String = "https://api.exponea.com",
-        authorization: BloomreachAuthorization = .none, stream provider: (any StreamAuthorizationProvider)? = nil,
+        authorization: BloomreachAuthorization = .none, provider: (any BloomreachAuthorizationProvider)? = nil,
         transport: MockTransport = MockTransport(fallback: .json("{}")), timeline: Timeline = Timeline(),
         loggerLevel: LogLevel = .verbose
     ) {
@@ -100,7 +100,7 @@ struct Harness {
         scheduler = RecordingSleeper(timeline: timeline)
         logger = LogRecorder(level: loggerLevel)
         configuration = BloomreachConfiguration(
-            integration: integration, baseURL: baseURL, authorization: authorization, streamAuthorization: provider)
+            integration: integration, baseURL: baseURL, authorization: authorization, authorizationProvider: provider)
     }
 
     var repository: BloomreachSegmentRepository {

@@ -2,9 +2,9 @@ import Foundation
 import SegmentsDomain
 
 /// What the Bloomreach adapters share: building requests (URL, headers, authorization), sending
-/// them, mapping statuses to ``SegmentsError``, and the stream-mode authorization retry.
+/// them, mapping statuses to ``SegmentsError``, and the authorization retry of a token provider.
 struct BloomreachClient: Sendable {
-    /// The wait before retrying a request whose stream token was refused (WIRE.md).
+    /// The wait before retrying a request whose provided token was refused (WIRE.md).
     static let authorizationRetryDelay: TimeInterval = 1
 
     let configuration: BloomreachConfiguration
@@ -15,16 +15,19 @@ struct BloomreachClient: Sendable {
 
     /// Sends `endpoint` with `body` and returns the 2xx response.
     ///
-    /// In stream mode with a ``StreamAuthorizationProvider``, a 401/403 is reported to the
-    /// provider and the request is retried once, after ``authorizationRetryDelay`` on the
-    /// scheduler, with the provider's token at that moment.
+    /// With a ``BloomreachAuthorizationProvider`` (project or stream mode), each attempt asks it
+    /// for its token; a 401/403 is reported to the provider and the request is retried once, after
+    /// ``authorizationRetryDelay`` on the scheduler, with the provider's token at that moment.
     ///
-    /// - Throws: ``SegmentsError`` for a bad configuration, a failed transport or a non-2xx status.
+    /// - Throws: ``SegmentsError`` for a bad configuration, a provider that threw, a failed
+    ///   transport or a non-2xx status.
     func send(_ endpoint: BloomreachEndpoint, body: Data? = nil) async throws -> SegmentsHTTPResponse {
-        let provider = streamProvider
+        let provider = configuration.authorizationProvider
         var refusals = 0
         while true {
-            let request = try self.request(for: endpoint, body: body, jwt: await provider?.token())
+            var token: String?
+            if let provider { token = try await Self.token(from: provider, operation: endpoint.operation) }
+            let request = try self.request(for: endpoint, body: body, token: token)
             let response: SegmentsHTTPResponse
             do {
                 response = try await transport.send(request)
@@ -39,7 +42,7 @@ struct BloomreachClient: Sendable {
             guard refusals == 1 else { throw failure }
             logger.log(
                 .warning,
-                "Segments: \(endpoint.operation) was refused (HTTP \(response.status)), retrying once with a refreshed stream token")
+                "Segments: \(endpoint.operation) was refused (HTTP \(response.status)), retrying once with a refreshed token")
             await scheduler.sleep(for: Self.authorizationRetryDelay)
             if Task.isCancelled {
                 throw SegmentsError(.cancelled, "\(endpoint.operation) was cancelled", underlying: CancellationError())
@@ -47,12 +50,28 @@ struct BloomreachClient: Sendable {
         }
     }
 
+    /// The provider's token; what it throws becomes `.unauthorized` (`.cancelled` for a
+    /// cancellation), its message naming only the error's type (SPEC P4).
+    private static func token(
+        from provider: any BloomreachAuthorizationProvider, operation: String
+    ) async throws -> String? {
+        do {
+            return try await provider.token()
+        } catch is CancellationError {
+            throw SegmentsError(.cancelled, "\(operation) was cancelled", underlying: CancellationError())
+        } catch {
+            throw SegmentsError(
+                .unauthorized, "\(operation) was not sent: the authorization provider failed (\(type(of: error)))",
+                underlying: error)
+        }
+    }
+
     /// The request for `endpoint`: URL per WIRE.md, JSON headers, authorization and user agent.
-    func request(for endpoint: BloomreachEndpoint, body: Data?, jwt: String?) throws -> SegmentsHTTPRequest {
+    func request(for endpoint: BloomreachEndpoint, body: Data?, token: String?) throws -> SegmentsHTTPRequest {
         let route = endpoint.route(for: configuration.integration)
         let url = try configuration.validatedBaseURL().appending(path: route.path, query: route.query)
         var headers: SegmentsHTTPHeaders = ["Content-Type": "application/json", "Accept": "application/json"]
-        if let authorization = authorizationHeader(jwt: jwt) {
+        if let authorization = authorizationHeader(token: token) {
             headers["Authorization"] = authorization
         }
         if let userAgent = configuration.userAgent {
@@ -62,17 +81,11 @@ struct BloomreachClient: Sendable {
             method: endpoint.method, url: url, headers: headers, body: body, timeout: configuration.requestTimeout)
     }
 
-    /// `Bearer <jwt>` in stream mode when the app provided a JWT, else the static authorization.
-    func authorizationHeader(jwt: String?) -> String? {
-        if case .stream = configuration.integration, let jwt, !jwt.isEmpty {
-            return "Bearer \(jwt)"
+    /// `Bearer <token>` when the provider gave a token, in either mode; else the static authorization.
+    func authorizationHeader(token: String?) -> String? {
+        if let token, !token.isEmpty {
+            return "Bearer \(token)"
         }
         return configuration.authorization.headerValue
-    }
-
-    /// The JWT provider, only in stream mode.
-    private var streamProvider: (any StreamAuthorizationProvider)? {
-        guard case .stream = configuration.integration else { return nil }
-        return configuration.streamAuthorization
     }
 }

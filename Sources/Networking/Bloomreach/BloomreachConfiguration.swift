@@ -12,10 +12,17 @@ public struct BloomreachConfiguration: Sendable {
     public var integration: BloomreachIntegration
     /// The API base URL; endpoint paths are joined to it with exactly one `/`.
     public var baseURL: String
-    /// The static `Authorization` header.
+    /// The static `Authorization` header, sent when no ``authorizationProvider`` gives a token.
     public var authorization: BloomreachAuthorization
-    /// Stream mode only: the app's JWT source, used instead of ``authorization`` when it has a token.
-    public var streamAuthorization: (any StreamAuthorizationProvider)?
+    /// The app's token source, project or stream mode alike: its token is sent as
+    /// `Authorization: Bearer <token>` instead of ``authorization``, and it hears about 401/403
+    /// (see ``BloomreachAuthorizationProvider``).
+    public var authorizationProvider: (any BloomreachAuthorizationProvider)? {
+        get { providerReference?.provider }
+        set { providerReference = newValue.map(AuthorizationProviderReference.init) }
+    }
+    /// The provider, kept so that printing the configuration never shows what it holds (SPEC P4).
+    private var providerReference: AuthorizationProviderReference?
     /// Whether a plain `http` base URL is allowed for a non-loopback host (SPEC P3); `false` by default.
     public var allowsInsecureHTTP: Bool
     /// The deadline of each request, in seconds: more than 0, at most 300 (SPEC P7).
@@ -28,7 +35,7 @@ public struct BloomreachConfiguration: Sendable {
         integration: BloomreachIntegration,
         baseURL: String = defaultBaseURL,
         authorization: BloomreachAuthorization = .none,
-        streamAuthorization: (any StreamAuthorizationProvider)? = nil,
+        authorizationProvider: (any BloomreachAuthorizationProvider)? = nil,
         allowsInsecureHTTP: Bool = false,
         requestTimeout: TimeInterval = 10,
         userAgent: String? = defaultUserAgent
@@ -36,10 +43,34 @@ public struct BloomreachConfiguration: Sendable {
         self.integration = integration
         self.baseURL = baseURL
         self.authorization = authorization
-        self.streamAuthorization = streamAuthorization
+        self.providerReference = authorizationProvider.map(AuthorizationProviderReference.init)
         self.allowsInsecureHTTP = allowsInsecureHTTP
         self.requestTimeout = requestTimeout
         self.userAgent = userAgent
+    }
+
+    /// Creates a configuration with a token provider, under its name from when it served streams only.
+    @available(*, deprecated, renamed: "init(integration:baseURL:authorization:authorizationProvider:allowsInsecureHTTP:requestTimeout:userAgent:)")
+    public init(
+        integration: BloomreachIntegration,
+        baseURL: String = defaultBaseURL,
+        authorization: BloomreachAuthorization = .none,
+        streamAuthorization: (any BloomreachAuthorizationProvider)?,
+        allowsInsecureHTTP: Bool = false,
+        requestTimeout: TimeInterval = 10,
+        userAgent: String? = defaultUserAgent
+    ) {
+        self.init(
+            integration: integration, baseURL: baseURL, authorization: authorization,
+            authorizationProvider: streamAuthorization, allowsInsecureHTTP: allowsInsecureHTTP,
+            requestTimeout: requestTimeout, userAgent: userAgent)
+    }
+
+    /// The token provider, under its name from when it served streams only.
+    @available(*, deprecated, renamed: "authorizationProvider")
+    public var streamAuthorization: (any BloomreachAuthorizationProvider)? {
+        get { authorizationProvider }
+        set { authorizationProvider = newValue }
     }
 
     /// Checks the settings without sending anything: the base URL (absolute, `https` unless allowed

@@ -33,7 +33,7 @@ final class EndToEndHarness: Sendable {
     func makeClient(
         integration: BloomreachIntegration = .project(token: "project"),
         authorization: BloomreachAuthorization = .token("key"),
-        stream: (any StreamAuthorizationProvider)? = nil, timings: SegmentationTimings = EndToEndHarness.timings,
+        stream: (any BloomreachAuthorizationProvider)? = nil, timings: SegmentationTimings = EndToEndHarness.timings,
         requestTimeout: TimeInterval = 5, clock: any Clock = SystemClock(),
         storage: SegmentsClient.Options.Storage? = nil
     ) throws -> SegmentsClient {
@@ -42,8 +42,11 @@ final class EndToEndHarness: Sendable {
                 backend: .bloomreach(
                     BloomreachConfiguration(
                         integration: integration, baseURL: baseURL.absoluteString, authorization: authorization,
-                        streamAuthorization: stream, requestTimeout: requestTimeout))),
-            options: .init(runtime: SegmentsRuntime(clock: clock, logger: logger), timings: timings, uploadRetry: RetryBackoff(initial: 0.05, maximum: 0.2), transport: URLSessionSegmentsTransport(), storage: storage ?? .directory(directory.url)))
+                        authorizationProvider: stream, requestTimeout: requestTimeout))),
+            options: .init(
+                runtime: SegmentsRuntime(clock: clock, logger: logger), timings: timings,
+                uploadRetry: RetryBackoff(initial: 0.05, maximum: 0.2), transport: URLSessionSegmentsTransport(),
+                storage: storage ?? .directory(directory.url)))
     }
 
     func tearDown() {

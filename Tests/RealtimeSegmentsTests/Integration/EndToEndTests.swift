@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func streamModeUsesTheStreamEndpointsAndTheAppsJWT() async throws {
-        struct Tokens: StreamAuthorizationProvider {
+        struct Tokens: BloomreachAuthorizationProvider {
             func token() async -> String? { "jwt-1" }
             func authorizationFailed() async {}
         }

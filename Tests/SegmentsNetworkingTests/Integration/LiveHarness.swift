@@ -27,7 +27,7 @@ struct LiveHarness {
     ///
     /// - Parameters:
     ///   - requireCredentials: make the emulator refuse requests without `mode`'s credentials.
-    ///   - refreshesStreamToken: stream mode only: send the JWT from a `StreamAuthorizationProvider`
+    ///   - refreshesStreamToken: stream mode only: send the JWT from a `BloomreachAuthorizationProvider`
     ///     (so a 401/403 is retried once), or as a static `.bearer` (so a 401/403 fails at once).
     ///   - requestTimeout: the configuration's per-request deadline (it overrides the transport's).
     ///   - maximumResponseSize: the transport's response cap.
@@ -50,7 +50,7 @@ struct LiveHarness {
     /// Starts an emulator and wires the adapters for exactly these settings.
     init(
         _ integration: BloomreachIntegration, authorization: BloomreachAuthorization = .none,
-        stream provider: (any StreamAuthorizationProvider)? = nil, requestTimeout: TimeInterval = 5,
+        stream provider: (any BloomreachAuthorizationProvider)? = nil, requestTimeout: TimeInterval = 5,
         maximumResponseSize: Int = URLSessionSegmentsTransport.defaultMaximumResponseSize,
         timeline: Timeline = Timeline(), emulatorLimits: EmulatorLimits = EmulatorLimits()
     ) throws {
@@ -61,7 +61,7 @@ struct LiveHarness {
         logger = LogRecorder()
         configuration = BloomreachConfiguration(
             integration: integration, baseURL: baseURL.absoluteString, authorization: authorization,
-            streamAuthorization: provider, requestTimeout: requestTimeout)
+            authorizationProvider: provider, requestTimeout: requestTimeout)
     }
 
     /// Stops the emulator: closes its listener and connections and waits for its threads.
@@ -141,7 +141,7 @@ enum LiveMode: String, CaseIterable, Sendable, CustomStringConvertible {
     }
 
     /// A provider that always hands out the same JWT (stream mode only).
-    var streamProvider: (any StreamAuthorizationProvider)? {
+    var streamProvider: (any BloomreachAuthorizationProvider)? {
         switch self {
         case .project: nil
         case .stream: TokenSequence([Self.jwt, Self.jwt, Self.jwt])

@@ -1,0 +1,48 @@
+import Foundation
+import SegmentsDomain
+import SegmentsTesting
+import Testing
+
+/// The lock the test kit ships for users' own doubles (issue 16, item 6).
+@Suite(Hang.timeLimit(minutes: 2)) struct LockedValueTests {
+    /// A user's double, `Sendable` without `@unchecked`: its state is all in a `LockedValue`.
+    final class Told: Sendable {
+        private let lists = LockedValue<[[Segment]]>([])
+        func record(_ list: [Segment]) { lists.withLock { $0.append(list) } }
+        var all: [[Segment]] { lists.value }
+    }
+
+    @Test func concurrentChangesAreNeverLost() async {
+        let count = LockedValue(0)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask { for _ in 0..<1_000 { count.withLock { $0 += 1 } } }
+            }
+        }
+        DispatchQueue.concurrentPerform(iterations: 1_000) { _ in count.withLock { $0 += 1 } }
+        #expect(count.value == 9_000)
+    }
+
+    @Test func withLockReturnsWhatItsBodyReturnsAndKeepsItsChanges() throws {
+        let names = LockedValue(["a"])
+        let size = names.withLock { names -> Int in
+            names.append("b")
+            return names.count
+        }
+        #expect(size == 2)
+        #expect(names.value == ["a", "b"])
+        struct Refused: Error {}
+        #expect(throws: Refused.self) { try names.withLock { _ in throw Refused() } }
+        #expect(names.value == ["a", "b"])
+    }
+
+    @Test func d8_aDoubleRecordsWhatItIsToldFromAnotherQueue() {
+        let told = Told()
+        let queue = DispatchQueue(label: "delivery")
+        let segment = Segment(id: "s1", segmentationId: "g1")
+        queue.async { told.record([segment]) }
+        queue.async { told.record([]) }
+        queue.sync {}
+        #expect(told.all == [[segment], []])
+    }
+}
