@@ -3,10 +3,10 @@ import SegmentsDomain
 import SegmentsNetworking
 
 extension Exponea {
-    /// How requests are authorized (WIRE.md "Headers").
+    /// How requests are authorized (Behaviour, wire format, "Requests").
     ///
     /// Printing never shows the credential — `description`, `debugDescription`, `dump` and `Mirror`
-    /// alike (SPEC P4).
+    /// alike (see Behaviour P4).
     public enum Authorization: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
         CustomReflectable
     {
@@ -55,11 +55,11 @@ extension Exponea {
             set { providerReference = newValue.map(AuthorizationProviderReference.init) }
         }
         /// The API base URL; `https://api.exponea.com` by default. Plain `http` only for loopback
-        /// unless ``allowsInsecureHTTP`` (SPEC P3).
+        /// unless ``allowsInsecureHTTP`` (see Behaviour P3).
         public var baseUrl: String
         /// Allows a plain-`http` base URL that is not loopback.
         public var allowsInsecureHTTP: Bool
-        /// The provider, compared by instance and printed without its contents (SPEC P4).
+        /// The provider, compared by instance and printed without its contents (see Behaviour P4).
         private var providerReference: AuthorizationProviderReference?
 
         /// Creates project settings.
@@ -101,7 +101,7 @@ extension Exponea {
         }
         /// Allows a plain-`http` base URL that is not loopback.
         public var allowsInsecureHTTP: Bool
-        /// The provider, printed without its contents (SPEC P4).
+        /// The provider, printed without its contents (see Behaviour P4).
         private var providerReference: AuthorizationProviderReference?
 
         /// Creates stream settings.
@@ -116,7 +116,7 @@ extension Exponea {
         }
     }
 
-    /// When tracked events are uploaded (SPEC E2).
+    /// When tracked events are uploaded (see Behaviour E2).
     public enum FlushingMode: Sendable, Hashable {
         /// Upload after each event: the default, and what accurate segments need.
         case immediate

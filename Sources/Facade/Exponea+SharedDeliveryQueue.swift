@@ -4,7 +4,7 @@ import SegmentsData
 
 extension Exponea {
     /// The serial queue on which ``shared`` calls listeners (``SegmentationManager/shared``'s
-    /// callbacks) and completion handlers (SPEC D8): by default a queue of its own, never the
+    /// callbacks) and completion handlers (see Behaviour D8): by default a queue of its own, never the
     /// caller's thread. Choose `.main` in an app that updates its UI from those callbacks.
     ///
     /// The shared instance takes the queue when it is built, on the first use of `Exponea.shared`

@@ -3,7 +3,7 @@ import SegmentsDomain
 import SegmentsNetworking
 
 /// A fake Optimizely Data Platform GraphQL endpoint for ``MockTransport``: it reads each request's
-/// identifier field and variables (WIRE.md "ODP") and answers per user, so tests run the real ODP
+/// identifier field and variables (Behaviour, wire format, "ODP audiences query") and answers per user, so tests run the real ODP
 /// adapter (`AudienceSegmentsClient(odp:…)`, `.odp` backend) without a network.
 ///
 /// ```swift

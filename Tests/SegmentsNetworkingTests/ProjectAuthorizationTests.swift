@@ -27,13 +27,13 @@ final class AppTokens: BloomreachAuthorizationProvider {
     func authorizationFailed() async { state.withLock { $0.refusals += 1 } }
 }
 
-/// An app's error whose text must not reach the SDK's messages or logs (SPEC P4).
+/// An app's error whose text must not reach the SDK's messages or logs (see Behaviour P4).
 struct TokenServiceDown: Error, CustomStringConvertible {
     var description: String { "token service down, last jwt-secret-7" }
 }
 
-/// Project mode with an authorization provider: the same rules as stream mode (WIRE.md "Headers",
-/// "Status handling"; SPEC P4), which `StreamAuthorizationTests` covers for streams.
+/// Project mode with an authorization provider: the same rules as stream mode (Behaviour, wire format, "Requests",
+/// "Status handling"; see Behaviour P4), which `StreamAuthorizationTests` covers for streams.
 @Suite(Hang.timeLimit(minutes: 2)) struct ProjectAuthorizationTests {
     private static let path = "/webxp/projects/TOKEN/segments"
 

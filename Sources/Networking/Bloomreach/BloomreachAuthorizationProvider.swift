@@ -3,7 +3,7 @@
 ///
 /// Every request asks ``token()`` first and carries `Authorization: Bearer <token>` when it returns
 /// a non-empty token; when it returns `nil` (or `""`), the configuration's static
-/// ``BloomreachAuthorization`` is sent instead (WIRE.md "Headers"). A refreshed token is used from
+/// ``BloomreachAuthorization`` is sent instead (Behaviour, wire format, "Requests"). A refreshed token is used from
 /// the next request on.
 ///
 /// When the backend answers 401 or 403, the SDK calls ``authorizationFailed()`` so the app can
@@ -12,8 +12,8 @@
 ///
 /// When ``token()`` throws, nothing is sent: the request fails with `.unauthorized` (`.cancelled`
 /// for a `CancellationError`), the thrown error as its ``SegmentsError/underlying``. Like a 401, it
-/// never drops a tracked event: the queue waits and tries again with backoff (SPEC E3). Neither the
-/// token nor the thrown error's text is put in a log line or an error message (SPEC P4).
+/// never drops a tracked event: the queue waits and tries again with backoff (see Behaviour E3). Neither the
+/// token nor the thrown error's text is put in a log line or an error message (see Behaviour P4).
 ///
 /// ```swift
 /// actor AppTokens: BloomreachAuthorizationProvider {
@@ -42,7 +42,7 @@ public typealias StreamAuthorizationProvider = BloomreachAuthorizationProvider
 
 /// An app's provider held as a value: equal only to the same instance (an actor or class) or to
 /// copies of the same reference, and printed or reflected without its contents, so the settings
-/// holding it stay `Hashable` and never show a token the provider keeps (SPEC P4).
+/// holding it stay `Hashable` and never show a token the provider keeps (see Behaviour P4).
 package struct AuthorizationProviderReference: Hashable, Sendable, CustomStringConvertible,
     CustomDebugStringConvertible, CustomReflectable
 {

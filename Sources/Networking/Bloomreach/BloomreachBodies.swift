@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// The JSON bodies of the Bloomreach `POST` requests (WIRE.md).
+/// The JSON bodies of the Bloomreach `POST` requests (the wire format (Behaviour)).
 enum BloomreachBodies {
     /// `{"external_ids": {…}}`: every id of the customer except `cookie`.
     static func linkIds(_ customer: CustomerIds) throws -> Data {

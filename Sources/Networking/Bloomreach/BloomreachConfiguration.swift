@@ -21,11 +21,11 @@ public struct BloomreachConfiguration: Sendable {
         get { providerReference?.provider }
         set { providerReference = newValue.map(AuthorizationProviderReference.init) }
     }
-    /// The provider, kept so that printing the configuration never shows what it holds (SPEC P4).
+    /// The provider, kept so that printing the configuration never shows what it holds (see Behaviour P4).
     private var providerReference: AuthorizationProviderReference?
-    /// Whether a plain `http` base URL is allowed for a non-loopback host (SPEC P3); `false` by default.
+    /// Whether a plain `http` base URL is allowed for a non-loopback host (see Behaviour P3); `false` by default.
     public var allowsInsecureHTTP: Bool
-    /// The deadline of each request, in seconds: more than 0, at most 300 (SPEC P7).
+    /// The deadline of each request, in seconds: more than 0, at most 300 (see Behaviour P7).
     public var requestTimeout: TimeInterval
     /// The `User-Agent` header, or `nil` to send none.
     public var userAgent: String?
@@ -75,7 +75,7 @@ public struct BloomreachConfiguration: Sendable {
 
     /// Checks the settings without sending anything: the base URL (absolute, `https` unless allowed
     /// otherwise), a non-empty project token or stream id, and a request time-out that is finite,
-    /// more than 0 and at most 300 s (SPEC P7).
+    /// more than 0 and at most 300 s (see Behaviour P7).
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`. The adapters check the same before
     ///   every request, so calling this is optional; it lets an app fail early.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The four Bloomreach requests of WIRE.md, and where each goes in either integration.
+/// The four Bloomreach requests of the wire format (Behaviour), and where each goes in either integration.
 enum BloomreachEndpoint: Hashable, Sendable {
     /// `GET …/segments?cookie={cookie}`.
     case segments(cookie: String)

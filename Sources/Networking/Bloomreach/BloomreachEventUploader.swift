@@ -1,8 +1,8 @@
 import Foundation
 import SegmentsDomain
 
-/// The default ``EventUploader``: one Bloomreach tracking request per queued item (WIRE.md
-/// "Tracking", SPEC E3), for a project or a Data Hub stream.
+/// The default ``EventUploader``: one Bloomreach tracking request per queued item (the wire format (Behaviour)
+/// "Tracking", see Behaviour E3), for a project or a Data Hub stream.
 ///
 /// An event goes to `…/customers/events` with its `event_type`; a customer update goes to
 /// `…/customers` without one. Both carry the `customer_ids` stamped on the item when it was
@@ -11,7 +11,7 @@ import SegmentsDomain
 /// Failures throw ``SegmentsError`` as ``BloomreachSegmentRepository`` does; properties that have no
 /// JSON form (a NaN or infinite number) throw `.invalidConfiguration`, which is permanent.
 package struct BloomreachEventUploader: EventUploader {
-    private let client: BloomreachClient
+    private let sender: BloomreachRequestSender
 
     /// Creates an uploader.
     ///
@@ -25,7 +25,7 @@ package struct BloomreachEventUploader: EventUploader {
         configuration: BloomreachConfiguration, transport: any SegmentsTransport, scheduler: any Scheduler,
         clock: any Clock, logger: any SegmentsLogger
     ) {
-        client = BloomreachClient(
+        sender = BloomreachRequestSender(
             configuration: configuration, transport: transport, scheduler: scheduler, clock: clock, logger: logger)
     }
 
@@ -36,6 +36,6 @@ package struct BloomreachEventUploader: EventUploader {
         case .event: endpoint = .event
         case .customerUpdate: endpoint = .customerUpdate
         }
-        _ = try await client.send(endpoint, body: BloomreachBodies.tracking(event))
+        _ = try await sender.send(endpoint, body: BloomreachBodies.tracking(event))
     }
 }

@@ -1,4 +1,4 @@
-/// Which Bloomreach Engagement integration the SDK talks to (WIRE.md).
+/// Which Bloomreach Engagement integration the SDK talks to (the wire format (Behaviour)).
 public enum BloomreachIntegration: Sendable, Hashable {
     /// A project, identified by its project token: `/webxp/projects/{token}/…`, `/track/v2/projects/{token}/…`.
     case project(token: String)
@@ -6,10 +6,10 @@ public enum BloomreachIntegration: Sendable, Hashable {
     case stream(id: String)
 }
 
-/// The static `Authorization` header of Bloomreach requests (WIRE.md "Headers").
+/// The static `Authorization` header of Bloomreach requests (Behaviour, wire format, "Requests").
 ///
 /// Printing never shows the credential — `description`, `debugDescription`, `dump` and `Mirror`
-/// alike — so it is safe to log (SPEC P4).
+/// alike — so it is safe to log (see Behaviour P4).
 public enum BloomreachAuthorization: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {

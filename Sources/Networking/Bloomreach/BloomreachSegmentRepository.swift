@@ -2,7 +2,7 @@ import Foundation
 import SegmentsDomain
 
 /// The default ``SegmentRepository``: real-time segments from Bloomreach Engagement, for a project
-/// or a Data Hub stream (WIRE.md "Fetch segments", "Link customer ids").
+/// or a Data Hub stream (Behaviour, wire format, "Requests" and "Segment answers").
 ///
 /// ```swift
 /// let repository = BloomreachSegmentRepository(
@@ -16,7 +16,7 @@ import SegmentsDomain
 /// ``SegmentsError/isTransient``, with ``SegmentsError/retryAfter`` from `Retry-After`),
 /// `.unauthorized`, `.invalidResponse` (a malformed 2xx body), `.cancelled`.
 package struct BloomreachSegmentRepository: SegmentRepository {
-    private let client: BloomreachClient
+    private let sender: BloomreachRequestSender
 
     /// Creates a repository.
     ///
@@ -30,7 +30,7 @@ package struct BloomreachSegmentRepository: SegmentRepository {
         configuration: BloomreachConfiguration, transport: any SegmentsTransport, scheduler: any Scheduler,
         clock: any Clock, logger: any SegmentsLogger
     ) {
-        client = BloomreachClient(
+        sender = BloomreachRequestSender(
             configuration: configuration, transport: transport, scheduler: scheduler, clock: clock, logger: logger)
     }
 
@@ -40,21 +40,21 @@ package struct BloomreachSegmentRepository: SegmentRepository {
     /// from the answer means no segments in it.
     package func fetchSegments(for customer: CustomerIds) async throws -> SegmentsByCategory {
         let cookie = try Self.cookie(of: customer)
-        let response = try await client.send(.segments(cookie: cookie))
-        return try BloomreachSegmentsDecoder.decode(response.body, logger: client.logger)
+        let response = try await sender.send(.segments(cookie: cookie))
+        return try BloomreachSegmentsDecoder.decode(response.body, logger: sender.logger)
     }
 
     /// Links the customer's hard ids to its cookie: `POST …/cookies/{cookie}/link-ids` with
     /// `{"external_ids": {…}}`. Does nothing for a customer without hard ids.
     ///
     /// A failed request throws `.linkFailed` wrapping the request's error, with its HTTP status and
-    /// `Retry-After`, so ``SegmentsError/isTransient`` follows the cause (SPEC C4).
+    /// `Retry-After`, so ``SegmentsError/isTransient`` follows the cause (see Behaviour C4).
     package func linkCustomerIds(_ customer: CustomerIds) async throws {
         let cookie = try Self.cookie(of: customer)
         guard customer.hasHardIds else { return }
         let body = try BloomreachBodies.linkIds(customer)
         do {
-            _ = try await client.send(.linkIds(cookie: cookie), body: body)
+            _ = try await sender.send(.linkIds(cookie: cookie), body: body)
         } catch let error as SegmentsError {
             switch error.code {
             case .network, .timeout, .httpStatus, .unauthorized, .invalidResponse:

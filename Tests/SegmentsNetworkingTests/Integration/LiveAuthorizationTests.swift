@@ -7,7 +7,7 @@ import Testing
 
 extension LiveIntegrationTests {
     /// Credentials over real loopback HTTP: an emulator that requires them refuses wrong ones with 401,
-    /// and stream mode refreshes a refused JWT once (WIRE.md "Status handling").
+    /// and stream mode refreshes a refused JWT once (Behaviour, wire format, "Status handling").
     @Suite(Hang.timeLimit(minutes: 2)) struct LiveAuthorizationTests {
         @Test func wire_projectWithAWrongAPIKeyIsUnauthorizedOnEveryEndpoint() async throws {
             let live = try LiveHarness(.project(token: "TOKEN"), authorization: .token("WRONG"))

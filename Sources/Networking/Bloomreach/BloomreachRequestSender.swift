@@ -3,8 +3,8 @@ import SegmentsDomain
 
 /// What the Bloomreach adapters share: building requests (URL, headers, authorization), sending
 /// them, mapping statuses to ``SegmentsError``, and the authorization retry of a token provider.
-struct BloomreachClient: Sendable {
-    /// The wait before retrying a request whose provided token was refused (WIRE.md).
+struct BloomreachRequestSender: Sendable {
+    /// The wait before retrying a request whose provided token was refused (the wire format (Behaviour)).
     static let authorizationRetryDelay: TimeInterval = 1
 
     let configuration: BloomreachConfiguration
@@ -51,7 +51,7 @@ struct BloomreachClient: Sendable {
     }
 
     /// The provider's token; what it throws becomes `.unauthorized` (`.cancelled` for a
-    /// cancellation), its message naming only the error's type (SPEC P4).
+    /// cancellation), its message naming only the error's type (see Behaviour P4).
     private static func token(
         from provider: any BloomreachAuthorizationProvider, operation: String
     ) async throws -> String? {
@@ -66,7 +66,7 @@ struct BloomreachClient: Sendable {
         }
     }
 
-    /// The request for `endpoint`: URL per WIRE.md, JSON headers, authorization and user agent.
+    /// The request for `endpoint`: URL per the wire format (Behaviour), JSON headers, authorization and user agent.
     func request(for endpoint: BloomreachEndpoint, body: Data?, token: String?) throws -> SegmentsHTTPRequest {
         let route = endpoint.route(for: configuration.integration)
         let url = try configuration.validatedBaseURL().appending(path: route.path, query: route.query)
