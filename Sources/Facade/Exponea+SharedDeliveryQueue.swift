@@ -19,7 +19,7 @@ extension Exponea {
     /// Set later, it changes nothing and logs an error through ``logger``
     /// (`Segments: Exponea.sharedDeliveryQueue was set after the shared instance was built; …`); reading
     /// it always returns the queue the shared instance uses (or will use). Instances built with
-    /// ``init(client:)`` use their client's ``SegmentsClient/Options/deliveryQueue`` instead.
+    /// ``init(client:)`` use their client's ``SegmentsRuntime/deliveryQueue`` instead.
     public static var sharedDeliveryQueue: DispatchQueue {
         get { sharedDeliveryQueueChoice.value }
         set { sharedDeliveryQueueChoice.set(newValue) }
