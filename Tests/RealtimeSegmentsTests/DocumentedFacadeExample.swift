@@ -86,7 +86,7 @@ final class PromoBanner: Sendable {
         #expect(repository.fetches.count == 1)
     }
 
-    @Test func t7_aBannerThatDisappearedIsNoLongerTold() async throws {
+    @Test func d7_aBannerThatDisappearedIsNoLongerTold() async throws {
         banner.appear()
         banner.disappear()
         repository.answer([.discovery(): [vip]])

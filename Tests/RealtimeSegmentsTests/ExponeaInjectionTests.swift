@@ -23,7 +23,7 @@ final class RefreshingTokens: BloomreachAuthorizationProvider {
 }
 
 /// The facade built around an injected client, the delivery queue of the shared instance, and
-/// project-mode authorization providers (issue 16, item 6).
+/// project-mode authorization providers.
 @Suite(Hang.timeLimit(minutes: 2)) struct ExponeaInjectionTests {
     let harness = ClientHarness()
     static let segments = "/webxp/projects/TOKEN/segments"

@@ -36,6 +36,12 @@ import Testing
         #expect(future.reason.rawValue == "quotaExceeded")
         #expect(future.code.description == "quotaExceeded")
         #expect(SegmentsError.Code(rawValue: "network") == .network)
+        let handled: String = switch future.code {   // an app's switch: a later code lands in `default`
+        case .network, .timeout: "retry"
+        case .unauthorized: "sign in"
+        default: "report"
+        }
+        #expect(handled == "report")
         #expect(SegmentsError(.network, "down").isTransient)
         #expect(SegmentsError.stopped.code == .stopped && SegmentsError.stopped.message == "the integration was stopped")
         #expect(SegmentsError.notConfigured.code == .notConfigured)

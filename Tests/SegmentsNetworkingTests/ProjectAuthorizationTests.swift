@@ -121,6 +121,19 @@ struct TokenServiceDown: Error, CustomStringConvertible {
         #expect(harness.logger.messages.allSatisfy { !$0.contains("jwt-secret") })
     }
 
+    /// A provider whose token service is only unreachable says so with a transient
+    /// `SegmentsError`: it reaches the caller as it is, so reloads back off and retry (T7).
+    @Test func t7_aSegmentsErrorFromTheProviderPassesThroughSoItCanBeTransient() async {
+        let tokens = AppTokens("jwt-1")
+        tokens.fail(with: SegmentsError(.network, "token service unreachable"))
+        let harness = Harness(Harness.project, authorization: .token("KEY"), provider: tokens)
+        let error = await segmentsError { _ = try await harness.repository.fetchSegments(for: anonymous) }
+        #expect(error?.code == .network)
+        #expect(error?.isTransient == true)
+        #expect(error?.message == "token service unreachable")
+        #expect(harness.transport.requests.isEmpty)
+    }
+
     @Test func p4_aProviderErrorWhenRefreshingFailsTheRetry() async {
         let tokens = AppTokens("jwt-1")
         let transport = MockTransport(fallback: .json("{}"))

@@ -3,7 +3,7 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// The lock the test kit ships for users' own doubles (issue 16, item 6).
+/// The lock the test kit ships for users' own doubles.
 @Suite(Hang.timeLimit(minutes: 2)) struct LockedValueTests {
     /// A user's double, `Sendable` without `@unchecked`: its state is all in a `LockedValue`.
     final class Told: Sendable {
@@ -36,13 +36,13 @@ import Testing
         #expect(names.value == ["a", "b"])
     }
 
-    @Test func d8_aDoubleRecordsWhatItIsToldFromAnotherQueue() {
+    @Test func aDoubleKeepsEverythingItIsToldFromManyThreadsAtOnce() {
         let told = Told()
-        let queue = DispatchQueue(label: "delivery")
         let segment = Segment(id: "s1", segmentationId: "g1")
-        queue.async { told.record([segment]) }
-        queue.async { told.record([]) }
-        queue.sync {}
-        #expect(told.all == [[segment], []])
+        DispatchQueue.concurrentPerform(iterations: 2_000) { index in
+            told.record(index.isMultiple(of: 2) ? [segment] : [])
+        }
+        #expect(told.all.count == 2_000)
+        #expect(told.all.filter { $0 == [segment] }.count == 1_000)
     }
 }

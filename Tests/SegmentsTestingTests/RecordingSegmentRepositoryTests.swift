@@ -2,14 +2,14 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-/// The recording segment repository of the test kit: answers per customer id map (issue 16, item 6).
+/// The recording segment repository of the test kit: answers per customer id map.
 @Suite(Hang.timeLimit(minutes: 2)) struct RecordingSegmentRepositoryTests {
     static let vip: SegmentsByCategory = [.discovery(): [Segment(id: "vip", segmentationId: "tiers")]]
     static let gold: SegmentsByCategory = [.discovery(): [Segment(id: "gold", segmentationId: "tiers")]]
     static let everyone: SegmentsByCategory = [.content(): [Segment(id: "news", segmentationId: "topics")]]
     static let jane = CustomerIds(["cookie": "c-1", "registered": "jane@example.com"])
 
-    @Test func m3_anAnswerForIdsServesEveryCustomerWhoHasThemWhateverItsCookie() async throws {
+    @Test func anAnswerForIdsServesEveryCustomerWhoHasThemWhateverItsCookie() async throws {
         let repository = RecordingSegmentRepository()
         repository.answer(Self.everyone)
         repository.answer(Self.vip, forCustomerIds: ["registered": "jane@example.com"])
@@ -21,7 +21,7 @@ import Testing
         #expect(try await repository.fetchSegments(for: someoneElse) == Self.everyone)
     }
 
-    @Test func m3_everyIdOfTheMapMustMatch() async throws {
+    @Test func everyIdOfTheMapMustMatch() async throws {
         let repository = RecordingSegmentRepository()
         repository.answer(Self.vip, forCustomerIds: ["registered": "jane@example.com", "crm": "42"])
         #expect(try await repository.fetchSegments(for: Self.jane) == [:])

@@ -1,6 +1,6 @@
 extension SegmentsError {
     /// Why a fetch failed, as a value to compare against rather than a message to parse, spelled
-    /// as Optimizely's `fetchSegmentsFailed(reason)` spells it (issue 14): `decode error`,
+    /// as Optimizely's `fetchSegmentsFailed(reason)` spells it: `decode error`,
     /// `network error`, the HTTP status (`"503"`), a GraphQL classification, …
     ///
     /// ```swift

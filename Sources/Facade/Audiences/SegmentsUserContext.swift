@@ -53,7 +53,7 @@ public final class SegmentsUserContext: Sendable {
     /// loader's task or at once, never on the delivery queue, so the blocking form cannot deadlock it.
     ///
     /// Every answer, `.notEnabled` included, goes through ``apply(_:ticket:clearsOnFailure:)``, so
-    /// `.clearOnFailure` holds for every failure (issue 14).
+    /// `.clearOnFailure` holds for every failure.
     func load(_ options: [AudienceSegmentOption], completion: @escaping @Sendable (Result<[String], SegmentsError>) -> Void) {
         let ticket = state.withLock { state -> Int in
             state.nextFetch += 1

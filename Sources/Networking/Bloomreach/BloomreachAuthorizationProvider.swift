@@ -10,10 +10,16 @@
 /// refresh its token, waits 1 s, asks ``token()`` again and retries the request once. A second
 /// refusal is reported again and fails the request with ``SegmentsError`` `.unauthorized`.
 ///
-/// When ``token()`` throws, nothing is sent: the request fails with `.unauthorized` (`.cancelled`
-/// for a `CancellationError`), the thrown error as its ``SegmentsError/underlying``. Like a 401, it
-/// never drops a tracked event: the queue waits and tries again with backoff (see Behaviour E3). Neither the
-/// token nor the thrown error's text is put in a log line or an error message (see Behaviour P4).
+/// When ``token()`` throws, nothing is sent. A ``SegmentsError`` it throws fails the request as it
+/// is, so a provider whose token service is only unreachable can throw `.network` and the SDK
+/// treats it as transient (reloads retry with backoff, see Behaviour T7); any other error fails
+/// the request with `.unauthorized` (`.cancelled` for a `CancellationError`), the thrown error as
+/// its ``SegmentsError/underlying``. Either way no tracked event is dropped: the queue waits and
+/// tries again with backoff (see Behaviour E3). Neither the token nor the thrown error's text is
+/// put in a log line or an error message (see Behaviour P4).
+///
+/// A 401 or 403 is reported to the provider even when it returned `nil` (the static
+/// authorization was refused), so it can start supplying tokens.
 ///
 /// ```swift
 /// actor AppTokens: BloomreachAuthorizationProvider {

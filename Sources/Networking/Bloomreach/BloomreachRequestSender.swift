@@ -45,20 +45,23 @@ struct BloomreachRequestSender: Sendable {
                 "Segments: \(endpoint.operation) was refused (HTTP \(response.status)), retrying once with a refreshed token")
             await scheduler.sleep(for: Self.authorizationRetryDelay)
             if Task.isCancelled {
-                throw SegmentsError(.cancelled, "\(endpoint.operation) was cancelled", underlying: CancellationError())
+                throw HTTPStatusMapping.cancelled(endpoint.operation)
             }
         }
     }
 
-    /// The provider's token; what it throws becomes `.unauthorized` (`.cancelled` for a
-    /// cancellation), its message naming only the error's type (see Behaviour P4).
+    /// The provider's token; a ``SegmentsError`` it throws passes through, anything else becomes
+    /// `.unauthorized` (`.cancelled` for a cancellation), its message naming only the error's type
+    /// (see Behaviour P4).
     private static func token(
         from provider: any BloomreachAuthorizationProvider, operation: String
     ) async throws -> String? {
         do {
             return try await provider.token()
+        } catch let error as SegmentsError {
+            throw error
         } catch is CancellationError {
-            throw SegmentsError(.cancelled, "\(operation) was cancelled", underlying: CancellationError())
+            throw HTTPStatusMapping.cancelled(operation)
         } catch {
             throw SegmentsError(
                 .unauthorized, "\(operation) was not sent: the authorization provider failed (\(type(of: error)))",

@@ -36,16 +36,19 @@ package enum HTTPStatusMapping {
     /// cancellation becomes `.cancelled`, `URLError.timedOut` `.timeout`, anything else `.network`.
     package static func error(forTransportError error: any Error, operation: String) -> SegmentsError {
         if let error = error as? SegmentsError { return error }
-        if error is CancellationError {
-            return SegmentsError(.cancelled, "\(operation) was cancelled", underlying: error)
-        }
+        if error is CancellationError { return cancelled(operation, underlying: error) }
         if let urlError = error as? URLError {
             switch urlError.code {
             case .timedOut: return SegmentsError(.timeout, "\(operation) timed out", underlying: error)
-            case .cancelled: return SegmentsError(.cancelled, "\(operation) was cancelled", underlying: error)
+            case .cancelled: return cancelled(operation, underlying: error)
             default: break
             }
         }
         return SegmentsError(.network, "\(operation) failed: \(error.localizedDescription)", underlying: error)
+    }
+
+    /// `operation` was cancelled (by the caller's task, `anonymize` or `stop`).
+    package static func cancelled(_ operation: String, underlying: any Error = CancellationError()) -> SegmentsError {
+        SegmentsError(.cancelled, "\(operation) was cancelled", underlying: underlying)
     }
 }

@@ -12,7 +12,7 @@ import SegmentsDomain
 ///   `decode error`): the names of its nodes whose state is `qualified`, in response order. An
 ///   edge without a `node {name state}` of strings is dropped and counted in
 ///   ``Answer/droppedNodes`` (the adapter logs them as a warning), as Optimizely's SDK drops it and
-///   as the Bloomreach decoder drops a segment without an id (issue 14).
+///   as the Bloomreach decoder drops a segment without an id.
 enum ODPResponseDecoder {
     static let operation = "Fetching qualified segments"
 
