@@ -11,7 +11,7 @@ import SegmentsDomain
 /// Builds every message (so interpolation runs) and counts warnings.
 private final class CountingLogger: SegmentsLogger, @unchecked Sendable {
     var warnings = 0
-    var level: LogLevel { .verbose }
+    var logLevel: LogLevel { .verbose }
     func log(_ level: LogLevel, _ message: String) {
         if level == .warning { warnings += 1 }
         require(message.hasPrefix("Segments:"), "log line without the Segments: prefix: \(message)")

@@ -12,7 +12,7 @@ import SegmentsDomain
 @testable import SegmentsPersistence
 
 private struct SilentLogger: SegmentsLogger {
-    var level: LogLevel { .verbose }
+    var logLevel: LogLevel { .verbose }
     func log(_ level: LogLevel, _ message: String) {}
 }
 

@@ -41,7 +41,7 @@ final class EngineHarness: Sendable {
                 }))
     }
 
-    var backend: SegmentationEngine.Integration {
+    var backend: SegmentationEngine.Ports {
         .init(repository: repository, customerStore: customerStore, baselineStore: baselineStore)
     }
 

@@ -11,7 +11,7 @@ import Testing
 @Suite(Hang.timeLimit(minutes: 1)) struct SegmentationStateMachineTests {
     typealias Machine = SegmentationStateMachine
 
-    static let backend = SegmentationEngine.Integration(
+    static let backend = SegmentationEngine.Ports(
         repository: RecordingSegmentRepository(), customerStore: RecordingCustomerStore(),
         baselineStore: RecordingSegmentBaselineStore())
     static let customer = CustomerIds(cookie: "cookie-a")

@@ -21,7 +21,7 @@ extension SegmentationEngine {
     /// load, and reads made before or meanwhile are served in call order.
     /// Configuring a running engine discards its flight but keeps listeners, what they were told,
     /// and a reload that was pending or owed (it runs on the new backend).
-    package func configure(_ backend: Integration) {
+    package func configure(_ backend: Ports) {
         let savePending = core.withLock { $0.pendingCustomerSaves > 0 }
         let customer = savePending
             ? dependencies.storageQueue.sync { backend.customerStore.load() } : backend.customerStore.load()

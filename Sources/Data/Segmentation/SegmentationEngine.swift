@@ -39,7 +39,7 @@ package final class SegmentationEngine: Sendable {
     }
 
     /// The ports of one configured integration.
-    package struct Integration: Sendable {
+    package struct Ports: Sendable {
         /// Where segments come from.
         package var repository: any SegmentRepository
         /// The current customer's ids.

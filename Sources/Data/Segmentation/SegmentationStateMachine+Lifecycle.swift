@@ -16,7 +16,7 @@ extension SegmentationStateMachine {
     /// Configures (or re-configures) with `backend` (see Behaviour T2, T6): a reload that was pending,
     /// owed or in flight is requested again on the new backend; listeners and what they were told
     /// stay; reads made before are served.
-    mutating func configure(_ backend: SegmentationEngine.Integration, loaded: Loaded, at now: Moment) -> Actions {
+    mutating func configure(_ backend: SegmentationEngine.Ports, loaded: Loaded, at now: Moment) -> Actions {
         var actions = Actions()
         var reloadWasPending: Bool
         if case .fetching(let flight, let followUpOwed) = reload {

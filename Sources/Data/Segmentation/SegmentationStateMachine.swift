@@ -15,7 +15,7 @@ struct SegmentationStateMachine: Sendable {
         /// Not configured yet: listeners and reads wait.
         case unconfigured
         /// Configured with a backend.
-        case running(SegmentationEngine.Integration)
+        case running(SegmentationEngine.Ports)
         /// Stopped: work is rejected until configured again.
         case stopped
     }
@@ -185,7 +185,7 @@ struct SegmentationStateMachine: Sendable {
         self.random = random
     }
 
-    var backend: SegmentationEngine.Integration? {
+    var backend: SegmentationEngine.Ports? {
         if case .running(let backend) = phase { return backend }
         return nil
     }
