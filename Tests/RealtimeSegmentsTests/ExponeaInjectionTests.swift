@@ -4,31 +4,13 @@ import RealtimeSegments
 import SegmentsTesting
 import Testing
 
-/// A project-mode token source whose token the test changes, and which can be made to throw.
-final class RefreshingTokens: BloomreachAuthorizationProvider {
-    private let state = LockedValue<(token: String?, failure: SegmentsError?, refusals: Int)>(("jwt-1", nil, 0))
-
-    func set(_ token: String?) { state.withLock { $0.token = token } }
-    func fail(with error: SegmentsError?) { state.withLock { $0.failure = error } }
-    var refusals: Int { state.value.refusals }
-
-    func token() async throws -> String? {
-        try state.withLock { state in
-            if let failure = state.failure { throw failure }
-            return state.token
-        }
-    }
-
-    func authorizationFailed() async { state.withLock { $0.refusals += 1 } }
-}
-
 /// The facade built around an injected client, the delivery queue of the shared instance, and
 /// project-mode authorization providers.
 @Suite(Hang.timeLimit(minutes: 2)) struct ExponeaInjectionTests {
     let harness = ClientHarness()
     static let segments = "/webxp/projects/TOKEN/segments"
 
-    func configure(_ exponea: Exponea, provider: RefreshingTokens) {
+    func configure(_ exponea: Exponea, provider: RecordingAuthorizationProvider) {
         exponea.configure(
             Exponea.ProjectSettings(
                 projectToken: "TOKEN", authorization: .token("SECRET-KEY"), authorizationProvider: provider,
@@ -117,7 +99,7 @@ final class RefreshingTokens: BloomreachAuthorizationProvider {
 
     @Test func wire_p4_projectSettingsWithAProviderAuthorizeEachRequestWithItsLatestToken() async throws {
         let exponea = Exponea(client: harness.client)
-        let tokens = RefreshingTokens()
+        let tokens = RecordingAuthorizationProvider("jwt-1")
         harness.transport.respond(to: Self.segments, with: .json(#"{"discovery":[{"id":"s1","segmentation_id":"g1"}]}"#))
         configure(exponea, provider: tokens)
         #expect(await read(exponea) == [Fixture.s1])
@@ -133,7 +115,7 @@ final class RefreshingTokens: BloomreachAuthorizationProvider {
 
     @Test func wire_aProjectRefusalIsReportedToTheProviderAndRetriedOnceWithItsNewToken() async throws {
         let exponea = Exponea(client: harness.client)
-        let tokens = RefreshingTokens()
+        let tokens = RecordingAuthorizationProvider("jwt-1")
         harness.transport.enqueue(.handler { _ in
             tokens.set("jwt-2")                                  // what a refresh would give
             return SegmentsHTTPResponse(status: 401)
@@ -152,8 +134,9 @@ final class RefreshingTokens: BloomreachAuthorizationProvider {
 
     @Test func e3_aProviderErrorFailsTheUploadButNeverDropsTheEvent() async throws {
         let exponea = Exponea(client: harness.client)
-        let tokens = RefreshingTokens()
-        tokens.fail(with: SegmentsError(.network, "the token service is down"))
+        let tokens = RecordingAuthorizationProvider("jwt-1")
+        struct TokenServiceDown: Error {}
+        tokens.fail(with: TokenServiceDown())
         harness.transport.respond(to: "/track/v2/projects/TOKEN/customers/events", with: .json(#"{"success":true}"#))
         configure(exponea, provider: tokens)
         exponea.trackEvent(properties: ["sku": "A-1"], timestamp: nil, eventType: "view_item")
@@ -170,11 +153,11 @@ final class RefreshingTokens: BloomreachAuthorizationProvider {
     }
 
     @Test func projectSettingsAreEqualWithTheSameProviderInstance() {
-        let tokens = RefreshingTokens()
+        let tokens = RecordingAuthorizationProvider("jwt-1")
         let settings = Exponea.ProjectSettings(projectToken: "T", authorizationProvider: tokens)
         #expect(settings == Exponea.ProjectSettings(projectToken: "T", authorizationProvider: tokens))
         #expect(Set([settings, settings]).count == 1)
-        #expect(settings != Exponea.ProjectSettings(projectToken: "T", authorizationProvider: RefreshingTokens()))
+        #expect(settings != Exponea.ProjectSettings(projectToken: "T", authorizationProvider: RecordingAuthorizationProvider("jwt-1")))
         #expect(settings != Exponea.ProjectSettings(projectToken: "T", authorization: .none))
         var changed = settings
         changed.authorizationProvider = nil

@@ -4,29 +4,6 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-/// A token source whose token the test changes, as an app refreshing its JWT would, and which can
-/// be made to throw.
-final class AppTokens: BloomreachAuthorizationProvider {
-    private let state: Locked<(token: String?, failure: (any Error)?, asked: Int, refusals: Int)>
-
-    init(_ token: String?) { state = Locked((token, nil, 0, 0)) }
-
-    func set(_ token: String?) { state.withLock { $0.token = token } }
-    func fail(with error: (any Error)?) { state.withLock { $0.failure = error } }
-    var asked: Int { state.value.asked }
-    var refusals: Int { state.value.refusals }
-
-    func token() async throws -> String? {
-        try state.withLock { state in
-            state.asked += 1
-            if let failure = state.failure { throw failure }
-            return state.token
-        }
-    }
-
-    func authorizationFailed() async { state.withLock { $0.refusals += 1 } }
-}
-
 /// An app's error whose text must not reach the SDK's messages or logs (see Behaviour P4).
 struct TokenServiceDown: Error, CustomStringConvertible {
     var description: String { "token service down, last jwt-secret-7" }
@@ -38,7 +15,7 @@ struct TokenServiceDown: Error, CustomStringConvertible {
     private static let path = "/webxp/projects/TOKEN/segments"
 
     @Test func wire_theProvidersTokenIsSentAsBearerOnEveryProjectRequest() async throws {
-        let tokens = AppTokens("jwt-1")
+        let tokens = RecordingAuthorizationProvider("jwt-1")
         let harness = Harness(Harness.project, authorization: .token("KEY"), provider: tokens)
         _ = try await harness.repository.fetchSegments(for: identified)
         try await harness.repository.linkCustomerIds(identified)
@@ -53,7 +30,7 @@ struct TokenServiceDown: Error, CustomStringConvertible {
     }
 
     @Test func wire_aRefreshedTokenIsUsedFromTheNextRequestOn() async throws {
-        let tokens = AppTokens("jwt-1")
+        let tokens = RecordingAuthorizationProvider("jwt-1")
         let harness = Harness(Harness.project, authorization: .token("KEY"), provider: tokens)
         _ = try await harness.repository.fetchSegments(for: anonymous)
         tokens.set("jwt-2")
@@ -63,10 +40,10 @@ struct TokenServiceDown: Error, CustomStringConvertible {
 
     @Test(arguments: [nil, ""] as [String?])
     func wire_withoutATokenTheStaticAuthorizationIsSent(token: String?) async throws {
-        let harness = Harness(Harness.project, authorization: .token("KEY"), provider: AppTokens(token))
+        let harness = Harness(Harness.project, authorization: .token("KEY"), provider: RecordingAuthorizationProvider(token))
         _ = try await harness.repository.fetchSegments(for: anonymous)
         #expect(harness.transport.requests.first?.headers["Authorization"] == "Token KEY")
-        let none = Harness(Harness.project, provider: AppTokens(token))
+        let none = Harness(Harness.project, provider: RecordingAuthorizationProvider(token))
         _ = try await none.repository.fetchSegments(for: anonymous)
         #expect(none.transport.requests.first?.headers["Authorization"] == nil)
     }
@@ -107,7 +84,7 @@ struct TokenServiceDown: Error, CustomStringConvertible {
     }
 
     @Test func p4_aProviderErrorFailsTheRequestUnauthorizedWithoutSendingIt() async {
-        let tokens = AppTokens("jwt-1")
+        let tokens = RecordingAuthorizationProvider("jwt-1")
         tokens.fail(with: TokenServiceDown())
         let harness = Harness(Harness.project, authorization: .token("KEY"), provider: tokens)
         let error = await segmentsError { _ = try await harness.repository.fetchSegments(for: anonymous) }
@@ -124,7 +101,7 @@ struct TokenServiceDown: Error, CustomStringConvertible {
     /// A provider whose token service is only unreachable says so with a transient
     /// `SegmentsError`: it reaches the caller as it is, so reloads back off and retry (T7).
     @Test func t7_aSegmentsErrorFromTheProviderPassesThroughSoItCanBeTransient() async {
-        let tokens = AppTokens("jwt-1")
+        let tokens = RecordingAuthorizationProvider("jwt-1")
         tokens.fail(with: SegmentsError(.network, "token service unreachable"))
         let harness = Harness(Harness.project, authorization: .token("KEY"), provider: tokens)
         let error = await segmentsError { _ = try await harness.repository.fetchSegments(for: anonymous) }
@@ -135,7 +112,7 @@ struct TokenServiceDown: Error, CustomStringConvertible {
     }
 
     @Test func p4_aProviderErrorWhenRefreshingFailsTheRetry() async {
-        let tokens = AppTokens("jwt-1")
+        let tokens = RecordingAuthorizationProvider("jwt-1")
         let transport = MockTransport(fallback: .json("{}"))
         transport.enqueue(.handler { _ in
             tokens.fail(with: TokenServiceDown())                // the refresh after this refusal fails
@@ -150,7 +127,7 @@ struct TokenServiceDown: Error, CustomStringConvertible {
     }
 
     @Test func c4_aProviderErrorWhileLinkingIsALinkFailureLikeA401() async {
-        let tokens = AppTokens("jwt-1")
+        let tokens = RecordingAuthorizationProvider("jwt-1")
         tokens.fail(with: TokenServiceDown())
         let harness = Harness(Harness.project, provider: tokens)
         let error = await segmentsError { try await harness.repository.linkCustomerIds(identified) }
@@ -160,7 +137,7 @@ struct TokenServiceDown: Error, CustomStringConvertible {
     }
 
     @Test func aProviderThatIsCancelledCancelsTheRequest() async {
-        let tokens = AppTokens("jwt-1")
+        let tokens = RecordingAuthorizationProvider("jwt-1")
         tokens.fail(with: CancellationError())
         let harness = Harness(Harness.stream, provider: tokens)
         let error = await segmentsError { _ = try await harness.repository.fetchSegments(for: anonymous) }
