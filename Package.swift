@@ -47,7 +47,10 @@ let package = Package(
         // `segments` so the crash test finds the CLI built beside the test bundle.
         .testTarget(
             name: "RealtimeSegmentsTests",
-            dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator", "segments"]),
+            dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator", "segments", "CombineStandIn"]),
+        // A module exporting a top-level `Scheduler`, as Combine does on Apple platforms: the
+        // facade's re-exports must never make it ambiguous (ExportedNamesTests).
+        .target(name: "CombineStandIn", path: "Tests/CombineStandIn"),
         .testTarget(name: "SegmentsEmulatorTests", dependencies: ["SegmentsEmulator", "SegmentsTesting"]),
     ],
     swiftLanguageModes: [.v6]

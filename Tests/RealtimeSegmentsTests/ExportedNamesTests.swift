@@ -1,6 +1,8 @@
 // This file imports only what an app (and its tests) import. It must keep compiling: `import RealtimeSegments`
 // may not bring a `Clock` (which would shadow the standard library's) or a `Scheduler` (which
-// would collide with Combine's on Apple platforms) into an app's files.
+// would collide with Combine's on Apple platforms) into an app's files. `CombineStandIn` exports a
+// `Scheduler` as Combine does, so a re-exported `Scheduler` makes the name below ambiguous.
+import CombineStandIn
 import RealtimeSegments
 import SegmentsTesting
 import Testing
@@ -12,6 +14,14 @@ import Testing
         let start = clock.now
         body()
         return start.duration(to: clock.now)
+    }
+
+    /// Combine's `Scheduler` (here its stand-in), unqualified.
+    func schedulerName(_ scheduler: some Scheduler) -> String { String(describing: type(of: scheduler)) }
+
+    @Test func anAppFileUsesCombinesSchedulerNameUnqualifiedBesideTheSDK() {
+        #expect(schedulerName(ImmediateStandInScheduler()) == "ImmediateStandInScheduler")
+        #expect(SegmentCategory.content().name == "content")
     }
 
     @Test func anAppFileUsesTheStandardLibrarysClockUnqualifiedBesideTheSDK() throws {
