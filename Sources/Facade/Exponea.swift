@@ -86,7 +86,7 @@ public final class Exponea: Sendable {
     /// The current customer's anonymous id, or `nil` before configure.
     public var customerCookie: String? { client.customerCookie }
 
-    /// Answers the segments of `category` exactly once on a background queue; `[]` on any failure
+    /// Answers the segments of `category` exactly once on the delivery queue (``sharedDeliveryQueue`` for ``shared``); `[]` on any failure
     /// (see Behaviour G5). Before configure the call waits and is answered once configured.
     public func getSegments(
         force: Bool = false, category: SegmentCategory, result: @escaping @Sendable ([Segment]) -> Void
@@ -131,7 +131,7 @@ public final class Exponea: Sendable {
         client.flush { _ in }
     }
 
-    /// Uploads queued events now and reports the outcome on a background queue (see Behaviour E5).
+    /// Uploads queued events now and reports the outcome on the delivery queue (see Behaviour E5).
     public func flushData(completion: @escaping @Sendable (FlushResult) -> Void) {
         client.flush(completion: completion)
     }

@@ -8,7 +8,7 @@ import SegmentsDomain
 ///
 /// ```swift
 /// let callback = SegmentCallbackData(category: .discovery(), isIncludeFirstLoad: true) { segments in
-///     print(segments)   // on a background queue
+///     print(segments)   // on the delivery queue, never the caller's thread
 /// }
 /// SegmentationManager.shared.addCallback(callbackData: callback)
 /// ```

@@ -32,7 +32,7 @@ import SegmentsDomain
 ///   let clock = TestScheduler()
 ///   let audiences = AudienceSegmentsClient(
 ///       fetcher: fetcher, candidateSegments: ["seg-1"],
-///       options: .testing(scheduler: ImmediateScheduler(), clock: clock))
+///       options: .testing(runtime: SegmentsRuntime(scheduler: ImmediateScheduler(), clock: clock)))
 ///   try await audiences.createUserContext(userId: "user123").fetchQualifiedSegments()
 ///   await clock.advance(by: 600)      // the cached answer expires
 ///   ```

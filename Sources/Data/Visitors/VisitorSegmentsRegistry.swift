@@ -34,6 +34,10 @@ public final class VisitorSegmentsRegistry: Sendable {
 
     /// A registry over `store`; each visitor is read from the store on first use (a small file),
     /// and every change is saved on `storageQueue`, in order.
+    ///
+    /// One registry per file: two registries over one file lose each other's updates. Never give
+    /// it a store on a directory an `AudienceSegmentsClient` uses; use that client's
+    /// `visitorSegments` instead.
     public init(
         store: any VisitorSegmentsStore, logger: any SegmentsLogger,
         storageQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.visitors.storage")

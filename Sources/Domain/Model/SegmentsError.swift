@@ -23,7 +23,8 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
         public static let timeout = Code(rawValue: "timeout")
         /// The server answered with a status that is not a success (see ``SegmentsError/httpStatus``).
         public static let httpStatus = Code(rawValue: "httpStatus")
-        /// The server refused the credentials (401 or 403).
+        /// The credentials were refused (HTTP 401 or 403), or the app's authorization provider
+        /// failed to supply a token, so nothing was sent.
         public static let unauthorized = Code(rawValue: "unauthorized")
         /// A success status with a body that breaks the wire format, or a body over the size cap.
         public static let invalidResponse = Code(rawValue: "invalidResponse")

@@ -19,8 +19,9 @@ final class DirectoryTable<Entry: Sendable>: Sendable {
     }
 
     /// Runs `body` on the entry of `directory` (made by `make` when there is none) under the
-    /// table's lock. `body` and `make` must only build or look at in-memory objects: no disk work
-    /// beyond opening a lock file, never a call into an app's code.
+    /// table's lock. `body` and `make` must stay short: building stores (which open no file) and
+    /// taking a directory's owner lock (create the folder, open and `flock` its lock file) at
+    /// most, never a call into an app's code.
     func withEntry<Result>(
         of directory: URL, make: () -> Entry, _ body: (inout Entry) throws -> Result
     ) rethrows -> Result {

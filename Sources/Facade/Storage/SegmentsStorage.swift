@@ -8,7 +8,8 @@ import SegmentsDomain
 /// (see Behaviour V3). `Custom` is what the app supplies in the `.custom` case.
 public enum SegmentsStorage<Custom: Sendable>: Sendable {
     /// Files in the directory; when `nil`, in the platform's application-support directory, one
-    /// folder per integration (on Linux `$XDG_DATA_HOME` or `~/.local/share`).
+    /// folder per integration (on tvOS the caches directory; on Linux `$XDG_DATA_HOME` or
+    /// `~/.local/share`).
     case directory(URL?)
     /// Nothing on disk: the state ends with the process.
     case inMemory

@@ -23,7 +23,7 @@ package struct BloomreachSegmentRepository: SegmentRepository {
     /// - Parameters:
     ///   - configuration: the integration, base URL and authorization.
     ///   - transport: sends the requests; wrap it in middleware to sign or measure them.
-    ///   - scheduler: times the 1 s wait before a stream-mode authorization retry.
+    ///   - scheduler: times the 1 s wait before an authorization retry.
     ///   - clock: the "now" that an HTTP-date `Retry-After` is measured from.
     ///   - logger: receives `Segments:` warnings (e.g. a segment dropped for a missing id).
     package init(

@@ -28,6 +28,8 @@ public final class FileVisitorSegmentsStore: VisitorSegmentsStore {
     ///
     /// - Parameters:
     ///   - directory: the storage directory, e.g. a folder of the platform's application-support directory.
+    ///     One store per file: never a directory a client of this process or another one also
+    ///     uses (a client's own directory is guarded by its owner lock; this store is not).
     ///   - logger: where recovery from a damaged file is reported. Visitor ids are never logged.
     public init(directory: URL, logger: any SegmentsLogger) {
         let diagnostics = StoreDiagnostics(
