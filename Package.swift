@@ -8,6 +8,10 @@ let package = Package(
     products: [
         .library(name: "RealtimeSegments", targets: ["RealtimeSegments"]),
         .library(name: "SegmentsTesting", targets: ["SegmentsTesting"]),
+        // The ports and model on their own: for code that implements a custom `Clock` or
+        // `Scheduler`, which `RealtimeSegments` does not re-export (Swift's `Clock` and Combine's
+        // `Scheduler` would otherwise be ambiguous in every app file).
+        .library(name: "SegmentsDomain", targets: ["SegmentsDomain"]),
         .library(name: "SegmentsEmulator", targets: ["SegmentsEmulator"]),
         .executable(name: "segments", targets: ["segments"]),
         .executable(name: "segments-bench", targets: ["segments-bench"]),

@@ -19,9 +19,11 @@
 #   2. runs `swift package diagnose-api-breaking-changes` on the working tree with that baseline
 #      directory, every module as --targets, and the allowlist (the working tree is built in
 #      .build-api: .build is never touched);
-#   3. checks what the digester does not see: a public module that is gone, and an `@_exported
+#   3. checks what the digester does not see: a public module that is gone, an `@_exported
 #      import` that is gone or narrowed (e.g. RealtimeSegments no longer re-exporting all of
-#      SegmentsDomain: code that only imports RealtimeSegments stops compiling).
+#      SegmentsDomain: code that only imports RealtimeSegments stops compiling), and a public
+#      declaration that became `package`. `package` declarations, which the digester dumps too,
+#      are left out of the baseline: changing them never counts as a break.
 #
 # When it fails. Each break is printed as one line ("API breakage: …"). If the break is a mistake,
 # restore the declaration. If it is deliberate, the same commit that makes it adds each line,
@@ -99,7 +101,29 @@ sdk_args=()
 if command -v xcrun >/dev/null; then
     sdk_args=(-sdk "$(xcrun --sdk macosx --show-sdk-path)")
 fi
-toolchain=$(swift --version 2>&1)
+# The dumps are keyed by the toolchain and by how they are made (a change below re-dumps).
+toolchain=$(swift --version 2>&1; echo "dumps: package declarations removed (v2)")
+
+# swift-api-digester dumps `package` declarations too (marked "isInternal"). Users cannot reach
+# them, so they are no part of the promise: they are removed from the baseline's dumps, which
+# makes the digester see them as additions (never breaks) on the current side.
+public_only() {
+    jq 'walk(if type == "object" and has("children")
+             then .children |= map(select(.isInternal != true)) else . end)' "$1" >"$1.public" &&
+        mv "$1.public" "$1"
+}
+# The declarations of a dump, one "usr<TAB>module.printedName" per line (with `internal` = the
+# ones marked "isInternal" only, else the public ones).
+declarations() {
+    jq -r --arg which "$2" '
+        def decls($prefix):
+            (.children // [])[] | select(has("declKind")) as $d
+            | ($prefix + "." + $d.printedName) as $name
+            | ({usr: $d.usr, internal: ($d.isInternal == true), name: $name}, ($d | decls($name)));
+        (.ABIRoot // .) as $root | $root | decls($root.name // "")
+        | select(.usr != null and (if $which == "internal" then .internal else (.internal | not) end))
+        | "\(.usr)\t\(.name)"' "$1" | sort -u
+}
 
 # The public modules of the package at $1, one "name<TAB>source path" per line: the Swift targets
 # of its library products and every target those depend on.
@@ -147,6 +171,7 @@ if [[ ! -f "$bdir/complete" || "$(cat "$bdir/toolchain" 2>/dev/null)" != "$toolc
         "$digester" -dump-sdk -compiler-style-diags -I "$module_dir" ${sdk_args[@]+"${sdk_args[@]}"} \
             -module "$name" -o "$bdir/$name.json" </dev/null >&2 || true
         [[ -s "$bdir/$name.json" ]] || die "swift-api-digester could not dump the baseline API of $name"
+        public_only "$bdir/$name.json" || die "could not filter the baseline API of $name (jq)"
     done <"$bdir/modules.tsv"
     reexports "$baseline_src" "$bdir/modules.tsv" >"$bdir/reexports.tsv"
     printf '%s\n' "$toolchain" >"$bdir/toolchain"
@@ -189,6 +214,24 @@ swift package --scratch-path "$scratch" diagnose-api-breaking-changes "$base" \
 status=${PIPESTATUS[0]}
 set -e
 digester_breaks=$(grep -E 'API breakage: ' "$log" | sed -E 's/^[[:space:]]*(💔[[:space:]]*)?//' || true)
+
+# 5. What the digester does not see either: a public declaration that became `package` (it is
+#    still in the current dump, as "isInternal"). Dump the current modules and compare.
+current_bin=$(swift build --scratch-path "$scratch" --show-bin-path)
+current_modules="$current_bin/Modules"; [[ -d $current_modules ]] || current_modules=$current_bin
+narrowed=""
+for name in "${targets[@]}"; do
+    "$digester" -dump-sdk -compiler-style-diags -I "$current_modules" ${sdk_args[@]+"${sdk_args[@]}"} \
+        -module "$name" -o "$current/$name.json" </dev/null >/dev/null 2>&1 || true
+    [[ -s "$current/$name.json" ]] || continue
+    narrowed+=$(join -t $'\t' <(declarations "$bdir/$name.json" public) <(declarations "$current/$name.json" internal) |
+        cut -f2 | sed 's/.*/API breakage: & is no longer public/')$'\n'
+done
+unlisted_narrowed=$(grep -vxF -f <(printf '%s\n' "$allowed") <<<"$narrowed" | grep . || true)
+if [[ -n $unlisted_narrowed ]]; then
+    printf '\n%s\n' "$unlisted_narrowed"
+    unlisted_own=$(printf '%s\n%s\n' "$unlisted_own" "$unlisted_narrowed" | grep . || true)
+fi
 if [[ -n $unlisted_own ]]; then
     printf '\n%s\n' "$unlisted_own"
 fi

@@ -5,9 +5,9 @@
 //
 // The Domain's time ports are deliberately NOT re-exported: `Clock` would shadow the standard
 // library's `Clock` protocol and `Scheduler` collide with Combine's in every app file that imports
-// this module. Code that implements a custom clock or scheduler imports `SegmentsDomain` (tests
-// use `TestScheduler` from `SegmentsTesting`). `ExportedNamesTests` keeps it that way; a new public
-// Domain type is added to the list below on purpose.
+// this module. Code that implements a custom clock or scheduler imports `SegmentsDomain` (its own
+// library product); tests use `TestScheduler` from `SegmentsTesting`. `ExportedNamesTests` keeps
+// it that way; a new public Domain type is added to the list below on purpose.
 @_exported import SegmentsData
 @_exported import SegmentsNetworking
 @_exported import SegmentsPersistence
