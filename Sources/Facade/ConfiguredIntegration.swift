@@ -22,10 +22,10 @@ struct ConfiguredIntegration {
         storageQueue: DispatchQueue
     ) throws {
         try options.validate()
+        let transport = SegmentsMiddlewareTransport(transport: options.transport, middlewares: options.middlewares)
         switch configuration.backend {
         case .bloomreach(let bloomreach):
             try bloomreach.validate()
-            let transport = SegmentsMiddlewareTransport(transport: options.transport, middlewares: options.middlewares)
             repository = BloomreachSegmentRepository(
                 configuration: bloomreach, transport: transport, scheduler: options.runtime.scheduler, clock: options.runtime.clock,
                 logger: options.runtime.logger)
@@ -34,7 +34,6 @@ struct ConfiguredIntegration {
                 logger: options.runtime.logger)
         case .odp(let odp, let candidates, let category):
             try odp.validate()
-            let transport = SegmentsMiddlewareTransport(transport: options.transport, middlewares: options.middlewares)
             repository = ODPAudienceRepository(
                 configuration: odp, transport: transport, clock: options.runtime.clock, candidates: candidates,
                 category: category, logger: options.runtime.logger)

@@ -7,7 +7,7 @@ import Darwin
 
 /// The few POSIX calls the emulator needs, with the Glibc/Darwin differences in one place: the only
 /// file of the module that imports the C library or has a `#if canImport` branch.
-enum EmulatorPOSIX {
+package enum EmulatorPOSIX {
     #if canImport(Glibc)
     // Close-on-exec from the start: a child process (e.g. `segments demo` spawning a shell) must
     // not inherit the listener or a connection.
@@ -18,13 +18,13 @@ enum EmulatorPOSIX {
     private static let sendFlags: Int32 = 0
     #endif
 
-    /// A listening TCP socket on 127.0.0.1 (non-blocking, so `accept` never blocks after `poll`).
-    static func makeListener(port: UInt16, backlog: Int32 = 128) throws -> (fd: Int32, port: UInt16) {
-        let fd = socket(AF_INET, streamType, 0)
-        guard fd >= 0 else { throw EmulatorError(operation: "socket", code: errno) }
-        setCloseOnExec(fd)
-        var reuse: Int32 = 1
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+    /// A blocking TCP socket that closes on exec, or -1 (as `socket`).
+    package static func makeStreamSocket() -> Int32 {
+        socket(AF_INET, streamType, 0)
+    }
+
+    /// 127.0.0.1:`port` as a socket address.
+    package static func loopbackAddress(port: UInt16) -> sockaddr_in {
         var address = sockaddr_in()
         #if canImport(Darwin)
         address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
@@ -32,6 +32,27 @@ enum EmulatorPOSIX {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        return address
+    }
+
+    /// Connects `fd` to 127.0.0.1:`port`: `connect`'s result (0, or -1 with `errno` set).
+    package static func connectToLoopback(_ fd: Int32, port: UInt16) -> Int32 {
+        var address = loopbackAddress(port: port)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+    }
+
+    /// A listening TCP socket on 127.0.0.1 (non-blocking, so `accept` never blocks after `poll`).
+    static func makeListener(port: UInt16, backlog: Int32 = 128) throws -> (fd: Int32, port: UInt16) {
+        let fd = makeStreamSocket()
+        guard fd >= 0 else { throw EmulatorError(operation: "socket", code: errno) }
+        setCloseOnExec(fd)
+        var reuse: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = loopbackAddress(port: port)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))

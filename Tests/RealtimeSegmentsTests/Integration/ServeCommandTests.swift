@@ -1,5 +1,6 @@
 import Foundation
 import SegmentsDomain
+import SegmentsEmulator
 import SegmentsTesting
 import Testing
 
@@ -47,22 +48,10 @@ import Darwin
     }
 
     private static func request(_ text: String, port: UInt16) throws {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        let fd = EmulatorPOSIX.makeStreamSocket()
+        try #require(fd >= 0)
         defer { close(fd) }
-        var address = sockaddr_in()
-        #if canImport(Darwin)
-        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-        #endif
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let connected = EmulatorPOSIX.connectToLoopback(fd, port: port)
         try #require(connected == 0)
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }

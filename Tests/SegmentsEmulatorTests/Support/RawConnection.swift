@@ -1,4 +1,5 @@
 import Foundation
+import SegmentsEmulator
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -34,11 +35,7 @@ final class RawConnection {
     private var pending: [UInt8] = []
 
     init(port: UInt16, timeout: TimeInterval = 3) throws {
-        #if canImport(Glibc)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        fd = EmulatorPOSIX.makeStreamSocket()
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var value = timeval()
         value.tv_sec = Int(timeout)
@@ -49,18 +46,7 @@ final class RawConnection {
         _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        #if canImport(Darwin)
-        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-        #endif
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let result = EmulatorPOSIX.connectToLoopback(fd, port: port)
         guard result == 0 else {
             let code = errno
             close()
