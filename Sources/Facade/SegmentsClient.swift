@@ -61,10 +61,10 @@ public final class SegmentsClient: Sendable {
     ///   another client of this process) uses the storage directory; the client is then left as
     ///   it was.
     public func configure(_ configuration: Configuration) throws {
-        let parts = try ConfiguredIntegration(configuration, options: options, owner: self, storageQueue: storageQueue)
+        let integration = try ConfiguredIntegration(configuration, options: options, owner: self, storageQueue: storageQueue)
         // Another client of this process used the folder before: its last saves may still be
         // queued on its storage queue; they are written before this client reads the folder.
-        parts.previousStorageQueue?.sync {}
+        integration.previousStorageQueue?.sync {}
         let engine = self.engine
         let mode = attachment.withLock { attachment -> FlushingMode in
             defer { attachment.modeBeforeConfigure = nil }
@@ -74,23 +74,23 @@ public final class SegmentsClient: Sendable {
         // The engine first: the new pipeline may upload at once, and the reload each upload
         // requests (see Behaviour T3) must reach a configured engine.
         engine.configure(
-            .init(repository: parts.repository, customerStore: parts.customer, baselineStore: parts.baseline))
+            .init(repository: integration.repository, customerStore: integration.customer, baselineStore: integration.baseline))
         engine.setTrackingImmediate(mode == .immediate)
         let newPipeline = TrackingPipeline(
             dependencies: .init(
                 runtime: options.runtime, retry: options.uploadRetry, storageQueue: storageQueue, capacity: options.eventQueueCapacity),
-            store: parts.events, uploader: parts.uploader, mode: mode,
+            store: integration.events, uploader: integration.uploader, mode: mode,
             onUploaded: { engine.reloadAfterUpload() })
         let (previous, previousLock) = attachment.withLock { attachment in
             defer {
                 attachment.pipeline = newPipeline
-                attachment.lock = parts.lock
+                attachment.lock = integration.lock
             }
             return (attachment.pipeline, attachment.lock)
         }
         // Outside the lock: stopping answers waiting flushes, which runs the app's completions.
         previous?.stop()
-        if let previousLock, previousLock !== parts.lock {
+        if let previousLock, previousLock !== integration.lock {
             // Another directory now: the old one is free once the saves queued for it are written.
             FileStoreRegistry.release(previousLock)
             storageQueue.async { _ = previousLock }
