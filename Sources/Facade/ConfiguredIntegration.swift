@@ -14,8 +14,14 @@ struct ConfiguredIntegration {
     /// The storage directory's owner lock, held while configured (see Behaviour P5); `nil` without files.
     let lock: StorageDirectoryLock?
     /// The storage queue of the client that used the folder before in this process, whose saves
-    /// must be written before this client reads the folder.
+    /// must be written before this client's storage queue reads the folder.
     let previousStorageQueue: DispatchQueue?
+    /// The customer that client ended with (its save may still be queued there).
+    let handedOverCustomer: CustomerIds?
+    /// Names the integration: backend, base URL and storage (see Behaviour T2).
+    let integrationID: String
+    /// Names where the customer is stored; `nil` for in-memory storage, new on every configure.
+    let storageID: String?
 
     init(
         _ configuration: SegmentsClient.Configuration, options: SegmentsClient.Options, owner: AnyObject,
@@ -43,8 +49,12 @@ struct ConfiguredIntegration {
             repository = customRepository
             uploader = customUploader
         }
-        if case .periodic(let seconds) = configuration.flushingMode, !(seconds > 0) {
-            throw SegmentsError(.invalidConfiguration, "The periodic flushing interval must be positive")
+        if configuration.namesFlushingMode { try configuration.flushingMode.validate() }
+        let endpoint: String
+        switch configuration.backend {
+        case .bloomreach(let bloomreach): endpoint = bloomreach.baseURL
+        case .odp(let odp, _, let category): endpoint = "\(odp.apiHost) \(category.name)"
+        case .custom: endpoint = ""
         }
 
         switch options.storage {
@@ -61,18 +71,25 @@ struct ConfiguredIntegration {
             events = claim.stores.events
             lock = claim.lock
             previousStorageQueue = claim.previousQueue
+            handedOverCustomer = claim.previousCustomer
+            storageID = "directory " + folder.standardizedFileURL.path
         case .inMemory:
             customer = InMemoryCustomerStore()
             baseline = InMemorySegmentBaselineStore()
             events = InMemoryEventQueueStore()
             lock = nil
             previousStorageQueue = nil
+            handedOverCustomer = nil
+            storageID = nil
         case .custom(let stores):
             customer = stores.customer
             baseline = stores.baseline
             events = stores.events
             lock = nil
             previousStorageQueue = nil
+            handedOverCustomer = nil
+            storageID = "custom stores"
         }
+        integrationID = [configuration.backend.storageIntegrationId, endpoint, storageID ?? "in memory"].joined(separator: " | ")
     }
 }

@@ -165,7 +165,9 @@ extension Exponea.FlushingMode {
     init(_ core: FlushingMode) {
         switch core {
         case .immediate: self = .immediate
-        case .periodic(let seconds): self = .periodic(Int(seconds.rounded()))
+        case .periodic(let seconds):
+            // A valid interval is finite and above 0; one beyond `Int`'s range is clamped, never a trap.
+            self = .periodic(seconds < Double(Int.max) ? max(Int(seconds.rounded()), 1) : Int.max)
         case .manual: self = .manual
         }
     }

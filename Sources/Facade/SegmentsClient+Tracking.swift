@@ -20,9 +20,17 @@ extension SegmentsClient {
         guard !eventType.isEmpty else {
             throw SegmentsError(.invalidConfiguration, "The event type is empty")
         }
-        let pipeline = try configuredPipeline
-        guard let customer = engine.customer else { throw SegmentsError.notConfigured }
-        try pipeline.track(eventType: eventType, properties: properties, timestamp: timestamp, customer: customer)
+        // Stamped and queued in one configuration (see Behaviour A4). A pipeline stopped by a
+        // re-configure between the two steps refuses; the event then goes to the new one.
+        for attempt in 1...3 {
+            let stamp = try configuredStamp
+            do {
+                try stamp.tracking?.track(eventType: eventType, properties: properties, timestamp: timestamp, customer: stamp.customer)
+                return
+            } catch let error as SegmentsError where error.code == .stopped && attempt < 3 && engine.isConfigured {
+                continue
+            }
+        }
     }
 
     /// Merges hard ids into the current customer and queues a customer update (see Behaviour E1, T4).
@@ -35,34 +43,33 @@ extension SegmentsClient {
     public func identifyCustomer(
         customerIds: [String: String], properties: [String: JSONValue], timestamp: Date?
     ) throws {
-        let pipeline = try configuredPipeline
-        let merged = try engine.identify(hardIds: customerIds) { merged in
-            try pipeline.trackCustomerUpdate(properties: properties, timestamp: timestamp, customer: merged)
-        }
-        guard merged != nil else { throw SegmentsError.notConfigured }
+        // The update is queued stamped with the merged ids, then the ids are merged into that same
+        // customer: when queueing fails nothing changes (see Behaviour E1, A4).
+        let stamp = try configuredStamp
+        try stamp.tracking?.trackCustomerUpdate(
+            properties: properties, timestamp: timestamp, customer: stamp.customer.merging(hardIds: customerIds))
+        engine.identify(hardIds: customerIds, stampedWith: stamp)
     }
 
     /// When queued events are uploaded; setting it takes effect at once (see Behaviour E2, T8). A mode set
     /// before configuration is applied by ``configure(_:)`` unless its ``Configuration`` names one.
+    /// A periodic interval that is not finite and above 0 is refused with an error log line, and
+    /// the mode stays as it was (see Behaviour E2).
     public var flushingMode: FlushingMode {
-        get {
-            let attachment = attachment.value
-            return attachment.pipeline?.mode ?? attachment.modeBeforeConfigure ?? .immediate
-        }
+        get { engine.flushingMode }
         set {
-            let pipeline = attachment.withLock { attachment -> TrackingPipeline? in
-                if attachment.pipeline == nil { attachment.modeBeforeConfigure = newValue }
-                return attachment.pipeline
+            do {
+                try newValue.validate()
+                engine.flushingMode = newValue
+            } catch {
+                options.runtime.logger.log(.error, "Tracking: Flushing mode refused: \(SegmentsError.wrapping(error))")
             }
-            guard let pipeline else { return }
-            pipeline.mode = newValue
-            engine.setTrackingImmediate(newValue == .immediate)
         }
     }
 
     /// Uploads everything queued (see Behaviour E5); a call during a flush joins it.
     public func flush() async -> FlushResult {
-        guard let pipeline = attachment.value.pipeline else {
+        guard let pipeline = engine.stamp?.tracking else {
             return .failure(SegmentsError.notConfigured)
         }
         return await pipeline.flush()
@@ -71,7 +78,7 @@ extension SegmentsClient {
     /// The completion-handler form of ``flush()``, answered on the delivery queue.
     public func flush(completion: @escaping @Sendable (FlushResult) -> Void) {
         let queue = options.runtime.deliveryQueue
-        guard let pipeline = attachment.value.pipeline else {
+        guard let pipeline = engine.stamp?.tracking else {
             queue.async { completion(.failure(SegmentsError.notConfigured)) }
             return
         }
@@ -80,6 +87,6 @@ extension SegmentsClient {
 
     /// How many events and customer updates wait for upload.
     public var queuedEventCount: Int {
-        attachment.value.pipeline?.queuedCount ?? 0
+        engine.stamp?.tracking?.queuedCount ?? 0
     }
 }

@@ -40,3 +40,15 @@ extension SegmentsClient.Backend {
         return nil
     }
 }
+
+extension FlushingMode {
+    /// Checks a periodic interval (see Behaviour E2, P7): not finite, or not above 0, would flush
+    /// in a tight loop or never.
+    /// - Throws: ``SegmentsError`` `.invalidConfiguration`.
+    func validate() throws {
+        if case .periodic(let seconds) = self, !(seconds.isFinite && seconds > 0) {
+            throw SegmentsError(
+                .invalidConfiguration, "The periodic flushing interval must be a finite number of seconds above 0, not \(seconds)")
+        }
+    }
+}

@@ -19,22 +19,13 @@ import SegmentsPersistence
 /// let content = try await client.getSegments(category: .content())
 /// ```
 public final class SegmentsClient: Sendable {
-    /// What a configured client holds; the mode set before configure (see Behaviour E2).
-    struct Attachment: Sendable {
-        var pipeline: TrackingPipeline?
-        /// The storage directory's owner lock (see Behaviour P5), held until ``stop()``.
-        var lock: StorageDirectoryLock?
-        /// A flushing mode set before configure: applied by configure unless its configuration
-        /// names one.
-        var modeBeforeConfigure: FlushingMode?
-    }
-
     let options: Options
+    /// The client's lifecycle, customer and segments: every lifecycle call is one transition of
+    /// its machine, so they take effect in one total order (see Behaviour A4).
     let engine: SegmentationEngine
     /// The one serial queue this client reads and writes its files on, engine and pipeline alike
     /// (see Behaviour R1): saves and loads stay in order and never run on the app's thread.
     let storageQueue: DispatchQueue
-    let attachment = Locked(Attachment())
 
     /// An unconfigured client built from `options`.
     public init(options: Options = Options()) {
@@ -54,47 +45,45 @@ public final class SegmentsClient: Sendable {
     }
 
     /// Starts (or restarts) the integration: validates the configuration, takes the storage
-    /// directory's owner lock (see Behaviour P5), reads the small customer file, and returns; the segment
-    /// baseline and the event queue load in the background on the client's storage queue, and
-    /// calls made meanwhile are served in call order once they are loaded (see Behaviour R3, T2, G4).
+    /// directory's owner lock (see Behaviour P5), reads the small customer file (or takes the customer
+    /// from memory when its save is still queued), and returns without waiting for any disk work
+    /// queued before (see Behaviour R1); the segment baseline and the event queue load in the
+    /// background on the client's storage queue, and calls made meanwhile are served in call
+    /// order once they are loaded (see Behaviour R3, T2, G4). Configure, stop, anonymize, identify and
+    /// flushing-mode changes take effect in one order, even from several threads (see Behaviour A4).
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`, or `.storage` when another process (or
     ///   another client of this process) uses the storage directory; the client is then left as
     ///   it was.
     public func configure(_ configuration: Configuration) throws {
         let integration = try ConfiguredIntegration(configuration, options: options, owner: self, storageQueue: storageQueue)
-        // Another client of this process used the folder before: its last saves may still be
-        // queued on its storage queue; they are written before this client reads the folder.
-        integration.previousStorageQueue?.sync {}
-        let engine = self.engine
-        let mode = attachment.withLock { attachment -> FlushingMode in
-            defer { attachment.modeBeforeConfigure = nil }
-            return configuration.namesFlushingMode
-                ? configuration.flushingMode : attachment.modeBeforeConfigure ?? configuration.flushingMode
+        if let previous = integration.previousStorageQueue {
+            // Another client of this process used the folder before: its last saves may still be
+            // queued on its storage queue. This client's storage queue waits for them before it
+            // reads the folder; the caller does not.
+            storageQueue.async { previous.sync {} }
         }
-        // The engine first: the new pipeline may upload at once, and the reload each upload
-        // requests (see Behaviour T3) must reach a configured engine.
-        engine.configure(
-            .init(repository: integration.repository, customerStore: integration.customer, baselineStore: integration.baseline))
-        engine.setTrackingImmediate(mode == .immediate)
-        let newPipeline = TrackingPipeline(
+        let engine = self.engine
+        let pipeline = TrackingPipeline(
             dependencies: .init(
                 runtime: options.runtime, retry: options.uploadRetry, storageQueue: storageQueue, capacity: options.eventQueueCapacity),
-            store: integration.events, uploader: integration.uploader, mode: mode,
-            onUploaded: { engine.reloadAfterUpload() })
-        let (previous, previousLock) = attachment.withLock { attachment in
-            defer {
-                attachment.pipeline = newPipeline
-                attachment.lock = integration.lock
+            store: integration.events, uploader: integration.uploader, mode: .manual,
+            onUploaded: { [weak engine] in engine?.reloadAfterUpload() })
+        var onEnd: (@Sendable (CustomerIds) -> Void)?
+        if let lock = integration.lock {
+            let storageQueue = storageQueue
+            onEnd = { customer in
+                // Another client of this process may take the directory at once; the flock itself is
+                // released once the saves already queued are written.
+                FileStoreRegistry.release(lock, customer: customer)
+                storageQueue.async { _ = lock }
             }
-            return (attachment.pipeline, attachment.lock)
         }
-        // Outside the lock: stopping answers waiting flushes, which runs the app's completions.
-        previous?.stop()
-        if let previousLock, previousLock !== integration.lock {
-            // Another directory now: the old one is free once the saves queued for it are written.
-            FileStoreRegistry.release(previousLock)
-            storageQueue.async { _ = previousLock }
-        }
+        engine.configure(
+            .init(
+                repository: integration.repository, customerStore: integration.customer, baselineStore: integration.baseline,
+                tracking: pipeline, integrationID: integration.integrationID, storageID: integration.storageID,
+                handedOverCustomer: integration.handedOverCustomer, onEnd: onEnd),
+            flushingMode: configuration.namesFlushingMode ? configuration.flushingMode : nil)
     }
 
     /// Whether ``configure(_:)`` succeeded and ``stop()`` did not follow.
@@ -109,19 +98,7 @@ public final class SegmentsClient: Sendable {
     /// Stops the integration (see Behaviour A3): segment work is cancelled, the baseline deleted, listeners
     /// removed, pending reads failed with `.stopped`; queued events stay on disk for the next start.
     public func stop() {
-        let (previous, lock) = attachment.withLock { attachment in
-            defer {
-                attachment.pipeline = nil
-                attachment.lock = nil
-            }
-            return (attachment.pipeline, attachment.lock)
-        }
-        previous?.stop()
         engine.stop()
-        // Another client of this process may take the directory at once; the flock itself is
-        // released once the saves already queued are written.
-        if let lock { FileStoreRegistry.release(lock) }
-        storageQueue.async { _ = lock }
     }
 
     /// Switches to a new anonymous customer (see Behaviour A1, A2).
@@ -129,12 +106,12 @@ public final class SegmentsClient: Sendable {
         engine.anonymize()
     }
 
-    var configuredPipeline: TrackingPipeline {
+    /// The configured tracking pipeline and the customer to stamp on what it queues, read in one
+    /// step (see Behaviour A4).
+    var configuredStamp: SegmentationEngine.Stamp {
         get throws {
-            guard let pipeline = attachment.value.pipeline else {
-                throw SegmentsError.notConfigured
-            }
-            return pipeline
+            guard let stamp = engine.stamp, stamp.tracking != nil else { throw SegmentsError.notConfigured }
+            return stamp
         }
     }
 }

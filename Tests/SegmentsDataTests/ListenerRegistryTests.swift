@@ -31,21 +31,24 @@ import Testing
         }
         for category in [SegmentCategory.discovery(), .content()] {
             calls.withLock { $0 = [] }
-            registry.deliveries(of: [], to: category).forEach { $0.run() }
+            var deliveries: [Delivery] = []
+            registry.tell([], to: category, changed: true, firstLoad: false, into: &deliveries)
+            deliveries.forEach { $0.run() }
             #expect(calls.value == alive.filter { $0.category == category }.map(\.index))
         }
         #expect(registry.count == alive.count)
     }
 
-    @Test func m4_removingACategorysLastListenerReportsIt() {
+    @Test func m4_d7_removingReturnsTheRegistrationToLetGoOfOutsideTheLockOnce() {
         var registry = ListenerRegistry()
         let calls = Locked<[Int]>([])
         let first = registry.add(Self.listener(.discovery(), 0, into: calls), group: nil, owner: nil)
         let second = registry.add(Self.listener(.discovery(), 1, into: calls), group: nil, owner: nil)
-        #expect(registry.remove(first) == nil)
-        #expect(registry.remove(second) == .discovery())
+        #expect(registry.remove(first)?.token == first)
+        #expect(registry.remove(second)?.token == second)
         #expect(registry.remove(second) == nil)  // unknown: a no-op
         #expect(registry.isEmpty)
+        #expect(registry.categories.isEmpty)
     }
 }
 
@@ -63,12 +66,13 @@ import Testing
         _ = registry.add(Self.listener(.content()), group: group, owner: nil)
         _ = registry.add(Self.listener(.content()), group: nil, owner: nil)
         #expect(registry.groupCount == 1)
-        #expect(registry.remove(first) == .discovery())  // its category's last listener
+        #expect(registry.remove(first)?.token == first)
         #expect(registry.count == 2)
-        #expect(registry.removeGroup(group) == [])  // content keeps the listener outside the group
+        #expect(registry.removeGroup(group).map(\.listener.category) == [.content()])
         #expect(registry.count == 1)
         #expect(registry.groupCount == 0)
-        #expect(registry.removeGroup(group) == [])
+        #expect(registry.removeGroup(group).isEmpty)
+        #expect(registry.categories == [.content()])
     }
 
     @Test func m4_everyMemberRemovedByTokenLeavesNoGroupBehind() {
@@ -83,7 +87,7 @@ import Testing
         // A later member of the same group is removed with it, and only it.
         let later = registry.add(Self.listener(.merchandising()), group: group, owner: nil)
         #expect(registry.groupCount == 1)
-        #expect(registry.removeGroup(group) == [.merchandising()])
+        #expect(registry.removeGroup(group).map(\.token) == [later])
         #expect(registry.remove(later) == nil)  // already gone
         #expect(registry.groupCount == 0)
     }

@@ -6,73 +6,105 @@ import Testing
 @testable import SegmentsData
 
 /// The engine's state machine, driven directly: no scheduler, no queues, no engine. Each
-/// transition is checked for the state it leaves and the actions it returns (see Behaviour T5–T7, T10,
-/// D6, A1, G2).
+/// transition is checked for the state it leaves and the steps it returns (see Behaviour T2, T5–T7,
+/// T10, D4, D6, D7, A1, A4, G2, R1).
 @Suite(Hang.timeLimit(minutes: 1)) struct SegmentationStateMachineTests {
     typealias Machine = SegmentationStateMachine
 
-    static let backend = SegmentationEngine.Ports(
-        repository: RecordingSegmentRepository(), customerStore: RecordingCustomerStore(),
-        baselineStore: RecordingSegmentBaselineStore())
+    static func ports(
+        _ integration: String = "project-a", storage: String? = "folder-a", tracking: TrackingPipeline? = nil,
+        repository: any SegmentRepository = RecordingSegmentRepository()
+    ) -> SegmentationEngine.Ports {
+        SegmentationEngine.Ports(
+            repository: repository, customerStore: RecordingCustomerStore(),
+            baselineStore: RecordingSegmentBaselineStore(), tracking: tracking, integrationID: integration, storageID: storage)
+    }
+    static let backend = ports()
     static let customer = CustomerIds(cookie: "cookie-a")
     static let t0 = Date(timeIntervalSince1970: 1_700_000_000)
 
-    static func at(_ seconds: TimeInterval) -> Machine.Moment {
-        Machine.Moment(uptime: seconds, wall: t0.addingTimeInterval(seconds))
+    static func at(_ seconds: TimeInterval) -> Moment {
+        Moment(uptime: seconds, wall: t0.addingTimeInterval(seconds), random: 0.5)
+    }
+
+    /// Configures `machine` with `ports` and a stored `customer`, and lets the baseline load;
+    /// returns the steps of both transitions.
+    @discardableResult
+    static func configure(
+        _ machine: inout Machine, _ ports: SegmentationEngine.Ports = backend, customer: CustomerIds? = customer,
+        baseline: SegmentBaseline = .empty, at seconds: TimeInterval = 0
+    ) -> [String] {
+        var (outcome, steps) = machine.configure(ports, namedMode: nil, stored: nil, newCookie: nil, at: at(seconds))
+        if outcome != .configured {
+            (outcome, steps) = machine.configure(ports, namedMode: nil, stored: .some(customer), newCookie: "new", at: at(seconds))
+        }
+        #expect(outcome == .configured)
+        let load = steps.compactMap { step -> Int? in
+            if case .perform(.loadBaseline(let id, _)) = step { id } else { nil }
+        }
+        let loaded = machine.baselineLoaded(load.first ?? -1, baseline, at: at(seconds))
+        return describe(steps) + describe(loaded)
     }
 
     /// A configured machine with one listener of discovery.
     static func configured(firstLoad: Bool = false) -> Machine {
-        var machine = Machine(timings: SegmentationTimings(), random: { 0.5 })
+        var machine = Machine(timings: SegmentationTimings())
         _ = machine.addListener(
             SegmentListener(category: .discovery(), includeFirstLoad: firstLoad) { _ in }, group: nil, owner: nil,
             at: at(0))
-        _ = machine.configure(backend, loaded: .init(customer: customer, baseline: .empty), at: at(0))
+        configure(&machine)
         return machine
     }
 
     /// The state, in words.
-    static func describe(_ reload: Machine.Reload) -> String {
+    static func describe(_ reload: Machine.Reload?) -> String {
         switch reload {
         case .idle: "idle"
         case .debouncing(let burst): "debouncing(\(burst.firstRequest)…\(burst.lastRequest))"
         case .retrying(let attempt, _): "retrying(\(attempt))"
         case .fetching(let flight, let owed): "fetching(carries: \(flight.carriesReload), owed: \(owed))"
+        case nil: "not configured"
         }
     }
 
-    /// The actions, in words (logs left out).
-    static func describe(_ actions: some Sequence<Machine.Action>) -> [String] {
-        actions.compactMap { action in
-            switch action {
-            case .log, .logLinkFailure: nil
+    /// The steps, in words (logs and releases left out).
+    static func describe(_ steps: some Sequence<Step<Machine.Action>>) -> [String] {
+        steps.compactMap { step in
+            switch step {
             case .scheduleTimer(_, let delay): "timer(\(delay))"
             case .cancelTimer: "cancelTimer"
-            case .startFlight: "fetch"
-            case .deliver(let deliveries): "deliver(\(deliveries.count))"
-            case .answer(let reads, let result): "answer(\(reads.count), \((try? result.get()) == nil ? "failure" : "success"))"
-            case .saveCustomer: "saveCustomer"
-            case .saveBaseline: "saveBaseline"
-            case .loadBaseline: "loadBaseline"
+            case .release: nil
+            case .perform(let action):
+                switch action {
+                case .log, .logLinkFailure: nil
+                case .startFlight: "fetch"
+                case .deliver(let deliveries): "deliver(\(deliveries.count))"
+                case .answer(let reads, let result): "answer(\(reads.count), \((try? result.get()) == nil ? "failure" : "success"))"
+                case .saveCustomer: "saveCustomer"
+                case .saveBaseline: "saveBaseline"
+                case .loadBaseline: "loadBaseline"
+                case .setFlushingMode(_, let mode): "mode(\(mode))"
+                case .stopTracking: "stopTracking"
+                case .endConfiguration: "end"
+                }
             }
         }
     }
 
-    // MARK: - No cookie (C5)
-
-    /// Defensive: a customer without a cookie is never fetched for; a read waiting on it is
-    /// answered at once with `.missingCookie` instead of being left without an answer. The engine
-    /// always gives the customer a cookie at configure, so only the machine can be put in this state.
-    @Test func c5_aCustomerWithoutACookieIsNotFetchedAndTheReadFailsAtOnce() {
-        var machine = Self.configured()
-        machine.customer = CustomerIds([:])
-        let (_, actions) = machine.read(.discovery(), force: true, reply: .direct { _ in }, at: Self.at(1))
-        #expect(Self.describe(actions) == ["answer(1, failure)"])
-        let codes = actions.compactMap { action -> SegmentsError.Code? in
-            if case .answer(_, let result) = action { result.error?.code } else { nil }
+    /// The lists the deliveries of `steps` would hand their handlers, in order.
+    static func delivered(_ steps: some Sequence<Step<Machine.Action>>) -> [[String]] {
+        steps.flatMap { step -> [[String]] in
+            if case .perform(.deliver(let deliveries)) = step { deliveries.map { $0.segments.map(\.id) } } else { [] }
         }
-        #expect(codes == [.missingCookie])
-        #expect(machine.reads.isEmpty)
+    }
+
+    /// Requests a reload the way an upload does (see Behaviour T3).
+    static func request(_ machine: inout Machine, at seconds: TimeInterval) -> Steps<Machine.Action> {
+        machine.uploadSucceeded(at: at(seconds))
+    }
+
+    static func flight(_ machine: Machine) -> Machine.Flight? {
+        if case .fetching(let flight, _) = machine.reload { flight } else { nil }
     }
 
     // MARK: - Requests (T5, T6)
@@ -80,27 +112,23 @@ import Testing
     @Test func t5_aRequestWhenIdleStartsABurstWithOneTimer() {
         var machine = Self.configured()
         #expect(Self.describe(machine.reload) == "idle")
-        var actions = Machine.Actions()
-        machine.requestReload(at: Self.at(1), &actions)
+        let actions = Self.request(&machine, at: 1)
         #expect(Self.describe(machine.reload) == "debouncing(1.0…1.0)")
         #expect(Self.describe(actions) == ["timer(5.0)"])
     }
 
     @Test func t5_requestsDuringTheDebounceOnlyMoveTheBurstsEnd() {
         var machine = Self.configured()
-        var actions = Machine.Actions()
-        machine.requestReload(at: Self.at(1), &actions)
-        actions = []
-        machine.requestReload(at: Self.at(3), &actions)
+        _ = Self.request(&machine, at: 1)
+        let actions = Self.request(&machine, at: 3)
         #expect(Self.describe(machine.reload) == "debouncing(1.0…3.0)")
         #expect(actions.isEmpty)
     }
 
     @Test func t5_theTimerFiringEarlyRearmsForTheRestThenFetches() throws {
         var machine = Self.configured()
-        var actions = Machine.Actions()
-        machine.requestReload(at: Self.at(0), &actions)
-        machine.requestReload(at: Self.at(4), &actions)
+        _ = Self.request(&machine, at: 0)
+        _ = Self.request(&machine, at: 4)
         let timer = try #require(machine.currentTimer)
         #expect(Self.describe(machine.timerFired(timer, at: Self.at(5))) == ["timer(4.0)"])
         #expect(machine.timerFired(timer, at: Self.at(5)).isEmpty)  // the replaced timer is stale
@@ -111,27 +139,23 @@ import Testing
 
     @Test func t5_maxWaitCapsABurst() throws {
         var machine = Self.configured()
-        var actions = Machine.Actions()
-        for second in stride(from: 0.0, through: 28, by: 4) { machine.requestReload(at: Self.at(second), &actions) }
-        machine.requestReload(at: Self.at(29), &actions)
+        for second in stride(from: 0.0, through: 28, by: 4) { _ = Self.request(&machine, at: second) }
+        _ = Self.request(&machine, at: 29)
         let timer = try #require(machine.currentTimer)
         #expect(Self.describe(machine.timerFired(timer, at: Self.at(30))) == ["fetch"])
     }
 
     @Test func t6_aRequestDuringAFlightOwesOneFollowUpAndAbsorbsNoTimer() throws {
         var machine = Self.fetching()
-        var actions = Machine.Actions()
-        machine.requestReload(at: Self.at(6), &actions)
-        machine.requestReload(at: Self.at(7), &actions)
-        #expect(actions.isEmpty)
+        #expect(Self.request(&machine, at: 6).isEmpty)
+        #expect(Self.request(&machine, at: 7).isEmpty)
         #expect(Self.describe(machine.reload) == "fetching(carries: true, owed: true)")
     }
 
     /// A machine with an automatic reload in flight (started at 5 s).
     static func fetching() -> Machine {
         var machine = configured()
-        var actions = Machine.Actions()
-        machine.requestReload(at: at(0), &actions)
+        _ = request(&machine, at: 0)
         _ = machine.timerFired(machine.currentTimer!, at: at(5))
         return machine
     }
@@ -172,10 +196,9 @@ import Testing
     func t6_t7_everyOutcomeLeavesOneStateAndSchedulesAnOwedFollowUp(_ outcome: Outcome) throws {
         var machine = Self.fetching()
         if outcome.followUpOwed {
-            var ignored = Machine.Actions()
-            machine.requestReload(at: Self.at(6), &ignored)
+            _ = Self.request(&machine, at: 6)
         }
-        let flight = try #require(machine.flight)
+        let flight = try #require(Self.flight(machine))
         let actions = machine.flightFinished(flight.id, with: outcome.result, at: Self.at(7))
         #expect(Self.describe(machine.reload) == outcome.state)
         #expect(Self.describe(actions) == outcome.actions)
@@ -183,15 +206,15 @@ import Testing
 
     @Test func t9_aResultForADiscardedFlightChangesNothing() throws {
         var machine = Self.fetching()
-        let flight = try #require(machine.flight)
+        let flight = try #require(Self.flight(machine))
         _ = machine.stop()
         #expect(machine.flightFinished(flight.id, with: .success([:]), at: Self.at(7)).isEmpty)
     }
 
     @Test func c3_aResultForAnotherCustomerIsDroppedAndTheOwedReloadRequestedAgain() throws {
         var machine = Self.fetching()
-        let flight = try #require(machine.flight)
-        _ = machine.identify(hardIds: ["registered": "jane"], at: Self.at(6))
+        let flight = try #require(Self.flight(machine))
+        _ = machine.identify(hardIds: ["registered": "jane"], generation: machine.stamp!.generation, at: Self.at(6))
         let actions = machine.flightFinished(flight.id, with: .success([.discovery(): []]), at: Self.at(7))
         #expect(Self.describe(actions) == ["timer(5.0)"])  // nothing stored or delivered
         #expect(Self.describe(machine.reload) == "debouncing(7.0…7.0)")  // identify's request, owed until now
@@ -202,17 +225,16 @@ import Testing
         let busy = SegmentsError(.httpStatus, "busy", httpStatus: 503)
         var delays: [String] = []
         for second in [7.0, 9.0, 13.0] {
-            let flight = try #require(machine.flight)
+            let flight = try #require(Self.flight(machine))
             delays += Self.describe(machine.flightFinished(flight.id, with: .failure(busy), at: Self.at(second)))
             _ = machine.timerFired(machine.currentTimer!, at: Self.at(second + 10))
         }
         #expect(delays == ["timer(2.0)", "timer(4.0)", "timer(8.0)"])
-        let flight = try #require(machine.flight)
+        let flight = try #require(Self.flight(machine))
         _ = machine.flightFinished(flight.id, with: .success([:]), at: Self.at(40))
-        var actions = Machine.Actions()
-        machine.requestReload(at: Self.at(41), &actions)
+        _ = Self.request(&machine, at: 41)
         _ = machine.timerFired(machine.currentTimer!, at: Self.at(46))
-        let next = try #require(machine.flight)
+        let next = try #require(Self.flight(machine))
         #expect(Self.describe(machine.flightFinished(next.id, with: .failure(busy), at: Self.at(47))) == ["timer(2.0)"])
     }
 
@@ -220,8 +242,7 @@ import Testing
 
     @Test func g2_aReadDuringTheDebounceFetchesAtOnceAndCarriesThePendingReload() {
         var machine = Self.configured()
-        var actions = Machine.Actions()
-        machine.requestReload(at: Self.at(0), &actions)
+        _ = Self.request(&machine, at: 0)
         let (_, readActions) = machine.read(.discovery(), force: true, reply: .direct { _ in }, at: Self.at(1))
         #expect(Self.describe(readActions) == ["cancelTimer", "fetch"])
         #expect(Self.describe(machine.reload) == "fetching(carries: true, owed: false)")
@@ -231,16 +252,15 @@ import Testing
         var machine = Self.fetching()
         let (_, actions) = machine.read(.discovery(), force: true, reply: .direct { _ in }, at: Self.at(6))
         #expect(actions.isEmpty)
-        #expect(machine.reads.count == 1)
     }
 
     @Test(arguments: [(4.9, true), (5.0, false), (-0.1, false)])
     func t10_g1_theCacheAgeIsMeasuredOnTheMonotonicClock(age: TimeInterval, answersFromCache: Bool) throws {
         var machine = Self.fetching()
-        let flight = try #require(machine.flight)
+        let flight = try #require(Self.flight(machine))
         _ = machine.flightFinished(flight.id, with: .success([:]), at: Self.at(10))
         // The wall clock is set a day back: it must not matter.
-        let now = Machine.Moment(uptime: 10 + age, wall: Self.t0.addingTimeInterval(-86_400))
+        let now = Moment(uptime: 10 + age, wall: Self.t0.addingTimeInterval(-86_400), random: 0.5)
         let (_, actions) = machine.read(.discovery(), force: false, reply: .direct { _ in }, at: now)
         #expect(Self.describe(actions) == (answersFromCache ? ["answer(1, success)"] : ["fetch"]))
     }

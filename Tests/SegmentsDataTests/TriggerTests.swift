@@ -265,11 +265,11 @@ import Testing
         let warning =
             "Segments: Segment accuracy needs the immediate flushing mode: events tracked in other modes reach the server late"
         harness.configure()
-        harness.engine.setTrackingImmediate(false)
+        harness.engine.flushingMode = .manual
         #expect(harness.logger.count(of: warning) == 0)
         harness.listen()
         harness.listen(.content())
-        harness.engine.setTrackingImmediate(false)
+        harness.engine.flushingMode = .manual
         #expect(harness.logger.count(of: warning) == 1)
         #expect(harness.logger.entries.first { $0.message == warning }?.level == .warning)
     }
@@ -282,13 +282,13 @@ import Testing
         let warning =
             "Segments: Segment accuracy needs the immediate flushing mode: events tracked in other modes reach the server late"
         harness.configure()
-        harness.engine.setTrackingImmediate(true)
+        harness.engine.flushingMode = .immediate
         harness.listen()
         #expect(harness.logger.count(of: warning) == 0)
-        harness.engine.setTrackingImmediate(false)
+        harness.engine.flushingMode = .manual
         #expect(harness.logger.count(of: warning) == 1)
-        harness.engine.setTrackingImmediate(true)
-        harness.engine.setTrackingImmediate(false)
+        harness.engine.flushingMode = .immediate
+        harness.engine.flushingMode = .manual
         #expect(harness.logger.count(of: warning) == 2)
     }
 

@@ -1,17 +1,17 @@
 import Foundation
 import SegmentsDomain
 
-/// The real-time segmentation core of one client: listeners, automatic reloads, change delivery
-/// and one-shot reads (see Behaviour T, C, D, G, A).
+/// The real-time segmentation core and lifecycle of one client: configuration, the customer,
+/// listeners, automatic reloads, change delivery and one-shot reads (see Behaviour T, C, D, G, A).
 ///
-/// Every decision is made by a value state machine (`SegmentationStateMachine`) held under one
-/// lock, so the synchronous entry points (`addListener`, `removeListener`, the completion form of
-/// `getSegments`) keep their call order from any thread. A transition returns actions; the engine
-/// carries them out **after releasing the lock**, in the order they were decided (one ordered
-/// outbox, drained by one thread at a time), so no handler, store, logger, scheduler or
-/// repository ever runs under it. Every asynchronous step — debounce, backoff, each fetch — goes
-/// through the injected ``Scheduler``, so tests drive the engine on virtual time. Deliveries run on
-/// one serial delivery queue (see Behaviour D8); saves run on one serial storage queue, in order.
+/// Every decision is made by ``SegmentationStateMachine``, run by a ``StateMachineDriver``: one lock,
+/// so the synchronous entry points (`addListener`, `removeListener`, the completion form of
+/// `getSegments`, the lifecycle calls) keep their call order from any thread and take effect in
+/// one total order (see Behaviour A4); everything a transition decides is carried out after the
+/// lock is released, in decision order, by ``perform(_:_:)`` below. Every asynchronous step —
+/// debounce, backoff, each fetch — goes through the injected ``Scheduler``, so tests drive the
+/// engine on virtual time. Deliveries run on one serial delivery queue (see Behaviour D8); loads and
+/// saves on one serial storage queue, in order, never on the caller's thread (see Behaviour R1).
 package final class SegmentationEngine: Sendable {
     /// The ports that live as long as the engine.
     package struct Dependencies: Sendable {
@@ -46,91 +46,352 @@ package final class SegmentationEngine: Sendable {
         package var customerStore: any CustomerStore
         /// The baseline and link memory.
         package var baselineStore: any SegmentBaselineStore
+        /// The integration's event pipeline, if it tracks: started, switched and stopped with
+        /// the configuration (see Behaviour A4).
+        package var tracking: TrackingPipeline?
+        /// Names the integration (backend, base URL, storage): configuring another one requests a
+        /// reload whenever listeners exist (see Behaviour T2).
+        package var integrationID: String
+        /// Names where the customer is stored; `nil` when every configuration gets new storage.
+        /// While a save to it is pending, the customer in memory is the truth (see Behaviour R1).
+        package var storageID: String?
+        /// The customer the storage's previous owner in this process ended with, whose save may
+        /// still be queued on its storage queue.
+        package var handedOverCustomer: CustomerIds?
+        /// Called (outside any lock) when the configuration ends — stopped, or replaced by one on
+        /// other storage — with the customer it ended with: hands the storage over.
+        package var onEnd: (@Sendable (CustomerIds) -> Void)?
 
         /// Creates the ports of an integration.
         package init(
             repository: any SegmentRepository, customerStore: any CustomerStore,
-            baselineStore: any SegmentBaselineStore
+            baselineStore: any SegmentBaselineStore, tracking: TrackingPipeline? = nil,
+            integrationID: String = "", storageID: String? = nil, handedOverCustomer: CustomerIds? = nil,
+            onEnd: (@Sendable (CustomerIds) -> Void)? = nil
         ) {
             self.repository = repository
             self.customerStore = customerStore
             self.baselineStore = baselineStore
+            self.tracking = tracking
+            self.integrationID = integrationID
+            self.storageID = storageID
+            self.handedOverCustomer = handedOverCustomer
+            self.onEnd = onEnd
         }
     }
 
-    /// The machine, the actions it decided that are not carried out yet, and the tokens of the
-    /// timers that may still fire.
-    struct Core: Sendable {
-        var machine: SegmentationStateMachine
-        var outbox: [SegmentationStateMachine.Action] = []
-        /// Whether some thread is carrying out the outbox; only that thread does, in order.
-        var draining = false
-        var timers: [SegmentationStateMachine.TimerID: ScheduledWork] = [:]
-        /// Customer saves queued on the storage queue and not yet written: while there are any,
-        /// `configure` reads the customer on the storage queue, after them.
-        var pendingCustomerSaves = 0
+    /// What a tracked item is stamped with and where it is queued, read in one step (see Behaviour A4).
+    package struct Stamp: Sendable {
+        /// The current customer.
+        package let customer: CustomerIds
+        /// Which customer this is: changes when the customer is replaced, not when ids merge.
+        let generation: Int
+        /// The pipeline of the same configuration.
+        package let tracking: TrackingPipeline?
     }
+
+    typealias Machine = SegmentationStateMachine
 
     let dependencies: Dependencies
-    let core: Locked<Core>
+    let driver: StateMachineDriver<Machine>
 
     /// An unconfigured engine: listeners and reads can be registered; they are served after
-    /// ``configure(_:)``.
+    /// ``configure(_:flushingMode:)``.
     package init(dependencies: Dependencies) {
         self.dependencies = dependencies
-        core = Locked(Core(machine: SegmentationStateMachine(timings: dependencies.timings, random: dependencies.runtime.random)))
-    }
-
-    /// The current moment on both clocks, read before the lock is taken (the clock is a port).
-    var moment: SegmentationStateMachine.Moment {
-        SegmentationStateMachine.Moment(uptime: dependencies.runtime.clock.uptime(), wall: dependencies.runtime.clock.now())
-    }
-
-    /// Runs one transition under the lock, then carries out what it decided (and anything other
-    /// threads decided meanwhile), outside the lock.
-    @discardableResult
-    func transition<Result>(
-        _ body: (inout SegmentationStateMachine) -> (Result, SegmentationStateMachine.Actions)
-    ) -> Result {
-        let (result, mine) = core.withLock { core -> (Result, SegmentationStateMachine.Actions?) in
-            let (result, actions) = body(&core.machine)
-            guard !actions.isEmpty else { return (result, nil) }
-            guard !core.draining else {
-                core.outbox += actions  // the thread draining now carries them out, in order
-                return (result, nil)
-            }
-            core.draining = true
-            return (result, actions)  // nothing is queued before them: carried out here, first
+        driver = StateMachineDriver(Machine(timings: dependencies.timings), runtime: dependencies.runtime) { action, driver in
+            Self.perform(action, on: driver, with: dependencies)
         }
-        if let mine {
-            for action in mine { perform(action) }
-            drainOutbox()
-        }
-        return result
     }
 
-    /// A transition without a result.
-    func transition(_ body: (inout SegmentationStateMachine) -> SegmentationStateMachine.Actions) {
-        transition { machine in ((), body(&machine)) }
-    }
+    // MARK: - Lifecycle
 
-    /// A read of the machine's state.
-    func read<Result>(_ body: (SegmentationStateMachine) -> Result) -> Result {
-        core.withLock { body($0.machine) }
-    }
+    /// Whether configured and not stopped.
+    package var isConfigured: Bool { driver.read(\.isConfigured) }
 
-    /// Carries out the outbox in order until it is empty, then gives up draining. Actions that
-    /// other threads (or the code called here) add meanwhile are carried out by this loop too,
-    /// never concurrently. Only the thread that set `draining` calls it.
-    private func drainOutbox() {
+    /// The current customer, or `nil` before configuration and after stop.
+    package var customer: CustomerIds? { driver.read(\.customer) }
+
+    /// Configures the engine with an integration's ports (see Behaviour T2, T6, A4, R1, R3).
+    ///
+    /// The customer comes from memory when this client saved it and the save may still be
+    /// queued, otherwise from the store (the small customer file, read on the caller's thread,
+    /// outside the lock); a cookie is made when there is none. Never waits for the storage queue.
+    /// The baseline loads there in the background; then the initial reload is decided and reads
+    /// made before or meanwhile are served in call order. Re-configuring discards the flight but
+    /// keeps listeners, what they were told, and a pending or owed reload; the previous
+    /// configuration's pipeline is stopped.
+    /// - Parameter flushingMode: the mode the configuration names; `nil` keeps the one set last.
+    package func configure(_ ports: Ports, flushingMode: FlushingMode? = nil) {
+        var stored: CustomerIds?? = nil
+        var newCookie: String?
         while true {
-            let batch = core.withLock { core -> [SegmentationStateMachine.Action] in
-                if core.outbox.isEmpty { core.draining = false }
-                defer { core.outbox = [] }
-                return core.outbox
+            switch driver.transition({ machine, now in
+                machine.configure(ports, namedMode: flushingMode, stored: stored, newCookie: newCookie, at: now)
+            }) {
+            case .configured: return
+            case .needsStoredCustomer: stored = .some(ports.customerStore.load())
+            case .needsNewCookie: newCookie = dependencies.makeCookie()
             }
-            if batch.isEmpty { return }
-            for action in batch { perform(action) }
+        }
+    }
+
+    /// Stops the integration (see Behaviour A3): cancels and discards segment work, deletes the baseline and
+    /// link memory, removes every listener (without waiting for a running handler, D7), answers
+    /// pending reads with `.stopped`, stops the tracking pipeline, and rejects work until
+    /// configured again.
+    package func stop() {
+        driver.transition { machine, _ in machine.stop() }
+    }
+
+    /// Switches to a new anonymous customer (see Behaviour A1, A2): new cookie, no hard ids; cancels pending
+    /// and in-flight segment work, deletes the baseline and link memory, tells listeners of
+    /// non-empty categories `[]`, and answers pending reads with `[]`. Listeners stay, and a reload
+    /// for the new customer is requested when there are any.
+    ///
+    /// - Returns: the new customer, or `nil` when not configured.
+    @discardableResult
+    package func anonymize() -> CustomerIds? {
+        let newCookie = dependencies.makeCookie()
+        return driver.transition { machine, now in machine.anonymize(newCookie: newCookie, at: now) }
+    }
+
+    /// The customer a tracked item is stamped with and the pipeline of the same configuration,
+    /// read in one step (see Behaviour A4); `nil` when not configured.
+    package var stamp: Stamp? { driver.read(\.stamp) }
+
+    /// Merges hard ids into the customer of `stamp` (see Behaviour E1, T4): call it once the customer
+    /// update stamped with `stamp.customer.merging(hardIds:)` is queued. When the customer was replaced
+    /// since (anonymize, configure), nothing is merged: the identify came first.
+    ///
+    /// - Returns: the customer after the merge, or `nil` when not configured.
+    @discardableResult
+    package func identify(hardIds: [String: String], stampedWith stamp: Stamp) -> CustomerIds? {
+        driver.transition { machine, now in machine.identify(hardIds: hardIds, generation: stamp.generation, at: now) }
+    }
+
+    /// Merges hard ids into the current customer (see Behaviour E1, T4), without queueing anything.
+    @discardableResult
+    package func identify(hardIds: [String: String]) -> CustomerIds? {
+        guard let stamp else { return nil }
+        return identify(hardIds: hardIds, stampedWith: stamp)
+    }
+
+    /// The flushing mode in force, or set for the next configure (see Behaviour E2); setting it
+    /// switches the configured pipeline in the same total order as the other lifecycle calls
+    /// (see Behaviour A4) and warns once when listeners exist and it is not immediate (T8).
+    package var flushingMode: FlushingMode {
+        get { driver.read(\.flushingMode) }
+        set { driver.transition { machine, _ in machine.setFlushingMode(newValue) } }
+    }
+
+    /// Requests a reload because a tracked event or customer update was uploaded (see Behaviour T3).
+    package func reloadAfterUpload() {
+        driver.transition { machine, now in machine.uploadSucceeded(at: now) }
+    }
+
+    // MARK: - Listeners
+
+    /// Registers a listener (see Behaviour M4); callable from any thread, in call order.
+    ///
+    /// When the engine is configured this requests a reload (see Behaviour T1).
+    /// - Parameters:
+    ///   - group: registrations sharing a group are removed together by ``removeListeners(group:)``.
+    ///   - owner: when given, the registration ends by itself once `owner` is deallocated.
+    /// - Returns: the token that removes this one registration.
+    @discardableResult
+    package func addListener(_ listener: SegmentListener, group: UUID? = nil, owner: AnyObject? = nil) -> ListenerToken {
+        driver.transition { machine, now in machine.addListener(listener, group: group, owner: owner, at: now) }
+    }
+
+    /// Removes one registration; unknown tokens are ignored. Never waits: once this returns no
+    /// new call of the handler starts, and a call running right now may finish (see Behaviour D7). A
+    /// handler may remove its own listener.
+    package func removeListener(_ token: ListenerToken) {
+        driver.transition { machine, _ in machine.removeListener(token) }
+    }
+
+    /// Removes every registration of `group`; an unknown group is ignored. Never waits (see Behaviour D7).
+    package func removeListeners(group: UUID) {
+        driver.transition { machine, _ in machine.removeListeners(group: group) }
+    }
+
+    /// How many listeners are registered (owners that are gone do not count).
+    package var listenerCount: Int { driver.read(\.listenerCount) }
+
+    /// The changes of `category` as a stream: each element is the category's full list, as a
+    /// listener would receive it. Ending the iteration removes the registration.
+    ///
+    /// The stream keeps only the newest list when the consumer falls behind: each element is a
+    /// complete list, so an older one is never needed once a newer one arrived, and a consumer
+    /// that stops reading cannot make the stream grow without bound.
+    package func changes(of category: SegmentCategory, includeFirstLoad: Bool = false) -> AsyncStream<[Segment]> {
+        AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+            let token = addListener(
+                SegmentListener(category: category, includeFirstLoad: includeFirstLoad) { continuation.yield($0) })
+            continuation.onTermination = { [weak self] _ in self?.removeListener(token) }
+        }
+    }
+
+    // MARK: - One-shot reads
+
+    /// Answers the segments of `category` for the current customer, exactly once, on the delivery
+    /// queue (see Behaviour G1–G6).
+    ///
+    /// Without `force`, a baseline of exactly this customer younger than the cache time answers at
+    /// once. Otherwise the read joins the fetch in flight or starts one; the fetch updates the
+    /// baseline and tells listeners about changes like any reload. Before configuration the read
+    /// waits (at most 1,000 reads wait; more fail with `.notConfigured`); after ``stop()`` it fails
+    /// with `.stopped`.
+    package func getSegments(
+        force: Bool = false, category: SegmentCategory,
+        completion: @escaping @Sendable (Result<[Segment], SegmentsError>) -> Void
+    ) {
+        let now = driver.now
+        if let hit = cacheHit(category, force: force, at: now) {
+            dependencies.runtime.deliveryQueue.async { completion(.success(hit)) }
+            return
+        }
+        driver.transition(at: now) { machine, now in
+            machine.read(category, force: force, reply: .onDeliveryQueue(completion), at: now).1
+        }
+    }
+
+    /// The `async` form of ``getSegments(force:category:completion:)``: throws ``SegmentsError``.
+    /// The awaiting task is resumed directly, without a hop through the delivery queue (see Behaviour G4).
+    ///
+    /// Cancelling the calling task withdraws the read at once: it throws `.cancelled` (still
+    /// exactly one answer), and a fetch it started goes on for the other readers and listeners.
+    package func getSegments(force: Bool = false, category: SegmentCategory) async throws -> [Segment] {
+        let now = driver.now
+        // A hit answers without suspending the task at all; a cancelled task takes the slow path,
+        // which answers it with `.cancelled`.
+        if !Task.isCancelled, let hit = cacheHit(category, force: force, at: now) { return hit }
+        let readID = Locked<Int?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let id = driver.transition(at: now) { machine, now in
+                    machine.read(category, force: force, reply: .direct { continuation.resume(with: $0) }, at: now)
+                }
+                readID.withLock { $0 = id }
+                // Cancelled before the read existed: the handler below found nothing to withdraw.
+                if Task.isCancelled { withdrawRead(id) }
+            }
+        } onCancel: {
+            if let id = readID.value { withdrawRead(id) }
+        }
+    }
+
+    /// The answer of a read when the cache gives it right now: one look under the lock, no
+    /// transition, nothing queued (see Behaviour G1, G4). `nil` with `force` or when the read must wait.
+    private func cacheHit(_ category: SegmentCategory, force: Bool, at now: Moment) -> [Segment]? {
+        guard !force else { return nil }
+        return driver.read { $0.cacheHit(category, at: now) }
+    }
+
+    private func withdrawRead(_ id: Int) {
+        driver.transition { machine, _ in machine.withdrawRead(id) }
+    }
+
+    // MARK: - Carrying out the machine's actions (outside the lock, in decision order)
+
+    private static func perform(_ action: Machine.Action, on driver: StateMachineDriver<Machine>, with dependencies: Dependencies) {
+        let runtime = dependencies.runtime
+        switch action {
+        case .log(let level, let message):
+            runtime.logger.log(level, message)
+        case .logLinkFailure(let customer):
+            let verbose = runtime.logger.isEnabled(.verbose)
+            runtime.logger.log(.warning, SegmentsLogText.linkFailed(customer, verbose: verbose))
+        case .startFlight(let flight):
+            runtime.scheduler.schedule(after: 0) { [weak driver] in
+                guard let driver else { return }
+                await run(flight, on: driver)
+            }
+        case .deliver(let deliveries):
+            // One hop for the whole fan-out; each call still checks its gate when it runs (D7).
+            runtime.deliveryQueue.async {
+                for delivery in deliveries { delivery.run() }
+            }
+        case .answer(let reads, let result):
+            answer(reads, with: result, on: runtime.deliveryQueue)
+        case .saveCustomer(let customer, let store, let storageID):
+            save("the customer", with: dependencies) { [weak driver] in
+                defer {
+                    if let storageID { driver?.transition { machine, _ in machine.customerSaved(in: storageID) } }
+                }
+                try store.save(customer)
+            }
+        case .saveBaseline(let baseline, let store):
+            save("the segments baseline", with: dependencies) { try store.save(baseline) }
+        case .loadBaseline(let load, let store):
+            dependencies.storageQueue.async { [weak driver] in
+                let baseline = store.load()
+                driver?.transition { machine, now in machine.baselineLoaded(load, baseline, at: now) }
+            }
+        case .setFlushingMode(let pipeline, let mode):
+            pipeline.mode = mode
+        case .stopTracking(let pipeline):
+            pipeline.stop()
+        case .endConfiguration(let ports, let customer):
+            ports.onEnd?(customer)
+        }
+    }
+
+    /// Answers reads: completion handlers in one hop on the delivery queue, awaiting tasks
+    /// directly (see Behaviour G4).
+    private static func answer(
+        _ reads: [Machine.PendingRead], with result: Result<SegmentsByCategory, SegmentsError>, on queue: DispatchQueue
+    ) {
+        var onQueue: [@Sendable () -> Void] = []
+        for read in reads {
+            let narrowed = result.map { $0[read.category] ?? [] }
+            switch read.reply {
+            case .direct(let resume): resume(narrowed)
+            case .onDeliveryQueue(let completion): onQueue.append { completion(narrowed) }
+            }
+        }
+        guard !onQueue.isEmpty else { return }
+        let calls = onQueue
+        queue.async { calls.forEach { $0() } }
+    }
+
+    /// Saves on the storage queue, in the order decided; a failure is logged.
+    private static func save(_ what: String, with dependencies: Dependencies, _ write: @escaping @Sendable () throws -> Void) {
+        let logger = dependencies.runtime.logger
+        dependencies.storageQueue.async {
+            do { try write() } catch {
+                logger.log(.error, "Segments: Saving \(what) failed: \(error)")
+            }
+        }
+    }
+
+    /// Link (when needed), then fetch, asking the machine before each request whether the flight
+    /// still counts (see Behaviour C1, C2, C4).
+    private static func run(_ flight: Machine.Flight, on driver: StateMachineDriver<Machine>) async {
+        func mayProceed(linked: Bool) -> Bool {
+            driver.transition { machine, now in machine.flightMayProceed(flight.id, linked: linked, at: now) }
+        }
+        func finish(_ result: Result<SegmentsByCategory, SegmentsError>) {
+            driver.transition { machine, now in machine.flightFinished(flight.id, with: result, at: now) }
+        }
+        guard mayProceed(linked: false) else { return }
+        if flight.needsLink {
+            do {
+                try await flight.repository.linkCustomerIds(flight.customer)
+            } catch {
+                let cause = SegmentsError.wrapping(error)
+                finish(.failure(SegmentsError(
+                    .linkFailed, "linking the customer ids failed: \(cause)", httpStatus: cause.httpStatus,
+                    retryAfter: cause.retryAfter, underlying: cause)))
+                return
+            }
+            guard mayProceed(linked: true) else { return }
+        }
+        do {
+            finish(.success(try await flight.repository.fetchSegments(for: flight.customer)))
+        } catch {
+            finish(.failure(SegmentsError.wrapping(error)))
         }
     }
 }

@@ -1,28 +1,66 @@
 import Foundation
 import SegmentsDomain
 
-/// Every decision of the segmentation engine, as a value (see Behaviour T, C, D, G, A).
+/// Every decision of a client's segmentation and lifecycle, as a value (see Behaviour T, C, D, G, A).
 ///
-/// Each event the engine sees (a public call, a timer firing, a flight coming back) is one
-/// `mutating` transition that changes the state and returns the ``Action``s it decided: schedule
-/// or cancel a timer, start a fetch, deliver, answer reads, save, log. The machine runs no
-/// code of anyone else and does no I/O; ``SegmentationEngine`` holds it under its lock and carries
-/// the actions out after releasing the lock, in the order they were decided. The current time is
-/// an input (``Moment``), so transitions are tested without a scheduler.
-struct SegmentationStateMachine: Sendable {
-    /// Where the engine is in its life (see Behaviour T2, A3).
-    enum Phase: Sendable {
+/// Each event the engine sees — a public call, a timer firing, a flight or a load coming back —
+/// is one `mutating` transition that changes ``state`` and returns the ``Steps`` it decided:
+/// timers, fetches, deliveries, answers, saves, logs, the tracking pipeline's start, mode and
+/// stop, and the app's objects it let go of. The machine runs nobody's code and does no I/O; the
+/// ``StateMachineDriver`` holds it under its lock and carries the steps out after releasing it, in
+/// the order they were decided. Time, jitter and new cookies are inputs.
+///
+/// The lifecycle calls of one client — configure, stop, anonymize, identify, the flushing mode —
+/// are transitions of this one machine, so they take effect in one total order (see Behaviour A4):
+/// the customer, the integration's ports and its tracking pipeline change together.
+///
+/// The file reads in the order of a client's life: the state and its data, configuration (and
+/// the background load of the baseline), the customer, listeners, reloads and flights, one-shot
+/// reads, deliveries, stop; the listener registry closes it.
+struct SegmentationStateMachine: DrivenStateMachine {
+    // MARK: - State
+
+    /// Where the client is in its life (see Behaviour T2, R3, A3).
+    private enum State: Sendable {
         /// Not configured yet: listeners and reads wait.
         case unconfigured
-        /// Configured with a backend.
-        case running(SegmentationEngine.Ports)
+        /// Configured; the stored baseline is loading on the storage queue. Reads and reloads
+        /// wait for it (see Behaviour R3).
+        case loading(Configured, BaselineLoad)
+        /// Configured, baseline in memory.
+        case running(Configured)
         /// Stopped: work is rejected until configured again.
         case stopped
+        /// Only while a transition mutates the configured payload in place (no copy-on-write).
+        case modifying
+    }
+
+    /// What one configuration holds.
+    struct Configured: Sendable {
+        var ports: SegmentationEngine.Ports
+        var customer: CustomerIds
+        /// Changes whenever the customer is replaced (configure, anonymize), not when ids merge:
+        /// an identify recorded for an older customer is not merged into a newer one (see Behaviour A4).
+        var customerGeneration: Int
+        var baseline: SegmentBaseline
+        /// When `baseline.snapshot` was fetched on the monotonic clock; `nil` for one loaded from
+        /// disk, whose wall-clock `fetchedAt` is all there is (see Behaviour T10).
+        var snapshotUptime: TimeInterval?
+        var reload: Reload
+    }
+
+    /// The baseline load a configuration waits for.
+    struct BaselineLoad: Sendable {
+        let id: Int
+        /// A reload was requested (or was pending at configure) while it loaded.
+        var reloadOwed: Bool
+        /// The configuration changed integration, so listeners must hear the new one (see Behaviour T2).
+        var otherIntegration: Bool
+        /// Anonymize deleted the baseline while it loaded: the loaded one is stale.
+        var discardLoaded: Bool
     }
 
     /// The automatic reload and the one fetch the engine may have in flight (see Behaviour T5–T7, G2).
-    /// Exactly one case holds at a time, so "a debounce and a retry at once" or "two flights"
-    /// cannot be written down.
     enum Reload: Sendable {
         /// Nothing pending, nothing in flight.
         case idle
@@ -54,19 +92,7 @@ struct SegmentationStateMachine: Sendable {
         let retryAttempt: Int
     }
 
-    /// Identifies one scheduled timer; a timer that fires after it was replaced does nothing.
-    struct TimerID: Hashable, Sendable {
-        let rawValue: Int
-    }
-
-    /// "Now", read once per event: the monotonic clock for durations, the wall clock for
-    /// `fetchedAt` (see Behaviour T10).
-    struct Moment: Sendable {
-        var uptime: TimeInterval
-        var wall: Date
-    }
-
-    /// A one-shot read waiting for the network or for configuration (see Behaviour G).
+    /// A one-shot read waiting for configuration, the baseline, or a flight (see Behaviour G).
     struct PendingRead: Sendable {
         /// Identifies the read, so a cancelled task can withdraw it.
         let id: Int
@@ -75,6 +101,9 @@ struct SegmentationStateMachine: Sendable {
         let reply: ReadReply
         /// How often the read was retried because the customer changed (see Behaviour G6).
         var customerRetries = 0
+        /// The customer it waits for: a read that joined a flight of an earlier customer is not
+        /// charged a retry when that flight is discarded.
+        var customer: CustomerIds?
     }
 
     /// How a read is answered (see Behaviour G4): a completion handler on the delivery queue, or an
@@ -84,134 +113,985 @@ struct SegmentationStateMachine: Sendable {
         case direct(@Sendable (Result<[Segment], SegmentsError>) -> Void)
     }
 
-    /// What the engine carries out once its lock is released, in this order.
+    /// What the engine carries out once the lock is released.
     enum Action: Sendable {
         case log(LogLevel, String)
         /// The link-failure line: the customer's ids appear only at verbose level (see Behaviour C4, P4).
         case logLinkFailure(CustomerIds)
-        case scheduleTimer(TimerID, after: TimeInterval)
-        case cancelTimer(TimerID)
         case startFlight(Flight)
         /// Handler calls, run in this order on the delivery queue (see Behaviour D5–D8).
         case deliver([Delivery])
         /// Answers each read with `result` narrowed to its category (see Behaviour G4).
         case answer([PendingRead], Result<SegmentsByCategory, SegmentsError>)
-        case saveCustomer(CustomerIds, to: any CustomerStore)
+        /// Saves the customer; `storageID` is reported back with ``customerSaved(in:)``.
+        case saveCustomer(CustomerIds, to: any CustomerStore, storageID: String?)
         case saveBaseline(SegmentBaseline, to: any SegmentBaselineStore)
-        /// Load the baseline on the storage queue and hand it to `baselineLoaded` (see Behaviour R3).
+        /// Load the baseline on the storage queue and hand it to ``baselineLoaded(_:_:at:)`` (see Behaviour R3).
         case loadBaseline(Int, from: any SegmentBaselineStore)
+        /// Apply a flushing mode to a tracking pipeline (see Behaviour E2).
+        case setFlushingMode(TrackingPipeline, FlushingMode)
+        /// Stop a tracking pipeline: its items stay on disk.
+        case stopTracking(TrackingPipeline)
+        /// A configuration ended: hand its storage over (its folder's owner lock), with the
+        /// customer it ended with.
+        case endConfiguration(SegmentationEngine.Ports, lastCustomer: CustomerIds)
     }
 
-    /// The actions of one transition, in order. Most transitions decide none or one, so the first
-    /// is stored inline and only a second one allocates.
-    struct Actions: Sequence, ExpressibleByArrayLiteral, Sendable {
-        private var first: Action?
-        private var rest: [Action] = []
+    /// A customer save not written yet: until it is, the customer in memory is the truth for that
+    /// storage (see Behaviour R1).
+    struct UnsavedCustomer: Sendable {
+        var pending: Int
+        var latest: CustomerIds
+    }
 
-        init() {}
+    /// The counters that name timers, flights, reads, loads and customers.
+    private struct Counters: Sendable {
+        var timer = 0
+        var flight = 0
+        var read = 0
+        var load = 0
+        var generation = 0
+    }
 
-        init(arrayLiteral elements: Action...) {
-            for element in elements { append(element) }
-        }
-
-        var isEmpty: Bool { first == nil }
-
-        mutating func append(_ action: Action) {
-            if first == nil { first = action } else { rest.append(action) }
-        }
-
-        func makeIterator() -> Iterator {
-            Iterator(first: first, rest: rest)
-        }
-
-        /// The first action, then the rest.
-        struct Iterator: IteratorProtocol {
-            fileprivate var first: Action?
-            fileprivate let rest: [Action]
-            fileprivate var index = 0
-
-            fileprivate init(first: Action?, rest: [Action]) {
-                self.first = first
-                self.rest = rest
-            }
-
-            mutating func next() -> Action? {
-                if let action = first {
-                    first = nil
-                    return action
-                }
-                guard index < rest.count else { return nil }
-                defer { index += 1 }
-                return rest[index]
-            }
-        }
+    /// The flushing mode in force (or set before configure) and whether the T8 warning was given.
+    private struct Flushing: Sendable {
+        var mode: FlushingMode?
+        var warnedNotImmediate = false
     }
 
     /// Reads waiting for `configure` beyond this many are refused (a bounded queue).
     static let maxReadsWaitingForConfigure = 1_000
 
-    let timings: SegmentationTimings
-    /// A value in `0..<1` for backoff jitter.
-    let random: @Sendable () -> Double
+    private let timings: SegmentationTimings
+    private var state: State = .unconfigured
+    private var listeners = ListenerRegistry()
+    /// Reads waiting for configuration, the baseline, or the flight in progress.
+    private var reads: [PendingRead] = []
+    private var counters = Counters()
+    private var flushing = Flushing()
+    private var unsavedCustomers: [String: UnsavedCustomer] = [:]
 
-    var phase: Phase = .unconfigured
-    var customer: CustomerIds?
-    var baseline = SegmentBaseline.empty
-    /// When `baseline.snapshot` was fetched on the monotonic clock; `nil` for one loaded from disk,
-    /// whose wall-clock `fetchedAt` is all there is (see Behaviour T10).
-    var snapshotUptime: TimeInterval?
-    var listeners = ListenerRegistry()
-    /// What the listeners of each category were last told, non-empty lists only (see Behaviour D4). It
-    /// survives re-configuration; it is dropped with a category's last listener.
-    var told: SegmentsByCategory = [:]
-    var reload: Reload = .idle
-    /// Reads waiting for configuration or for the flight in progress.
-    var reads: [PendingRead] = []
-    var nextTimer = 0
-    var nextFlight = 0
-    var nextRead = 0
-    /// The baseline load `configure` is waiting for, if any: reads and reloads wait for it.
-    var baselineLoad: Int?
-    var nextBaselineLoad = 0
-    /// A reload was requested (or was pending at configure) while the baseline loaded.
-    var reloadDeferred = false
-    /// Anonymize deleted the baseline while it loaded: the loaded one is stale.
-    var baselineDiscarded = false
-    var trackingIsImmediate = true
-    var warnedTrackingNotImmediate = false
-
-    init(timings: SegmentationTimings, random: @escaping @Sendable () -> Double) {
+    init(timings: SegmentationTimings) {
         self.timings = timings
-        self.random = random
     }
 
-    var backend: SegmentationEngine.Ports? {
-        if case .running(let backend) = phase { return backend }
-        return nil
-    }
+    typealias Actions = Steps<Action>
 
-    /// The timer the reload waits for, if any: the only one that may still fire usefully.
-    var currentTimer: TimerID? {
-        switch reload {
-        case .debouncing(let burst): burst.timer
-        case .retrying(_, let timer): timer
-        case .idle, .fetching: nil
+    // MARK: - Looking at the state
+
+    /// The configuration, loading or running.
+    private var configured: Configured? {
+        switch state {
+        case .loading(let configured, _), .running(let configured): configured
+        case .unconfigured, .stopped: nil
+        case .modifying: preconditionFailure("the segmentation state was read while it was being modified")
         }
     }
 
-    /// The flight in progress, if any.
-    var flight: Flight? {
-        if case .fetching(let flight, _) = reload { return flight }
-        return nil
+    /// Whether configured and not stopped.
+    var isConfigured: Bool { configured != nil }
+
+    /// The current customer, or `nil` before configuration and after stop.
+    var customer: CustomerIds? { configured?.customer }
+
+    /// The flushing mode in force, or the one set before configure (`.immediate` by default).
+    var flushingMode: FlushingMode { flushing.mode ?? .immediate }
+
+    /// How many listeners are registered (owners that are gone do not count).
+    var listenerCount: Int { listeners.count }
+
+    /// The timer the reload waits for, if any.
+    var currentTimer: TimerID? {
+        switch configured?.reload {
+        case .debouncing(let burst): burst.timer
+        case .retrying(_, let timer): timer
+        case .idle, .fetching, nil: nil
+        }
     }
 
-    mutating func makeTimer() -> TimerID {
-        nextTimer += 1
-        return TimerID(rawValue: nextTimer)
+    /// The reload's state (for tests and diagnostics).
+    var reload: Reload? { configured?.reload }
+
+    /// Runs `body` on the running configuration in place; `nil` when not running.
+    @discardableResult
+    private mutating func withRunning<Result>(_ body: (inout Configured) -> Result) -> Result? {
+        guard case .running(var configured) = state else { return nil }
+        state = .modifying
+        defer { state = .running(configured) }
+        return body(&configured)
     }
 
-    /// Forgets what listeners of categories that lost their last listener were told.
-    mutating func forgetTold(_ categories: some Sequence<SegmentCategory>) {
-        for category in categories { told[category] = nil }
+    /// Runs `body` on the configuration, loading or running, in place; `nil` when not configured.
+    @discardableResult
+    private mutating func withConfigured<Result>(_ body: (inout Configured) -> Result) -> Result? {
+        switch state {
+        case .running:
+            return withRunning(body)
+        case .loading(var configured, let load):
+            state = .modifying
+            defer { state = .loading(configured, load) }
+            return body(&configured)
+        case .unconfigured, .stopped:
+            return nil
+        case .modifying:
+            preconditionFailure("a segmentation transition started while another one was modifying the state")
+        }
+    }
+
+    private mutating func makeTimer() -> TimerID {
+        counters.timer += 1
+        return TimerID(rawValue: counters.timer)
+    }
+
+    // MARK: - Configure (unconfigured, running or stopped → loading → running)
+
+    /// What `configure` decided.
+    enum ConfigureOutcome: Sendable {
+        case configured
+        /// The customer is not known in memory: read `ports.customerStore` (off the lock) and
+        /// configure again with it.
+        case needsStoredCustomer
+        /// The customer has no cookie: configure again with a new one.
+        case needsNewCookie
+    }
+
+    /// Configures (or re-configures) with `ports` (see Behaviour T2, T6, A4, R1, R3).
+    ///
+    /// The customer comes from memory when a save to the same storage is still pending (the
+    /// store would answer an older value), or from the handover of the folder's previous owner,
+    /// or from `stored` (what the engine read from the store, off the lock); without any of
+    /// them the outcome asks for the stored one. A reload that was pending, owed or in flight is
+    /// requested again on the new ports; listeners, what they were told and reads made before stay.
+    /// The previous configuration's ports and pipeline are let go of after the lock.
+    mutating func configure(
+        _ ports: SegmentationEngine.Ports, namedMode: FlushingMode?, stored: CustomerIds??, newCookie: String?,
+        at now: Moment
+    ) -> (ConfigureOutcome, Actions) {
+        var actions = Actions()
+        let current = configured.flatMap { $0.ports.storageID != nil && $0.ports.storageID == ports.storageID ? $0.customer : nil }
+        let known: CustomerIds? = ports.storageID.flatMap { unsavedCustomers[$0]?.latest } ?? current ?? ports.handedOverCustomer
+        let found: CustomerIds?
+        if let known {
+            found = known
+        } else if let stored {
+            found = stored
+        } else {
+            return (.needsStoredCustomer, actions)
+        }
+
+        var customer = found ?? CustomerIds([:])
+        if customer.cookie?.isEmpty ?? true {
+            guard let newCookie else { return (.needsNewCookie, actions) }
+            if customer.cookie != nil {
+                actions.append(.log(.warning, "Segments: The stored customer had an empty cookie; a new one was made"))
+            }
+            var values = customer.values
+            values[CustomerIds.cookieKey] = newCookie
+            customer = CustomerIds(values)
+            save(customer, with: ports, &actions)
+        }
+
+        let previous = state
+        var reloadWasPending = false
+        var otherIntegration = false
+        switch previous {
+        case .running(let old), .loading(let old, _):
+            if case .loading(_, let load) = previous { reloadWasPending = load.reloadOwed }
+            switch old.reload {
+            case .fetching(let flight, let followUpOwed): reloadWasPending = reloadWasPending || flight.carriesReload || followUpOwed
+            case .debouncing, .retrying: reloadWasPending = true
+            case .idle: break
+            }
+            if let timer = currentTimer { actions.cancel(timer) }
+            otherIntegration = old.ports.integrationID != ports.integrationID
+            if let pipeline = old.ports.tracking, pipeline !== ports.tracking { actions.append(.stopTracking(pipeline)) }
+            if old.ports.storageID == nil || old.ports.storageID != ports.storageID {
+                actions.append(.endConfiguration(old.ports, lastCustomer: old.customer))
+            }
+        case .unconfigured, .stopped:
+            break
+        case .modifying:
+            preconditionFailure("configure started while another transition was modifying the state")
+        }
+        let sameCustomer = configured?.customer == customer
+        if !sameCustomer { counters.generation += 1 }
+        counters.load += 1
+        let load = BaselineLoad(id: counters.load, reloadOwed: reloadWasPending, otherIntegration: otherIntegration, discardLoaded: false)
+        state = .loading(
+            Configured(
+                ports: ports, customer: customer, customerGeneration: counters.generation, baseline: .empty,
+                snapshotUptime: nil, reload: .idle),
+            load)
+        actions.release(previous)  // the old ports, pipeline and flight go after the lock (see Behaviour D7)
+
+        flushing.mode = namedMode ?? flushing.mode
+        if let pipeline = ports.tracking { actions.append(.setFlushingMode(pipeline, flushingMode)) }
+        if flushingMode == .immediate { flushing.warnedNotImmediate = false }
+        actions.append(.loadBaseline(load.id, from: ports.baselineStore))
+        warnIfTrackingNotImmediate(&actions)
+        return (.configured, actions)
+    }
+
+    /// The baseline that `configure` asked for is in (see Behaviour R3): the initial reload is decided
+    /// (T2) and the reads made meanwhile are served, in call order. A load that a later configure
+    /// or stop overtook is ignored; one that anonymize overtook keeps its empty baseline.
+    mutating func baselineLoaded(_ loadID: Int, _ loaded: SegmentBaseline, at now: Moment) -> Actions {
+        guard case .loading(var configured, let load) = state, load.id == loadID else { return Actions() }
+        if !load.discardLoaded { configured.baseline = loaded }
+        state = .running(configured)
+        var actions = Actions()
+        pruneReleasedOwners(&actions)
+        if listeners.isEmpty {
+            actions.append(.log(.verbose, SegmentsLogText.initialSkippedNoCallback))
+        } else if load.reloadOwed || load.otherIntegration || listeners.anyIncludesFirstLoad {
+            requestReload(at: now, &actions)
+        } else {
+            actions.append(.log(.verbose, SegmentsLogText.initialSkippedNotRequired))
+        }
+        let waiting = reads
+        reads = []
+        for read in waiting { serve(read, at: now, &actions) }
+        return actions
+    }
+
+    /// A customer save was written: once none is pending for its storage, the store is the truth again.
+    mutating func customerSaved(in storageID: String) -> Actions {
+        if let unsaved = unsavedCustomers[storageID], unsaved.pending > 1 {
+            unsavedCustomers[storageID]?.pending -= 1
+        } else {
+            unsavedCustomers[storageID] = nil
+        }
+        return Actions()
+    }
+
+    // MARK: - The flushing mode (any state)
+
+    /// Sets the flushing mode (see Behaviour E2, T8, A4): in force at once when configured, else at
+    /// the next configure unless its configuration names one.
+    mutating func setFlushingMode(_ mode: FlushingMode) -> Actions {
+        flushing.mode = mode
+        if mode == .immediate { flushing.warnedNotImmediate = false }
+        var actions = Actions()
+        if let pipeline = configured?.ports.tracking { actions.append(.setFlushingMode(pipeline, mode)) }
+        warnIfTrackingNotImmediate(&actions)
+        return actions
+    }
+
+    /// One warning that segments lag when listeners exist and flushing is not immediate (T8).
+    private mutating func warnIfTrackingNotImmediate(_ actions: inout Actions) {
+        guard configured != nil, flushingMode != .immediate, !flushing.warnedNotImmediate, !listeners.isEmpty else { return }
+        flushing.warnedNotImmediate = true
+        actions.append(.log(.warning, SegmentsLogText.flushingNotImmediate))
+    }
+
+    // MARK: - The customer (loading or running)
+
+    /// The current customer and the pipeline of the same configuration, or `nil` when not configured.
+    var stamp: SegmentationEngine.Stamp? {
+        configured.map { SegmentationEngine.Stamp(customer: $0.customer, generation: $0.customerGeneration, tracking: $0.ports.tracking) }
+    }
+
+    /// Merges hard ids into the customer of `generation` (see Behaviour E1, T4, A4): the update was
+    /// queued stamped with that customer. When the customer was replaced since, the identify took
+    /// effect before the replacement and nothing is merged. When the ids change, the backoff of
+    /// the old ids ends and a reload is requested.
+    mutating func identify(hardIds: [String: String], generation: Int, at now: Moment) -> (CustomerIds?, Actions) {
+        var actions = Actions()
+        let changed = withConfigured { configured -> (CustomerIds, SegmentationEngine.Ports)? in
+            guard configured.customerGeneration == generation else { return nil }
+            let merged = configured.customer.merging(hardIds: hardIds)
+            guard merged != configured.customer else { return nil }
+            configured.customer = merged
+            if case .retrying(_, let timer) = configured.reload {
+                actions.cancel(timer)
+                configured.reload = .idle
+            }
+            return (merged, configured.ports)
+        } ?? nil
+        guard let (merged, ports) = changed else { return (customer, actions) }
+        save(merged, with: ports, &actions)
+        if !listeners.isEmpty { requestReload(at: now, &actions) }
+        return (merged, actions)
+    }
+
+    /// A new anonymous customer (see Behaviour A1, A2): cancels pending and in-flight work, deletes the
+    /// baseline and link memory, tells listeners of non-empty categories `[]`, answers pending
+    /// reads with `[]`, and, when listeners exist, requests a reload for the new customer so
+    /// first-load promises are kept (D6).
+    mutating func anonymize(newCookie: String, at now: Moment) -> (CustomerIds?, Actions) {
+        guard let old = configured else { return (nil, Actions()) }
+        var actions = Actions()
+        if cancelReload(&actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
+        let anonymous = CustomerIds(cookie: newCookie)
+        counters.generation += 1
+        let generation = counters.generation
+        withConfigured { configured in
+            configured.customer = anonymous
+            configured.customerGeneration = generation
+        }
+        save(anonymous, with: old.ports, &actions)
+        let emptied = (old.baseline.snapshot?.segments ?? [:]).filter { !$0.value.isEmpty }.mapValues { _ in [Segment]() }
+        forgetSegments(&actions)
+        deliver(emptied, answer: [:], firstLoad: false, &actions)
+        answerReads(with: .success([:]), &actions)
+        pruneReleasedOwners(&actions)
+        if !listeners.isEmpty { requestReload(at: now, &actions) }
+        return (anonymous, actions)
+    }
+
+    /// Saves `customer` to the configuration's store; until written, memory is the truth for
+    /// that storage (see Behaviour R1).
+    private mutating func save(_ customer: CustomerIds, with ports: SegmentationEngine.Ports, _ actions: inout Actions) {
+        if let storageID = ports.storageID {
+            unsavedCustomers[storageID, default: UnsavedCustomer(pending: 0, latest: customer)].pending += 1
+            unsavedCustomers[storageID]?.latest = customer
+        }
+        actions.append(.saveCustomer(customer, to: ports.customerStore, storageID: ports.storageID))
+    }
+
+    /// Deletes the baseline and the link memory, in memory and on disk.
+    private mutating func forgetSegments(_ actions: inout Actions) {
+        let store = withConfigured { configured -> any SegmentBaselineStore in
+            configured.baseline = .empty
+            configured.snapshotUptime = nil
+            return configured.ports.baselineStore
+        }
+        if case .loading(let configured, var load) = state {
+            load.discardLoaded = true
+            state = .loading(configured, load)
+        }
+        if let store { actions.append(.saveBaseline(.empty, to: store)) }
+    }
+
+    // MARK: - Listeners (any state)
+
+    /// Registers a listener; when configured, requests a reload (see Behaviour T1).
+    mutating func addListener(
+        _ listener: SegmentListener, group: UUID?, owner: AnyObject?, at now: Moment
+    ) -> (ListenerToken, Actions) {
+        var actions = Actions()
+        pruneReleasedOwners(&actions)
+        let token = listeners.add(listener, group: group, owner: owner)
+        if configured != nil {
+            requestReload(at: now, &actions)
+            warnIfTrackingNotImmediate(&actions)
+        }
+        return (token, actions)
+    }
+
+    /// Removes one registration; its gate is closed before this returns (see Behaviour D7). The
+    /// registration (its handler) is let go of after the lock.
+    mutating func removeListener(_ token: ListenerToken) -> Actions {
+        var actions = Actions()
+        if let removed = listeners.remove(token) { actions.release(removed) }
+        return actions
+    }
+
+    /// Removes every registration of `group`.
+    mutating func removeListeners(group: UUID) -> Actions {
+        var actions = Actions()
+        let removed = listeners.removeGroup(group)
+        if !removed.isEmpty { actions.release(removed) }
+        return actions
+    }
+
+    /// Drops registrations whose owner is gone; they are let go of after the lock.
+    private mutating func pruneReleasedOwners(_ actions: inout Actions) {
+        let removed = listeners.pruneReleasedOwners()
+        if !removed.isEmpty { actions.release(removed) }
+    }
+
+    // MARK: - Reloads (running)
+
+    /// A tracked event or customer update was uploaded (see Behaviour T3).
+    mutating func uploadSucceeded(at now: Moment) -> Actions {
+        guard configured != nil else { return Actions() }
+        var actions = Actions()
+        guard !listeners.isEmpty else {
+            actions.append(.log(.verbose, SegmentsLogText.trackedSkippedNoCallback))
+            return actions
+        }
+        requestReload(at: now, &actions)
+        return actions
+    }
+
+    /// Coalesces a reload request (see Behaviour T5, T6): while the baseline loads it is owed; during a
+    /// flight it owes one follow-up; while a retry waits it is absorbed (the retry reloads); while
+    /// the debounce waits it only moves the burst's last request (the timer re-arms itself when it
+    /// fires early, so a burst costs one timer); otherwise it starts a burst.
+    private mutating func requestReload(at now: Moment, _ actions: inout Actions) {
+        if case .loading(let configured, var load) = state {
+            load.reloadOwed = true
+            state = .loading(configured, load)
+            return
+        }
+        let timer = TimerID(rawValue: counters.timer + 1)
+        let started = withRunning { configured -> Bool in
+            switch configured.reload {
+            case .fetching(let flight, _):
+                configured.reload = .fetching(flight, followUpOwed: true)
+            case .retrying:
+                break
+            case .debouncing(var burst):
+                burst.lastRequest = now.uptime
+                configured.reload = .debouncing(burst)
+            case .idle:
+                configured.reload = .debouncing(Burst(firstRequest: now.uptime, lastRequest: now.uptime, timer: timer))
+                return true
+            }
+            return false
+        }
+        if started == true {
+            counters.timer += 1
+            actions.schedule(timer, after: timings.debounce.delay)
+        }
+    }
+
+    /// A timer fired: the debounce either waits for the rest of its burst or starts the reload;
+    /// a retry starts the reload. A timer that was replaced or cancelled does nothing.
+    mutating func timerFired(_ timer: TimerID, at now: Moment) -> Actions {
+        var actions = Actions()
+        switch configured?.reload {
+        case .debouncing(let burst) where burst.timer == timer:
+            let due = timings.debounce.fireTime(firstRequest: burst.firstRequest, lastRequest: burst.lastRequest)
+            let remaining = due - now.uptime
+            if remaining > 0 {
+                let next = makeTimer()
+                withRunning { $0.reload = .debouncing(Burst(firstRequest: burst.firstRequest, lastRequest: burst.lastRequest, timer: next)) }
+                actions.schedule(next, after: remaining)
+            } else {
+                withRunning { $0.reload = .idle }
+                startAutomaticReload(attempt: 0, &actions)
+            }
+        case .retrying(let attempt, let current) where current == timer:
+            withRunning { $0.reload = .idle }
+            startAutomaticReload(attempt: attempt, &actions)
+        default:
+            break
+        }
+        return actions
+    }
+
+    /// Starts the reload a timer was waiting for, unless no listener is left (see Behaviour T7).
+    private mutating func startAutomaticReload(attempt: Int, _ actions: inout Actions) {
+        pruneReleasedOwners(&actions)
+        guard !listeners.isEmpty else {
+            actions.append(.log(.verbose, SegmentsLogText.reloadSkippedNoCallback))
+            return
+        }
+        startFlight(carriesReload: true, retryAttempt: attempt, &actions)
+    }
+
+    /// Snapshots the customer and starts a fetch for it (see Behaviour C1), linking first when needed (C4).
+    /// A pending debounce or retry is absorbed: the fetch starts after every request it covered.
+    private mutating func startFlight(carriesReload: Bool, retryAttempt: Int, _ actions: inout Actions) {
+        guard case .running(let current) = state else { return }
+        var carriesReload = carriesReload
+        var retryAttempt = retryAttempt
+        switch current.reload {
+        case .fetching:
+            return
+        case .debouncing(let burst):
+            actions.cancel(burst.timer)
+            carriesReload = true
+        case .retrying(let attempt, let timer):
+            actions.cancel(timer)
+            carriesReload = true
+            retryAttempt = attempt
+        case .idle:
+            break
+        }
+        guard let cookie = current.customer.cookie, !cookie.isEmpty else {
+            withRunning { $0.reload = .idle }
+            let error = SegmentsError(.missingCookie, "the customer has no cookie")
+            actions.append(.log(.warning, SegmentsLogText.fetchFailed(error)))
+            answerReads(with: .failure(error), &actions)
+            return
+        }
+        counters.flight += 1
+        let flight = Flight(
+            id: counters.flight, customer: current.customer,
+            needsLink: current.customer.hasHardIds && !current.baseline.linkedCustomers.contains(current.customer),
+            repository: current.ports.repository, carriesReload: carriesReload, retryAttempt: retryAttempt)
+        withRunning { $0.reload = .fetching(flight, followUpOwed: false) }
+        actions.append(.startFlight(flight))
+    }
+
+    /// Before each request of a flight: whether it still counts and its customer is unchanged
+    /// (see Behaviour C2). A successful link (`linked`) is remembered first (C4).
+    mutating func flightMayProceed(_ flightID: Int, linked: Bool, at now: Moment) -> (Bool, Actions) {
+        guard case .running(let current) = state, case .fetching(let flight, let followUpOwed) = current.reload,
+            flight.id == flightID
+        else { return (false, Actions()) }
+        var actions = Actions()
+        if linked {
+            let baseline = withRunning { configured -> SegmentBaseline in
+                configured.baseline.linkedCustomers.insert(flight.customer)
+                return configured.baseline
+            }
+            if let baseline { actions.append(.saveBaseline(baseline, to: current.ports.baselineStore)) }
+        }
+        guard current.customer == flight.customer else {
+            actions.append(.log(.verbose, SegmentsLogText.cancelledCustomerChanged))
+            withRunning { $0.reload = .idle }
+            customerChanged(during: flight, followUpOwed: followUpOwed, at: now, &actions)
+            return (false, actions)
+        }
+        return (true, actions)
+    }
+
+    /// A flight came back: apply its outcome, unless it was discarded or its customer is gone
+    /// (see Behaviour C3, T9). Whatever the outcome, a follow-up owed during the flight is scheduled (T6).
+    mutating func flightFinished(
+        _ flightID: Int, with result: Result<SegmentsByCategory, SegmentsError>, at now: Moment
+    ) -> Actions {
+        guard case .running(let current) = state, case .fetching(let flight, let followUpOwed) = current.reload,
+            flight.id == flightID
+        else { return Actions() }
+        withRunning { $0.reload = .idle }
+        var actions = Actions()
+        guard current.customer == flight.customer else {
+            actions.append(.log(.verbose, SegmentsLogText.ignoredDifferentCustomer))
+            customerChanged(during: flight, followUpOwed: followUpOwed, at: now, &actions)
+            return actions
+        }
+        switch result {
+        case .success(let segments):
+            apply(segments, of: flight, at: now, &actions)
+            if followUpOwed { requestReload(at: now, &actions) }
+        case .failure(let error):
+            fail(error, of: flight, followUpOwed: followUpOwed, at: now, &actions)
+        }
+        return actions
+    }
+
+    /// Behaviour D1–D6, G3: replace the baseline, tell listeners, answer reads.
+    private mutating func apply(
+        _ segments: SegmentsByCategory, of flight: Flight, at now: Moment, _ actions: inout Actions
+    ) {
+        let saved = withRunning { configured -> (SegmentsByCategory, SegmentBaseline, any SegmentBaselineStore) in
+            let changes = SegmentDiff.changes(from: configured.baseline.snapshot, to: segments, for: flight.customer)
+            configured.baseline.snapshot = SegmentSnapshot(customer: flight.customer, segments: segments, fetchedAt: now.wall)
+            configured.snapshotUptime = now.uptime
+            return (changes, configured.baseline, configured.ports.baselineStore)
+        }
+        guard let (changes, baseline, store) = saved else { return }
+        actions.append(.saveBaseline(baseline, to: store))
+        let categories = changes.keys.map(\.name).sorted().joined(separator: ", ")
+        actions.append(.log(.verbose, "Segments: Segments fetched; changed categories: [\(categories)]"))
+        deliver(changes, answer: segments, firstLoad: true, &actions)
+        answerReads(with: .success(segments), &actions)
+    }
+
+    /// Behaviour D9, T6, T7, C4, L2: nothing changes; reads fail; a transient failure of an owed
+    /// reload is retried with backoff while listeners exist; after a permanent one, a follow-up
+    /// owed during the flight is still scheduled.
+    private mutating func fail(
+        _ error: SegmentsError, of flight: Flight, followUpOwed: Bool, at now: Moment, _ actions: inout Actions
+    ) {
+        if error.code == .linkFailed { actions.append(.logLinkFailure(flight.customer)) }
+        actions.append(.log(.warning, SegmentsLogText.fetchFailed(error)))
+        answerReads(with: .failure(error), &actions)
+        pruneReleasedOwners(&actions)
+        guard flight.carriesReload || followUpOwed, !listeners.isEmpty else { return }
+        guard error.isTransient else {
+            if followUpOwed { requestReload(at: now, &actions) }
+            return
+        }
+        let attempt = flight.retryAttempt + 1
+        let delay = timings.retry.delay(attempt: attempt, random: now.random, retryAfter: error.retryAfter)
+        let timer = makeTimer()
+        withRunning { $0.reload = .retrying(attempt: attempt, timer: timer) }
+        actions.schedule(timer, after: delay)
+    }
+
+    /// The customer changed under a flight (see Behaviour C2, C3, G6): reads retry for the current
+    /// customer (a bounded number of times; a read that came after the change is not charged),
+    /// and an owed reload is requested again.
+    private mutating func customerChanged(
+        during flight: Flight, followUpOwed: Bool, at now: Moment, _ actions: inout Actions
+    ) {
+        let owed = flight.carriesReload || followUpOwed
+        var retrying: [PendingRead] = []
+        var givenUp: [PendingRead] = []
+        for var read in reads {
+            if read.customer != flight.customer {
+                retrying.append(read)
+            } else if read.customerRetries < timings.maxReadRetries {
+                read.customerRetries += 1
+                read.customer = customer
+                retrying.append(read)
+            } else {
+                givenUp.append(read)
+            }
+        }
+        reads = retrying
+        if !givenUp.isEmpty {
+            actions.append(
+                .answer(givenUp, .failure(SegmentsError(.customerChanged, "the customer changed during the read"))))
+        }
+        if !retrying.isEmpty {
+            startFlight(carriesReload: owed && !listeners.isEmpty, retryAttempt: 0, &actions)
+        } else if owed && !listeners.isEmpty {
+            requestReload(at: now, &actions)
+        }
+    }
+
+    /// Cancels the debounce or backoff and discards the flight (see Behaviour A1, A3). Returns whether
+    /// anything was pending or in flight. The discarded flight is let go of after the lock.
+    private mutating func cancelReload(_ actions: inout Actions) -> Bool {
+        if let timer = currentTimer { actions.cancel(timer) }
+        let dropped = withConfigured { configured -> Reload in
+            defer { configured.reload = .idle }
+            return configured.reload
+        }
+        guard let dropped else { return false }
+        if case .idle = dropped { return false }
+        actions.release(dropped)
+        return true
+    }
+
+    // MARK: - One-shot reads (any state)
+
+    /// A one-shot read (see Behaviour G1–G4): waits before configuration and while the baseline
+    /// loads, fails after stop, otherwise is served. Returns its id, for ``withdrawRead(_:)``.
+    mutating func read(
+        _ category: SegmentCategory, force: Bool, reply: ReadReply, at now: Moment
+    ) -> (Int, Actions) {
+        counters.read += 1
+        let read = PendingRead(id: counters.read, category: category, force: force, reply: reply)
+        var actions = Actions()
+        switch state {
+        case .running:
+            serve(read, at: now, &actions)
+        case .unconfigured, .loading:
+            if reads.count < Self.maxReadsWaitingForConfigure {
+                reads.append(read)
+            } else {
+                let error = SegmentsError(
+                    .notConfigured,
+                    "too many reads wait for configure (\(Self.maxReadsWaitingForConfigure)); configure the client first")
+                actions.append(.answer([read], .failure(error)))
+            }
+        case .stopped:
+            actions.append(.answer([read], .failure(SegmentsError.stopped)))
+        case .modifying:
+            preconditionFailure("a read started while a transition was modifying the state")
+        }
+        return (read.id, actions)
+    }
+
+    /// Answers a still-pending read with `.cancelled`; a read already answered is left alone, so
+    /// every read is answered exactly once.
+    mutating func withdrawRead(_ id: Int) -> Actions {
+        var actions = Actions()
+        if let index = reads.firstIndex(where: { $0.id == id }) {
+            actions.append(.answer([reads.remove(at: index)], .failure(SegmentsError(.cancelled, "the read was cancelled"))))
+        }
+        return actions
+    }
+
+    /// Answers from the cache when allowed (G1), otherwise joins the flight or starts one (G2).
+    private mutating func serve(_ read: PendingRead, at now: Moment, _ actions: inout Actions) {
+        if !read.force, let segments = cacheHit(read.category, at: now) {
+            actions.append(.answer([read], .success([read.category: segments])))
+            return
+        }
+        var read = read
+        read.customer = customer
+        reads.append(read)
+        startFlight(carriesReload: false, retryAttempt: 0, &actions)
+    }
+
+    /// The answer of a read without `force` when the cache gives it right now (see Behaviour G1,
+    /// T10): running, the baseline belongs to exactly the current customer and is younger than
+    /// the cache time — measured on the monotonic clock for a fetch of this process, on its
+    /// wall-clock `fetchedAt` for a loaded one. `nil` when the read must wait or fetch.
+    func cacheHit(_ category: SegmentCategory, at now: Moment) -> [Segment]? {
+        guard case .running(let configured) = state, let snapshot = configured.baseline.snapshot else { return nil }
+        let age = configured.snapshotUptime.map { now.uptime - $0 } ?? now.wall.timeIntervalSince(snapshot.fetchedAt)
+        guard timings.cache.canAnswer(from: snapshot, for: configured.customer, age: age) else { return nil }
+        return snapshot.segments(in: category)
+    }
+
+    /// Answers every pending read with `result`.
+    private mutating func answerReads(with result: Result<SegmentsByCategory, SegmentsError>, _ actions: inout Actions) {
+        guard !reads.isEmpty else { return }
+        actions.append(.answer(reads, result))
+        reads = []
+    }
+
+    // MARK: - Deliveries
+
+    /// Decides the handler calls after an answer (see Behaviour D4–D7): per category, in name order,
+    /// each listener in registration order is told the category's full list when the category
+    /// `changed` against the baseline, when the list differs from what that listener was last
+    /// told (so no listener keeps another customer's or project's segments, D4), or — with
+    /// `firstLoad` — when its first-load promise is still to be kept (D6).
+    private mutating func deliver(
+        _ changed: SegmentsByCategory, answer: SegmentsByCategory, firstLoad: Bool, _ actions: inout Actions
+    ) {
+        var deliveries: [Delivery] = []
+        let categories = Set(changed.keys).union(answer.keys).union(listeners.categories)
+        for category in categories.sorted(by: { $0.name < $1.name }) {
+            let segments = changed[category] ?? answer[category] ?? []
+            listeners.tell(segments, to: category, changed: changed[category] != nil, firstLoad: firstLoad, into: &deliveries)
+        }
+        if firstLoad { listeners.keepFirstLoadPromises() }
+        if !deliveries.isEmpty { actions.append(.deliver(deliveries)) }
+    }
+
+    // MARK: - Stop (→ stopped)
+
+    /// Stops (see Behaviour A3): cancels and discards segment work, deletes the baseline and link
+    /// memory, removes every listener, fails pending reads with `.stopped`, stops the tracking
+    /// pipeline, ends the configuration, and rejects work until configured again. Everything the
+    /// app gave is let go of after the lock.
+    mutating func stop() -> Actions {
+        var actions = Actions()
+        if cancelReload(&actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
+        forgetSegments(&actions)
+        answerReads(with: .failure(SegmentsError.stopped), &actions)
+        if let old = configured {
+            if let pipeline = old.ports.tracking { actions.append(.stopTracking(pipeline)) }
+            actions.append(.endConfiguration(old.ports, lastCustomer: old.customer))
+        }
+        actions.release(state)
+        state = .stopped
+        actions.release(listeners.removeAll())
+        return actions
+    }
+}
+
+// MARK: - Listeners
+
+/// The identity of one listener registration, returned by registration and used to remove it.
+public struct ListenerToken: Hashable, Sendable {
+    let rawValue: Int
+}
+
+/// A listener of one category (see Behaviour M4): whether it wants the first load, and its handler.
+package struct SegmentListener: Sendable {
+    /// The category listened to.
+    package var category: SegmentCategory
+    /// Whether the listener is told the current list once, even when nothing changed (see Behaviour D6).
+    package var includeFirstLoad: Bool
+    /// Called on the delivery queue with the category's full current list.
+    package var handler: @Sendable ([Segment]) -> Void
+
+    /// Creates a listener.
+    package init(
+        category: SegmentCategory, includeFirstLoad: Bool, handler: @escaping @Sendable ([Segment]) -> Void
+    ) {
+        self.category = category
+        self.includeFirstLoad = includeFirstLoad
+        self.handler = handler
+    }
+}
+
+/// A weak reference to the object a listener is tied to. Only read and cleared atomically by the
+/// Swift runtime, which makes it safe to share.
+final class WeakOwner: @unchecked Sendable {
+    weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
+}
+
+/// Lets a listener's handler start only while its registration lasts (see Behaviour D7).
+///
+/// Closing never waits: it flips a flag and returns, so removing a listener, stopping or
+/// re-configuring cannot block on a running handler. Once ``close()`` has returned, ``run(_:)``
+/// starts no new call; a call that started before may finish. No lock is held while the handler
+/// runs, so a handler may remove its own listener or call the SDK.
+final class ListenerGate: Sendable {
+    private let isOpen = Locked(true)
+
+    /// Runs `body` if the gate is still open. The flag is read under the lock, the body runs
+    /// after it is released.
+    func run(_ body: () -> Void) {
+        guard isOpen.value else { return }
+        body()
+    }
+
+    /// Closes the gate at once; returns without waiting for a running body.
+    func close() {
+        isOpen.withLock { $0 = false }
+    }
+}
+
+/// One handler call the delivery queue makes: the registration's gate and owner are checked when
+/// it runs, not when it was decided (see Behaviour D7).
+struct Delivery: Sendable {
+    let gate: ListenerGate
+    let owner: WeakOwner?
+    let handler: @Sendable ([Segment]) -> Void
+    let segments: [Segment]
+
+    /// Calls the handler unless the registration ended or its owner is gone.
+    func run() {
+        gate.run {
+            if owner == nil || owner?.object != nil { handler(segments) }
+        }
+    }
+}
+
+/// The registered listeners, indexed by category in registration order, each with what it was
+/// last told (see Behaviour M4, D4–D7).
+///
+/// Adding and removing are O(1) (amortized: a category's list drops removed tokens once they are
+/// half of it); telling a category touches only that category's listeners, so one change reaches
+/// 10,000 listeners without sorting or filtering every registration.
+struct ListenerRegistry: Sendable {
+    struct Registration: Sendable {
+        let token: ListenerToken
+        let listener: SegmentListener
+        /// Groups the registrations of one value so removing the value removes all of them.
+        let group: UUID?
+        let owner: WeakOwner?
+        /// Closed when the registration ends; deliveries run through it.
+        let gate = ListenerGate()
+
+        var isAlive: Bool { owner == nil || owner?.object != nil }
+
+        func delivery(of segments: [Segment]) -> Delivery {
+            Delivery(gate: gate, owner: owner, handler: listener.handler, segments: segments)
+        }
+    }
+
+    /// One category's registrations in registration order, with what each was last told
+    /// (`nil`: nothing yet); removed ones stay until they are half of the list.
+    private struct CategoryIndex: Sendable {
+        var tokens: [Int] = []
+        var told: [[Segment]?] = []
+        var removed = 0
+        var live: Int { tokens.count - removed }
+    }
+
+    private var byToken: [Int: Registration] = [:]
+    private var byCategory: [SegmentCategory: CategoryIndex] = [:]
+    private var tokensByGroup: [UUID: Set<Int>] = [:]
+    /// Registrations whose first-load promise (see Behaviour D6) is still to be kept.
+    private(set) var awaitingFirstLoad: Set<Int> = []
+    /// How many registrations were made with includeFirstLoad (kept promises too, see Behaviour T2).
+    private var includingFirstLoad = 0
+    /// The registrations tied to an owner: the only ones that can end by themselves, so pruning
+    /// and liveness checks cost nothing when no listener has an owner.
+    private var ownedTokens: Set<Int> = []
+    private var nextToken = 0
+
+    init() {}
+
+    mutating func add(_ listener: SegmentListener, group: UUID?, owner: AnyObject?) -> ListenerToken {
+        let token = ListenerToken(rawValue: nextToken)
+        nextToken += 1
+        byToken[token.rawValue] = Registration(
+            token: token, listener: listener, group: group, owner: owner.map(WeakOwner.init))
+        byCategory[listener.category, default: CategoryIndex()].tokens.append(token.rawValue)
+        byCategory[listener.category]?.told.append(nil)
+        if let group { tokensByGroup[group, default: []].insert(token.rawValue) }
+        if owner != nil { ownedTokens.insert(token.rawValue) }
+        if listener.includeFirstLoad {
+            awaitingFirstLoad.insert(token.rawValue)
+            includingFirstLoad += 1
+        }
+        return token
+    }
+
+    /// Removes a registration and closes its gate; returns it, for the caller to let go of
+    /// outside any lock (its handler is the app's, see Behaviour D7).
+    mutating func remove(_ token: ListenerToken) -> Registration? {
+        guard let registration = byToken.removeValue(forKey: token.rawValue) else { return nil }
+        registration.gate.close()
+        ownedTokens.remove(token.rawValue)
+        awaitingFirstLoad.remove(token.rawValue)
+        if registration.listener.includeFirstLoad { includingFirstLoad -= 1 }
+        if let group = registration.group {
+            tokensByGroup[group]?.remove(token.rawValue)
+            if tokensByGroup[group]?.isEmpty == true { tokensByGroup[group] = nil }
+        }
+        let category = registration.listener.category
+        guard var index = byCategory.removeValue(forKey: category) else { return registration }
+        guard index.live > 1 else { return registration }  // its last listener: what it was told goes too
+        index.removed += 1
+        if index.removed * 2 >= index.tokens.count {
+            var tokens: [Int] = []
+            var told: [[Segment]?] = []
+            for (position, token) in index.tokens.enumerated() where byToken[token] != nil {
+                tokens.append(token)
+                told.append(index.told[position])
+            }
+            index = CategoryIndex(tokens: tokens, told: told, removed: 0)
+        }
+        byCategory[category] = index
+        return registration
+    }
+
+    /// Removes every registration of `group`; returns them.
+    mutating func removeGroup(_ group: UUID) -> [Registration] {
+        (tokensByGroup[group] ?? []).sorted().compactMap { remove(ListenerToken(rawValue: $0)) }
+    }
+
+    /// Removes every registration and closes their gates; returns the registry's old content.
+    mutating func removeAll() -> ListenerRegistry {
+        for registration in byToken.values { registration.gate.close() }
+        var emptied = ListenerRegistry()
+        emptied.nextToken = nextToken
+        swap(&self, &emptied)
+        return emptied
+    }
+
+    /// Drops registrations whose owner is gone; returns them.
+    mutating func pruneReleasedOwners() -> [Registration] {
+        guard !ownedTokens.isEmpty else { return [] }
+        return ownedTokens.filter { byToken[$0]?.isAlive == false }.sorted()
+            .compactMap { remove(ListenerToken(rawValue: $0)) }
+    }
+
+    var isEmpty: Bool {
+        ownedTokens.isEmpty ? byToken.isEmpty : !byToken.values.contains { $0.isAlive }
+    }
+    var count: Int {
+        ownedTokens.isEmpty ? byToken.count : byToken.values.filter(\.isAlive).count
+    }
+    /// Whether a listener registered with includeFirstLoad, kept or not (see Behaviour T2).
+    var anyIncludesFirstLoad: Bool { includingFirstLoad > 0 }
+    /// The categories that have listeners.
+    var categories: [SegmentCategory] { Array(byCategory.keys) }
+    /// How many groups have registrations: the group bookkeeping shrinks as its members go.
+    var groupCount: Int { tokensByGroup.count }
+
+    /// Appends the calls that tell `segments` to the listeners of `category` in registration
+    /// order (see Behaviour D4–D6): every one when the category `changed`; otherwise those whose
+    /// last told list differs (as a set) and, with `firstLoad`, those awaiting their first load.
+    /// Each one told remembers `segments`.
+    mutating func tell(
+        _ segments: [Segment], to category: SegmentCategory, changed: Bool, firstLoad: Bool,
+        into deliveries: inout [Delivery]
+    ) {
+        guard var index = byCategory.removeValue(forKey: category) else { return }
+        defer { byCategory[category] = index }
+        let checkFirstLoad = firstLoad && !awaitingFirstLoad.isEmpty
+        let wanted = Set(segments)
+        // Listeners told together share one array: compare each distinct one once.
+        var lastCompared: [Segment]?
+        var lastDiffers = false
+        for position in index.tokens.indices {
+            guard let registration = byToken[index.tokens[position]] else { continue }
+            var tellIt = changed || (checkFirstLoad && awaitingFirstLoad.contains(registration.token.rawValue))
+            if !tellIt, let told = index.told[position] {
+                if lastCompared == nil || told != lastCompared! {
+                    lastCompared = told
+                    lastDiffers = Set(told) != wanted
+                }
+                tellIt = lastDiffers
+            }
+            guard tellIt else { continue }
+            deliveries.append(registration.delivery(of: segments))
+            index.told[position] = segments
+        }
+    }
+
+    /// A successful reload kept every pending first-load promise (see Behaviour D6).
+    mutating func keepFirstLoadPromises() {
+        awaitingFirstLoad = []
     }
 }

@@ -27,6 +27,9 @@ enum FileStoreRegistry {
         /// it was another one: its saves may still be queued there, so the new owner waits for them
         /// (`sync`) before it reads the files.
         let previousQueue: DispatchQueue?
+        /// The customer that client ended with, handed over with the directory: its save may still
+        /// be queued on `previousQueue`, so the file may not have it yet (see Behaviour R1).
+        let previousCustomer: CustomerIds?
     }
 
     private final class Entry: @unchecked Sendable {
@@ -38,6 +41,8 @@ enum FileStoreRegistry {
         var owner: ObjectIdentifier?
         /// The storage queue of the directory's last owner in this process.
         var lastQueue: DispatchQueue?
+        /// The customer the directory's last owner ended with.
+        var lastCustomer: CustomerIds?
     }
 
     private static let table = DirectoryTable<Entry>(keepingWhile: { entry in
@@ -72,16 +77,22 @@ enum FileStoreRegistry {
             }
             entry.owner = ObjectIdentifier(owner)
             let previous = entry.lastQueue.flatMap { $0 === queue ? nil : $0 }
+            let customer = previous == nil ? nil : entry.lastCustomer
             entry.lastQueue = queue
-            return Claim(stores: stores, lock: lock, previousQueue: previous)
+            entry.lastCustomer = nil
+            return Claim(stores: stores, lock: lock, previousQueue: previous, previousCustomer: customer)
         }
     }
 
-    /// Ends the ownership of the directory `lock` belongs to (the client stopped): another client
-    /// of this process may claim it at once, while the lock itself stays held until its last save.
-    static func release(_ lock: StorageDirectoryLock) {
+    /// Ends the ownership of the directory `lock` belongs to (the client stopped, or moved to
+    /// another directory): another client of this process may claim it at once, and gets
+    /// `customer`, the one the owner ended with; the lock itself stays held until its last save.
+    static func release(_ lock: StorageDirectoryLock, customer: CustomerIds?) {
         table.forEach { entry in
-            if entry.lock === lock { entry.owner = nil }
+            if entry.lock === lock {
+                entry.owner = nil
+                entry.lastCustomer = customer
+            }
         }
     }
 
