@@ -275,4 +275,131 @@ import Testing
         #expect(Self.describe(actions) == ["cancelTimer", "saveCustomer", "saveBaseline", "timer(5.0)"])
         #expect(Self.describe(machine.reload) == "debouncing(1.0…1.0)")
     }
+
+    // MARK: - Configure (T2, D4, R1, A4)
+
+    static func segment(_ id: String) -> Segment { Segment(id: id, segmentationId: "g") }
+
+    /// Runs a whole reload at `seconds`: the debounce fires, the fetch answers `answer`.
+    static func reload(_ machine: inout Machine, answering answer: SegmentsByCategory, at seconds: TimeInterval) -> [[String]] {
+        if let timer = machine.currentTimer { _ = machine.timerFired(timer, at: at(seconds + 5)) }
+        guard let flight = flight(machine) else { return [["no flight"]] }
+        return delivered(machine.flightFinished(flight.id, with: .success(answer), at: at(seconds + 6)))
+    }
+
+    @Test func d4_aListenerIsToldWhatDiffersFromWhatItWasLastToldEvenWhenTheBaselineEqualsTheAnswer() {
+        var machine = Machine(timings: SegmentationTimings())
+        _ = machine.addListener(SegmentListener(category: .discovery(), includeFirstLoad: false) { _ in }, group: nil, owner: nil, at: Self.at(0))
+        let b = Self.ports("project-b", storage: "folder-b")
+        Self.configure(&machine, b)
+        _ = Self.request(&machine, at: 1)
+        #expect(Self.reload(&machine, answering: [.discovery(): [Self.segment("b1")]], at: 1) == [["b1"]])
+        Self.configure(&machine, Self.ports("project-a", storage: "folder-a"), at: 20)
+        #expect(Self.reload(&machine, answering: [.discovery(): [Self.segment("a1")]], at: 20) == [["a1"]])
+        // Back on B, whose stored baseline already says [b1]: the listener was last told [a1].
+        let baselineB = SegmentBaseline(snapshot: SegmentSnapshot(customer: Self.customer, segments: [.discovery(): [Self.segment("b1")]], fetchedAt: Self.t0))
+        Self.configure(&machine, b, baseline: baselineB, at: 40)
+        #expect(Self.reload(&machine, answering: [.discovery(): [Self.segment("b1")]], at: 40) == [["b1"]])
+        // Nothing differs any more: an unchanged answer tells nobody.
+        _ = Self.request(&machine, at: 60)
+        #expect(Self.reload(&machine, answering: [.discovery(): [Self.segment("b1")]], at: 60) == [])
+    }
+
+    @Test func d4_aListenerRegisteredLaterIsNotToldAnUnchangedCategoryButOneToldBeforeHearsItEmptied() {
+        var machine = Self.configured()
+        _ = Self.request(&machine, at: 1)
+        #expect(Self.reload(&machine, answering: [.discovery(): [Self.segment("s1")]], at: 1) == [["s1"]])
+        _ = machine.addListener(SegmentListener(category: .discovery(), includeFirstLoad: false) { _ in }, group: nil, owner: nil, at: Self.at(20))
+        #expect(Self.reload(&machine, answering: [.discovery(): [Self.segment("s1")]], at: 20) == [])
+        _ = Self.request(&machine, at: 40)
+        #expect(Self.reload(&machine, answering: [:], at: 40) == [[], []])
+    }
+
+    struct Reconfiguration: CustomTestStringConvertible, Sendable {
+        let name: String
+        let firstLoad: Bool
+        let otherIntegration: Bool
+        let reloads: Bool
+        var testDescription: String { name }
+    }
+
+    static let reconfigurations: [Reconfiguration] = [
+        Reconfiguration(name: "same integration, no first load", firstLoad: false, otherIntegration: false, reloads: false),
+        Reconfiguration(name: "same integration, a kept first-load promise", firstLoad: true, otherIntegration: false, reloads: true),
+        Reconfiguration(name: "another integration, no first load", firstLoad: false, otherIntegration: true, reloads: true),
+        Reconfiguration(name: "another integration, a kept first-load promise", firstLoad: true, otherIntegration: true, reloads: true),
+    ]
+
+    @Test(arguments: reconfigurations)
+    func t2_reconfiguringRequestsAReloadForAKeptFirstLoadPromiseOrAnotherIntegration(_ row: Reconfiguration) {
+        var machine = Self.configured(firstLoad: row.firstLoad)
+        _ = Self.request(&machine, at: 1)
+        _ = Self.reload(&machine, answering: [.discovery(): [Self.segment("s1")]], at: 1)
+        #expect(Self.describe(machine.reload) == "idle")
+        let ports = row.otherIntegration ? Self.ports("project-b", storage: "folder-b") : Self.backend
+        let steps = Self.configure(&machine, ports, at: 20)
+        #expect(steps.contains("timer(5.0)") == row.reloads)
+        #expect(Self.describe(machine.reload) == (row.reloads ? "debouncing(20.0…20.0)" : "idle"))
+    }
+
+    @Test func r1_theCustomerOfAPendingSaveComesFromMemoryNotFromTheStore() {
+        var machine = Machine(timings: SegmentationTimings())
+        Self.configure(&machine, customer: nil)  // a fresh install: a new cookie, its save queued
+        let made = machine.customer
+        #expect(made?.cookie == "new")
+        _ = machine.stop()
+        // Configured again before the save was written: the store is not asked.
+        let (outcome, _) = machine.configure(Self.backend, namedMode: nil, stored: nil, newCookie: nil, at: Self.at(1))
+        #expect(outcome == .configured)
+        #expect(machine.customer == made)
+        // Once written, the store is the truth again.
+        _ = machine.customerSaved(in: "folder-a")
+        _ = machine.stop()
+        let (again, _) = machine.configure(Self.backend, namedMode: nil, stored: nil, newCookie: nil, at: Self.at(2))
+        #expect(again == .needsStoredCustomer)
+    }
+
+    @Test func a4_anIdentifyQueuedForACustomerThatWasReplacedMergesNothing() throws {
+        var machine = Self.configured()
+        let stamp = try #require(machine.stamp)
+        _ = machine.anonymize(newCookie: "later", at: Self.at(1))
+        let (customer, steps) = machine.identify(hardIds: ["registered": "jane"], generation: stamp.generation, at: Self.at(2))
+        #expect(customer == CustomerIds(cookie: "later"))
+        #expect(Self.describe(steps).isEmpty)
+        let current = try #require(machine.stamp)
+        let (merged, _) = machine.identify(hardIds: ["registered": "jane"], generation: current.generation, at: Self.at(3))
+        #expect(merged?.values["registered"] == "jane")
+    }
+
+    @Test func a4_e2_theModeSetLastIsAppliedToTheConfiguredPipelineAndTheNextOne() {
+        var machine = Machine(timings: SegmentationTimings())
+        #expect(Self.describe(machine.setFlushingMode(.manual)).isEmpty)  // not configured: kept for configure
+        let steps = Self.configure(&machine)
+        #expect(machine.flushingMode == .manual)
+        #expect(!steps.contains("mode(manual)"))  // no pipeline in these ports
+    }
+
+    // MARK: - Letting go of the app's objects after the lock (D7)
+
+    /// How many values the steps let go of after the lock.
+    static func released(_ steps: some Sequence<Step<Machine.Action>>) -> Int {
+        steps.reduce(0) { count, step in if case .release = step { count + 1 } else { count } }
+    }
+
+    @Test func d7_everyTransitionThatDropsTheAppsObjectsHandsThemOutToBeReleased() throws {
+        var machine = Self.configured()
+        let token = machine.addListener(SegmentListener(category: .content(), includeFirstLoad: false) { _ in }, group: nil, owner: nil, at: Self.at(1)).0
+        #expect(Self.released(machine.removeListener(token)) == 1)
+        #expect(Self.released(machine.removeListener(token)) == 0)  // unknown: nothing
+        var owner: NSObject? = NSObject()
+        _ = machine.addListener(SegmentListener(category: .content(), includeFirstLoad: false) { _ in }, group: nil, owner: owner, at: Self.at(2))
+        owner = nil
+        _ = Self.request(&machine, at: 3)
+        let pruned = machine.timerFired(try #require(machine.currentTimer), at: Self.at(9))
+        #expect(Self.released(pruned) == 1)
+        var reconfigured = Machine.Actions()
+        (_, reconfigured) = machine.configure(Self.ports("project-b", storage: "folder-b"), namedMode: nil, stored: .some(Self.customer), newCookie: nil, at: Self.at(10))
+        #expect(Self.released(reconfigured) == 1)  // the previous configuration: ports, pipeline, flight
+        #expect(Self.released(machine.stop()) == 2)  // the configuration, and every listener
+    }
 }
