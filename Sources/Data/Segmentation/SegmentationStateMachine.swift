@@ -541,10 +541,15 @@ struct SegmentationStateMachine: DrivenStateMachine {
             }
             return false
         }
-        if started == true {
-            counters.timer += 1
-            actions.schedule(timer, after: timings.debounce.delay)
+        guard started == true else { return }
+        if timings.debounce.delay <= 0 {
+            // No debounce to wait for: the timer would fire at once, so the reload starts now.
+            withRunning { $0.reload = .idle }
+            startAutomaticReload(attempt: 0, &actions)
+            return
         }
+        counters.timer += 1
+        actions.schedule(timer, after: timings.debounce.delay)
     }
 
     /// A timer fired: the debounce either waits for the rest of its burst or starts the reload;
