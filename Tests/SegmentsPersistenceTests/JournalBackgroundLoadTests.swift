@@ -42,7 +42,7 @@ import Testing
         }
     }
 
-    @Test func r3_p2_aTornLastLineIsCutByTheFirstAppendWithoutSettingTheFileAside() throws {
+    @Test func r3_p2_aTornLastLineFoundAfterTheFirstAppendIsDroppedWithoutSettingTheFileAside() throws {
         try TemporaryDirectory.with { dir in
             let stored = Fixtures.events(3)
             do {

@@ -15,6 +15,14 @@ import Testing
         "": .string(""),
     ]
 
+    /// The header line written by hand (by compaction and by a store's first append) is the
+    /// encoder's, so a reader recognises a later header by its bytes.
+    @Test func r1_theWrittenHeaderLineIsTheEncodersHeader() throws {
+        var encoded = try VersionedJSON.encode(JournalHeader.current)
+        encoded.append(JournalReplay.newline)
+        #expect(JournalHeader.line == encoded)
+    }
+
     @Test(arguments: [
         TrackedEvent(kind: .event(type: "view \"item\""), customerIds: CustomerIds(["cookie": "c", "registered": "j\\n"]),
             properties: tricky, timestamp: Date(timeIntervalSinceReferenceDate: 722_000_000.123_456), failedAttempts: 3),

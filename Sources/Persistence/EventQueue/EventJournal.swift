@@ -4,7 +4,9 @@ import SegmentsDomain
 /// The open event journal: the descriptor appends go to, and the queue it describes.
 struct JournalState: Sendable {
     /// The descriptor, open for appending; `-1` until the journal is opened, and again after a
-    /// failed write, so the next call re-reads the file rather than trusting a half-written tail.
+    /// failed write, so the next call re-opens the file rather than trusting a half-written tail
+    /// (before the load without reading it, the next line then starting with a newline and a
+    /// header; after it, reading it whole).
     var fd: Int32 = -1
     /// The file's sound length: where the next line starts.
     var size = 0
@@ -20,6 +22,39 @@ struct JournalState: Sendable {
     /// Changes whenever the descriptor is replaced or closed, so a compaction prepared outside the
     /// lock can tell that the file it copied is no longer the one in use.
     var generation = 0
+    /// What the next write must start with, for a descriptor opened without reading the file.
+    var next = Start.sound
+
+    /// What a write must put before its line (see Behaviour R1, Docs/decisions/0001).
+    enum Start: Sendable {
+        /// Nothing: the file ends with a complete line this store knows of.
+        case sound
+        /// The header: the file is empty (just created, or a crash came between its creation
+        /// and its first write).
+        case header
+        /// A newline and the header: the file was not read, so it may end in a line a crash cut
+        /// short (the newline ends it, and a reader skips it as torn), and its header may be
+        /// damaged or of another version (the lines after this header are still read).
+        case newlineAndHeader
+
+        /// The bytes.
+        var bytes: Data {
+            switch self {
+            case .sound: Data()
+            case .header: JournalHeader.line
+            case .newlineAndHeader: Data([JournalReplay.newline]) + JournalHeader.line
+            }
+        }
+
+        /// The lines they add after the file's first line: the empty line and the header are
+        /// dead lines; a header that starts the file is not a record line.
+        var recordLines: Int {
+            switch self {
+            case .sound, .header: 0
+            case .newlineAndHeader: 2
+            }
+        }
+    }
 }
 
 /// The event queue's file: an append-only journal of JSON lines, compacted when most of it is
@@ -37,19 +72,32 @@ struct EventJournal: Sendable {
     /// The journal's path.
     var path: String { directory.path(of: Self.fileName) }
 
-    /// Opens the journal at its end for appending without reading it (see Behaviour R3); `nil` when the
-    /// full ``open()`` must run (no file yet, an untrusted or unusual file, a torn last line).
-    func openTail() -> (fd: Int32, size: Int)? {
-        guard (try? directory.create()) != nil else { return nil }
-        directory.removeStrayTemporaries(of: Self.fileName)
-        return POSIXFile.openTailForAppending(path, maximumSize: POSIXFile.maximumJournalSize)
+    /// Opens the journal for appending without reading it (see Behaviour R1, R3), creating it when
+    /// missing: the cheap open the first append pays. The first write then starts with what
+    /// ``JournalState/next`` says. Returns the state and whether the file's directory entry may be
+    /// new (exactly: whether this call created it, with `tellingCreation`; see
+    /// `POSIXFile.openJournalForAppending`); `nil` when the full ``open(originalLength:)`` must run
+    /// (a file that is not a regular file of this user within the size cap, see Behaviour P7).
+    func openWithoutReading(tellingCreation: Bool) throws -> (state: JournalState, created: Bool)? {
+        try directory.create()
+        guard
+            let opened = try POSIXFile.openJournalForAppending(
+                path, maximumSize: POSIXFile.maximumJournalSize, tellingCreation: tellingCreation)
+        else { return nil }
+        let state = JournalState(fd: opened.fd, size: opened.size, next: opened.size == 0 ? .header : .newlineAndHeader)
+        return (state, opened.created)
     }
 
     /// Opens the journal, recovering from whatever a crash or damage left (see Behaviour P2, E4): stray
-    /// temporary files are deleted, a torn last line is cut off, unreadable lines are skipped
-    /// (the damaged file is kept aside and a clean one written), and a file whose header is
-    /// unusable is set aside whole and replaced by an empty queue.
-    func open() throws -> JournalState {
+    /// temporary files are deleted, a torn last line is cut off (and one that a later append
+    /// ended is dropped by a rewrite), unreadable lines are skipped (the damaged file is kept
+    /// aside and a clean one written), and a file whose header is unusable is set aside whole and
+    /// replaced by an empty queue — or, when a later store's first append wrote a header after
+    /// it, by the items appended after that header.
+    ///
+    /// - Parameter originalLength: the file's length before this process appended to it, when it
+    ///   did: a copy set aside then holds those bytes only, exactly as they were found.
+    func open(originalLength: Int? = nil) throws -> JournalState {
         try directory.create()
         directory.removeStrayTemporaries(of: Self.fileName)
         let contents: Data?
@@ -79,15 +127,35 @@ struct EventJournal: Sendable {
             return state
         }
         var state = JournalState(size: replay.completeLength, recordLines: replay.recordLines, events: replay.events)
-        if replay.unreadableLines > 0, rebuild(&state, skipping: replay.unreadableLines) {
+        if let problem = replay.headerProblem, let later = replay.laterHeaderOffset {
+            // The items appended after the later header are kept; the bytes before it are set
+            // aside as they were (without the newline that ended them).
+            let asideName = directory.setAside(Self.fileName, contents: data.prefix(originalLength ?? (later - 1)))
+            diagnostics.setAside(Self.fileName, problem: problem.problem, asideName: asideName, detail: problem.detail)
+            try compact(&state)
+            return state
+        }
+        if replay.unreadableLines > 0,
+            rebuild(&state, skipping: replay.unreadableLines, original: originalLength.map { data.prefix($0) })
+        {
             return state
         }
         state.fd = try POSIXFile.openForAppending(path)
-        if replay.hasTornTail {
+        if replay.hasTornTail || replay.closedTornLines > 0 {
             // The interrupted append never returned, so nobody was told it was stored; cutting it
-            // off keeps the next line from being glued to its remains.
+            // off keeps the next line from being glued to its remains. One that a later append
+            // already ended is dropped by rewriting the file.
             diagnostics.log(.warning, "Discarded an incomplete last record of the event queue, left by an interrupted write")
-            if !POSIXFile.cut(state.fd, to: state.size) { try compact(&state) }
+            var rewritten = false
+            if replay.closedTornLines > 0 {
+                do {
+                    try compact(&state)
+                    rewritten = true
+                } catch {
+                    diagnostics.log(.warning, "Compacting the event queue failed, will retry later: \(error)")
+                }
+            }
+            if replay.hasTornTail, !rewritten, !POSIXFile.cut(state.fd, to: state.size, path: path) { try compact(&state) }
         }
         compactIfWorthwhile(&state)
         return state
@@ -96,8 +164,8 @@ struct EventJournal: Sendable {
     /// Keeps the damaged journal aside and writes a clean one with the readable items; returns
     /// `false` when the rewrite failed (the damaged file then stays in use: its bad lines are
     /// skipped again next time).
-    private func rebuild(_ state: inout JournalState, skipping unreadable: Int) -> Bool {
-        let asideName = directory.setAside(Self.fileName, keepingOriginal: true)
+    private func rebuild(_ state: inout JournalState, skipping unreadable: Int, original: Data?) -> Bool {
+        let asideName = directory.setAside(Self.fileName, keepingOriginal: true, contents: original)
         let disposal = asideName.map { "a copy was set aside as \($0)" } ?? "no copy could be kept"
         do {
             try compact(&state)
@@ -109,20 +177,34 @@ struct EventJournal: Sendable {
         return true
     }
 
-    /// Appends one line. With `durable`, it is synced before returning. On failure the file is cut
-    /// back to its sound length and closed, so the next call re-opens it from disk.
+    /// Appends one line, after what ``JournalState/next`` asks for, in one `write`. With `durable`,
+    /// it is synced before returning. On failure the file is cut back to its sound length and
+    /// closed, so the next call re-opens it.
     func write(_ entry: JournalEntry, to state: inout JournalState, durable: Bool) throws {
-        let line = try entry.line()
+        let start = state.next
+        var bytes = start.bytes
+        bytes.append(try entry.line())
+        try write(bytes, to: &state, durable: durable)
+        state.recordLines += 1 + start.recordLines
+    }
+
+    /// Writes the header alone, when the file is still empty (see ``JournalState/Start/header``).
+    func writeHeaderIfEmpty(_ state: inout JournalState) throws {
+        guard state.next == .header, state.size == 0 else { return }
+        try write(JournalHeader.line, to: &state, durable: false)
+    }
+
+    private func write(_ bytes: Data, to state: inout JournalState, durable: Bool) throws {
         do {
-            try POSIXFile.writeAll(state.fd, line, path: path)
+            try POSIXFile.writeAll(state.fd, bytes, path: path)
             if durable { try POSIXFile.sync(state.fd, path: path) }
         } catch {
-            POSIXFile.cut(state.fd, to: state.size)
+            POSIXFile.cut(state.fd, to: state.size, path: path)
             close(&state)
             throw error
         }
-        state.size += line.count
-        state.recordLines += 1
+        state.size += bytes.count
+        state.next = .sound
     }
 
     /// Whether compaction is due: the dead lines are both many and at least as many as the live
@@ -146,8 +228,7 @@ struct EventJournal: Sendable {
     /// A compaction's expensive half, run without the store's lock: the live items of `snapshot`
     /// (taken under the lock) written and synced to a temporary file. Returns its path and length.
     func writeCompacted(_ events: [TrackedEvent]) throws -> (path: String, size: Int, lines: Int) {
-        var data = try VersionedJSON.encode(JournalHeader.current)
-        data.append(JournalReplay.newline)
+        var data = JournalHeader.line
         for event in events { data.append(try JournalEntry.append(event).line()) }
         return (try directory.writeTemporary(for: Self.fileName, data), data.count, events.count)
     }
@@ -173,6 +254,7 @@ struct EventJournal: Sendable {
         try directory.publish(compacted.path, as: Self.fileName)
         close(&state)
         state.fd = try POSIXFile.openForAppending(path)
+        state.next = .sound
         state.size = compacted.size + tail.count
         state.recordLines = compacted.lines + tail.filter { $0 == JournalReplay.newline }.count
         return true
@@ -181,14 +263,14 @@ struct EventJournal: Sendable {
     /// Rewrites the file atomically with one `append` line per queued item, oldest first, and
     /// re-opens it for appending.
     func compact(_ state: inout JournalState) throws {
-        var data = try VersionedJSON.encode(JournalHeader.current)
-        data.append(JournalReplay.newline)
+        var data = JournalHeader.line
         for event in state.events.ordered {
             data.append(try JournalEntry.append(event).line())
         }
         try directory.replace(Self.fileName, with: data)
         close(&state)
         state.fd = try POSIXFile.openForAppending(path)
+        state.next = .sound
         state.size = data.count
         state.recordLines = state.events.count
     }

@@ -13,13 +13,20 @@ import SegmentsDomain
 /// ``sync()`` (called by the pipeline on its storage queue, batched) makes every line written so
 /// far survive a power cut.
 ///
-/// Appends do not wait for the queue to be read (see Behaviour R3): the first append opens the file at its
-/// end (cutting a torn last line) and ``load()`` reads the file up to that point without holding
-/// the store's lock, then adds the items appended meanwhile.
+/// Appends do not wait for the queue to be read (see Behaviour R1, R3): every append, the first one
+/// included, costs the caller one buffered `write` — the first one adds a cheap `open` (creating
+/// the file when missing) and `fstat`, but never a read, a sync, a rename or a truncation. The file
+/// is not examined first, so the first write starts with a newline and a header line (just the
+/// header when the file is empty): the newline ends a line a crash may have left unfinished, and
+/// the header lets a reader trust the lines after it whatever came before.
+/// ``load()`` (on the storage queue) reads the file up to that point without holding the store's
+/// lock, adds the items appended meanwhile, and does whatever repair is due; ``sync()`` also
+/// makes the directory entry of a file the append created durable.
 ///
-/// Recovery (see Behaviour P2): a torn last line from a crash is cut off, unreadable lines are skipped and
-/// logged, and a file with an unusable header is set aside as `event-queue.journal.corrupt-<n>` and
-/// replaced by a queue holding only what was appended since.
+/// Recovery (see Behaviour P2): a torn last line from a crash is cut off (or, when an append has
+/// already ended it, dropped by a rewrite), unreadable lines are skipped and logged, and a file
+/// with an unusable header is set aside as `event-queue.journal.corrupt-<n>` and replaced by a
+/// queue holding only what was appended since.
 ///
 /// Use one instance per directory: instances do not coordinate with each other.
 public final class FileEventQueueStore: EventQueueStore {
@@ -29,8 +36,18 @@ public final class FileEventQueueStore: EventQueueStore {
         var loaded = false
         /// Appends made before the file was read, with the offset each line starts at.
         var appendedBeforeLoad: [(offset: Int, event: TrackedEvent)] = []
+        /// The file's length when this instance first opened it without reading it: the bytes
+        /// before it are another run's, the ones after it this instance's.
+        var originalLength: Int?
+        /// Whether this instance created the file (or, for an append's open, found it empty).
+        var createdFile = false
+        /// Whether the file's directory entry may be new and is not synced yet.
+        var directoryNeedsSync = false
         /// A compaction is being written outside the lock.
         var compacting = false
+        /// A compaction is due whatever the dead-line count: the file holds a torn line that an
+        /// append ended, which a rewrite drops.
+        var compactionWanted = false
     }
 
     private let journal: EventJournal
@@ -56,45 +73,105 @@ public final class FileEventQueueStore: EventQueueStore {
     }
 
     /// Every queued item, oldest first. The file is read outside the store's lock, so appends go
-    /// on meanwhile. When the file cannot be opened at all (logged), the items this instance knows
-    /// of are returned.
+    /// on meanwhile; the repairs it needs (a header for a new file, cutting a torn last line,
+    /// setting a damaged file aside) are made here, on the caller's queue (the storage queue),
+    /// never by ``append(_:)``. When the file cannot be opened at all (logged), the items this
+    /// instance knows of are returned.
     public func load() -> [TrackedEvent] {
-        let snapshot = state.withLock { state -> Int? in
+        let snapshot = state.withLock { state -> (size: Int, recordLines: Int)? in
             guard !state.loaded else { return nil }
             do {
-                try openForAppending(&state)
+                try openForAppending(&state, tellingCreation: true)
             } catch {
                 journal.diagnostics.log(.error, "Could not open the event queue: \(error)")
                 return nil
             }
-            return state.loaded ? nil : state.journal.size
+            return state.loaded ? nil : (state.journal.size, state.journal.recordLines)
         }
-        guard let snapshot else { return state.withLock { $0.journal.events.ordered } }
-        let replay = try? JournalReplay.replay(POSIXFile.prefix(of: journal.path, length: snapshot))
+        guard let snapshot else { return state.withLock(Self.knownItems) }
+        journal.directory.removeStrayTemporaries(of: EventJournal.fileName)
+        let data = try? POSIXFile.prefix(of: journal.path, length: snapshot.size)
+        let replay = data.flatMap { data in try? JournalReplay.replay(data) }
         defer { compactIfDue() }
-        return state.withLock { state in
-            guard !state.loaded else { return state.journal.events.ordered }
-            if let replay, replay.unreadableLines == 0, !replay.hasTornTail {
-                state.journal.events = replay.events
-                let later = state.appendedBeforeLoad.filter { $0.offset >= snapshot }
+        let (items, wroteHeader) = state.withLock { state -> ([TrackedEvent], Bool) in
+            guard !state.loaded else { return (state.journal.events.ordered, false) }
+            let later = state.appendedBeforeLoad.filter { $0.offset >= snapshot.size }
+            let linesSince = state.journal.recordLines - snapshot.recordLines
+            var wroteHeader = false
+            if data?.isEmpty == true, state.createdFile || !state.appendedBeforeLoad.isEmpty {
+                // No earlier queue: this instance created the file, or its appends wrote the
+                // header of an empty one (a crash came between creating it and writing to it).
+                // A file still empty gets its header now, so it is not taken for damage later.
                 for (_, event) in later { state.journal.events.append(event) }
-                state.journal.recordLines = replay.recordLines + later.count
-                state.loaded = true
-                state.appendedBeforeLoad = []
+                state.journal.recordLines = linesSince
+                if state.journal.isOpen, state.journal.size == 0 {
+                    do {
+                        try journal.writeHeaderIfEmpty(&state.journal)
+                        wroteHeader = true
+                    } catch {
+                        journal.diagnostics.log(.error, "Could not write the event queue's header: \(error)")
+                    }
+                }
+                if state.createdFile { journal.diagnostics.missing(EventJournal.fileName) }
+                finishLoading(&state)
+            } else if let replay, replay.unreadableLines == 0, replay.headerProblem == nil {
+                state.journal.events = replay.events
+                for (_, event) in later { state.journal.events.append(event) }
+                state.journal.recordLines = replay.recordLines + linesSince
+                let untouched = state.journal.isOpen && state.journal.size == snapshot.size
+                if replay.hasTornTail || replay.closedTornLines > 0 {
+                    // The interrupted append never returned, so nobody was told it was stored.
+                    journal.diagnostics.log(
+                        .warning, "Discarded an incomplete last record of the event queue, left by an interrupted write")
+                    if replay.hasTornTail {
+                        if untouched, POSIXFile.cut(state.journal.fd, to: replay.completeLength, path: journal.path) {
+                            state.journal.size = replay.completeLength
+                            state.journal.next = .sound
+                        } else {
+                            // Ended by an append's newline (or to be): a dead line, which a rewrite drops.
+                            state.journal.recordLines += 1
+                            state.compactionWanted = true
+                        }
+                    }
+                    // A torn line an append ended is a dead line a rewrite drops.
+                    if replay.closedTornLines > 0 { state.compactionWanted = true }
+                } else if untouched {
+                    state.journal.next = .sound  // the file was read to its end, which is sound
+                }
+                finishLoading(&state)
             } else {
-                // Damage: the full path re-reads the file under the lock, with its recovery.
-                do { try openFully(&state) } catch {
+                // Damage: the full path re-reads the file under the lock, with its recovery; a copy
+                // set aside holds only the bytes this instance found, not what it appended.
+                do {
+                    try openFully(&state, originalLength: state.appendedBeforeLoad.isEmpty ? nil : state.originalLength)
+                } catch {
                     journal.diagnostics.log(.error, "Could not open the event queue: \(error)")
                 }
             }
-            return state.journal.events.ordered
+            return (Self.knownItems(&state), wroteHeader)
         }
+        if wroteHeader { try? sync() }
+        return items
+    }
+
+    /// The items this instance knows of: the queue, and, before it could be read, what was
+    /// appended to it.
+    private static func knownItems(_ state: inout State) -> [TrackedEvent] {
+        state.loaded ? state.journal.events.ordered : state.appendedBeforeLoad.map(\.event)
+    }
+
+    /// Marks the queue as read whole.
+    private func finishLoading(_ state: inout State) {
+        state.loaded = true
+        state.appendedBeforeLoad = []
     }
 
     /// Adds an item at the end of the queue: one buffered `write` of one line, no sync (see
-    /// ``sync()``). An item with the same id is replaced and moves to the end. Throws
-    /// ``SegmentsError`` with code `.storage` when it could not be written; the item is then not
-    /// queued.
+    /// ``sync()``), no read. The first call also opens the file (creating it if missing) with a
+    /// cheap `open`, without reading it; the line then starts with what the unread file needs
+    /// (see the type's documentation). An item with the same id is replaced and moves to the end.
+    /// Throws ``SegmentsError`` with code `.storage` when it could not be written; the item is then
+    /// not queued.
     public func append(_ event: TrackedEvent) throws {
         try change { state in
             let offset = state.journal.size
@@ -109,15 +186,20 @@ public final class FileEventQueueStore: EventQueueStore {
     }
 
     /// Syncs every line written so far to stable storage, without holding the store's lock while
-    /// the disk works, so appends go on meanwhile.
+    /// the disk works, so appends go on meanwhile. When this instance created the file, the first
+    /// sync also syncs the directory, so the file's name survives a power cut too.
     public func sync() throws {
-        let duplicate = state.withLock { POSIXFile.duplicate($0.journal.fd) }
+        let (duplicate, directoryNeedsSync) = state.withLock { (POSIXFile.duplicate($0.journal.fd), $0.directoryNeedsSync) }
         guard duplicate >= 0 else { return }
         defer { POSIXFile.closeQuietly(duplicate) }
         do {
             try POSIXFile.sync(duplicate, path: journal.path)
         } catch {
             throw SegmentsError.wrapping(error, as: .storage)
+        }
+        if directoryNeedsSync {
+            journal.directory.syncDirectory()
+            state.withLock { $0.directoryNeedsSync = false }
         }
     }
 
@@ -153,7 +235,8 @@ public final class FileEventQueueStore: EventQueueStore {
     /// failed compaction is only logged: the current file is still correct, just longer.
     private func compactIfDue() {
         let snapshot = state.withLock { state -> (events: QueuedEvents, size: Int, generation: Int)? in
-            guard state.loaded, state.journal.isOpen, !state.compacting, EventJournal.compactionIsDue(state.journal)
+            guard state.loaded, state.journal.isOpen, !state.compacting,
+                state.compactionWanted || EventJournal.compactionIsDue(state.journal)
             else { return nil }
             state.compacting = true
             return (state.journal.events, state.journal.size, state.journal.generation)
@@ -163,8 +246,11 @@ public final class FileEventQueueStore: EventQueueStore {
             let compacted = try journal.writeCompacted(snapshot.events.ordered)
             try state.withLock { state in
                 defer { state.compacting = false }
-                _ = try journal.publishCompacted(
+                if try journal.publishCompacted(
                     compacted, snapshotSize: snapshot.size, generation: snapshot.generation, into: &state.journal)
+                {
+                    state.compactionWanted = false
+                }
             }
             journal.directory.syncDirectory()
         } catch {
@@ -187,12 +273,23 @@ public final class FileEventQueueStore: EventQueueStore {
         }
     }
 
-    /// Opens the journal at its end without reading it when that is safe, otherwise reads it whole.
-    private func openForAppending(_ state: inout State) throws {
+    /// Opens the journal for appending without reading it (see Behaviour R1) until the queue has
+    /// been read; otherwise — and for a file that must be examined before anything is written to
+    /// it (see Behaviour P7) — reads it whole.
+    ///
+    /// The load asks whether the file was created by this open, to tell a new file from one left
+    /// empty (damage, see Behaviour P2); an append needs no answer, so it pays a single `open`.
+    private func openForAppending(_ state: inout State, tellingCreation: Bool = false) throws {
         guard !state.journal.isOpen else { return }
-        if !state.loaded, let (fd, size) = journal.openTail() {
-            state.journal.fd = fd
-            state.journal.size = size
+        if !state.loaded, let (opened, created) = try journal.openWithoutReading(tellingCreation: tellingCreation) {
+            state.journal.fd = opened.fd
+            state.journal.size = opened.size
+            state.journal.next = opened.next
+            if state.originalLength == nil { state.originalLength = opened.size }
+            if created {
+                state.createdFile = true
+                state.directoryNeedsSync = true
+            }
             return
         }
         try openFully(&state)
@@ -200,10 +297,11 @@ public final class FileEventQueueStore: EventQueueStore {
 
     /// Reads the whole journal with its recovery (see Behaviour P2), under the lock. Items appended before
     /// the read are in the file, unless the file had to be set aside: then they are written again.
-    private func openFully(_ state: inout State) throws {
+    private func openFully(_ state: inout State, originalLength: Int? = nil) throws {
         journal.close(&state.journal)
-        state.journal = try journal.open()
+        state.journal = try journal.open(originalLength: originalLength)
         state.loaded = true
+        state.compactionWanted = false
         for (_, event) in state.appendedBeforeLoad where !state.journal.events.contains(event.id) {
             try journal.write(.append(event), to: &state.journal, durable: true)
             state.journal.events.append(event)

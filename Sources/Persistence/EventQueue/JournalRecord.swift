@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import SegmentsDomain
 
@@ -14,6 +21,12 @@ struct JournalHeader: VersionedRecord {
 
     /// The header this SDK writes.
     static let current = JournalHeader(version: currentVersion, format: formatName)
+
+    /// ``current`` as written, newline included: the bytes `VersionedJSON.encode` gives for it
+    /// (sorted keys; `JournalLineWriterTests` checks they agree). Besides starting the file, it
+    /// starts what a store instance appends before it has read the file (see Behaviour R1), so a
+    /// reader knows the lines after it are this format whatever came before.
+    static let line = Data(#"{"format":"event-queue-journal","version":1}"#.utf8 + [JournalReplay.newline])
 }
 
 /// Every line after the header: one change to the queue, e.g.
@@ -92,6 +105,12 @@ struct JournalEntry: Encodable {
 }
 
 /// The queue rebuilt from the journal's bytes, and what was wrong with them.
+///
+/// The file is a header line and then one line per change. Two more kinds of line are written
+/// by a store's first append, which does not read the file before it writes (see Behaviour R1):
+/// it starts with a newline, ending whatever line a crash left unfinished, and a header line. So
+/// after the first line, an empty line or a header line is dead and skipped, and an unreadable
+/// line right before a header line is an append that a crash cut short, not damage.
 struct JournalReplay {
     static let newline = UInt8(ascii: "\n")
 
@@ -105,42 +124,83 @@ struct JournalReplay {
     var completeLength = 0
     /// Whether bytes follow the last newline: an append interrupted by a crash, never acknowledged.
     var hasTornTail = false
+    /// Lines a crash left unfinished that a later first append ended with its newline: dead, not
+    /// damage (the appends they belonged to never returned).
+    var closedTornLines = 0
+    /// Why the first line is not a usable header, when a later header line (a later store
+    /// instance's first append) still let the lines after it be read; the bytes before it
+    /// cannot be trusted and are skipped.
+    var headerProblem: DecodeFailure?
+    /// Where the first header line after the first line starts, if there is one.
+    var laterHeaderOffset: Int?
 
-    /// Replays `data`; throws when the header is missing, damaged or of an unknown version,
-    /// since then no line can be trusted.
+    /// Replays `data`; throws when the header is missing, damaged or of an unknown version and
+    /// no later header follows, since then no line can be trusted.
     static func replay(_ data: Data) throws(DecodeFailure) -> JournalReplay {
         var replay = JournalReplay()
-        let lines = lineRanges(in: data)
-        replay.completeLength = lines.last?.upperBound ?? 0
-        replay.hasTornTail = replay.completeLength < data.count
-        guard let headerRange = lines.first else {
-            throw DecodeFailure(problem: data.isEmpty ? .empty : .notJSON, detail: nil)
-        }
-        let header = try VersionedJSON.decode(JournalHeader.self, from: data.subdata(in: headerRange.dropLast(1)))
-        guard header.format == JournalHeader.formatName else { throw DecodeFailure(problem: .wrongShape, detail: nil) }
-
-        for range in lines.dropFirst() {
-            replay.recordLines += 1
-            do {
-                let entry = try JournalEntry(json: JSONReader.value(from: data.subdata(in: range.dropLast(1))))
-                try entry.apply(to: &replay.events)
-            } catch {
-                replay.unreadableLines += 1
+        var headerFailure: DecodeFailure?
+        var sawFirstLine = false
+        // Whether the lines read now follow a usable header.
+        var trusted = false
+        // Whether the previous line was unreadable, so a header line right after it marks it as torn.
+        var previousUnreadable = false
+        let header = [UInt8](JournalHeader.line.dropLast())
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var start = 0
+            for index in 0..<bytes.count where bytes[index] == newline {
+                let range = start..<index
+                start = index + 1
+                replay.completeLength = start
+                if !sawFirstLine {
+                    sawFirstLine = true
+                    headerFailure = Self.headerFailure(in: data.subdata(in: range))
+                    trusted = headerFailure == nil
+                    continue
+                }
+                replay.recordLines += 1
+                if range.isEmpty {
+                    previousUnreadable = false
+                    continue
+                }
+                if range.count == header.count, memcmp(bytes.baseAddress! + range.lowerBound, header, header.count) == 0 {
+                    if previousUnreadable {
+                        replay.unreadableLines -= 1
+                        replay.closedTornLines += 1
+                    }
+                    if !trusted, replay.laterHeaderOffset == nil { replay.laterHeaderOffset = range.lowerBound }
+                    trusted = true
+                    previousUnreadable = false
+                    continue
+                }
+                // Lines after an unusable header are set aside with it, not read.
+                guard trusted else { continue }
+                do {
+                    let entry = try JournalEntry(json: JSONReader.value(from: data.subdata(in: range)))
+                    try entry.apply(to: &replay.events)
+                    previousUnreadable = false
+                } catch {
+                    replay.unreadableLines += 1
+                    previousUnreadable = true
+                }
             }
+            replay.hasTornTail = start < bytes.count
+        }
+        guard sawFirstLine else { throw DecodeFailure(problem: data.isEmpty ? .empty : .notJSON, detail: nil) }
+        if let headerFailure {
+            guard replay.laterHeaderOffset != nil else { throw headerFailure }
+            replay.headerProblem = headerFailure
         }
         return replay
     }
 
-    /// The byte ranges of the newline-terminated lines, newline included.
-    private static func lineRanges(in data: Data) -> [Range<Int>] {
-        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            var ranges: [Range<Int>] = []
-            var start = 0
-            for (index, byte) in bytes.enumerated() where byte == newline {
-                ranges.append(start..<(index + 1))
-                start = index + 1
-            }
-            return ranges
+    /// Why `line` is not a header of this format, or `nil` when it is one.
+    private static func headerFailure(in line: Data) -> DecodeFailure? {
+        do throws(DecodeFailure) {
+            let header = try VersionedJSON.decode(JournalHeader.self, from: line)
+            guard header.format == JournalHeader.formatName else { return DecodeFailure(problem: .wrongShape, detail: nil) }
+            return nil
+        } catch {
+            return error
         }
     }
 }

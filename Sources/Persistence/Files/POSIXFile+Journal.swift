@@ -8,26 +8,56 @@ import Darwin
 import Foundation
 import SegmentsDomain
 
-/// The calls that let the event journal take appends before it has been read (see Behaviour R3).
+/// The calls that let the event journal take appends before it has been read (see Behaviour R1, R3).
 extension POSIXFile {
-    /// Opens an existing journal for appending without reading it, when that is safe: a regular
-    /// file of this user, within `maximumSize`, ending with a complete line. Returns the
-    /// descriptor and the file's length, or `nil` whenever the caller should take the full path
-    /// (missing, untrusted or empty files, and a torn last line, which the full path cuts off
-    /// after keeping any damaged file aside byte for byte).
-    static func openTailForAppending(_ path: String, maximumSize: Int) -> (fd: Int32, size: Int)? {
-        let fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
+    /// Opens the journal for appending without reading a byte of it (see Behaviour R1, R3),
+    /// creating it owner-only when it does not exist, then `fstat`s it. With `tellingCreation`,
+    /// an `open` and, when it found nothing, an `open(O_CREAT | O_EXCL)`, so `created` says
+    /// whether this call created the file; without, one `open(O_CREAT)`, and `created` means
+    /// the file is empty (created now, or by a run that died before writing to it).
+    ///
+    /// Returns the descriptor, the file's length and `created` (the directory entry of a created
+    /// file needs a directory sync to survive a power cut), or `nil` when the file must not be
+    /// written before it was examined: a symbolic link, a FIFO, socket, device or directory,
+    /// another user's file, or one over `maximumSize` (see Behaviour P7).
+    static func openJournalForAppending(_ path: String, maximumSize: Int, tellingCreation: Bool) throws -> (
+        fd: Int32, size: Int, created: Bool
+    )? {
+        let flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+        var created = false
+        var fd: Int32
+        if tellingCreation {
+            fd = open(path, flags)
+            FileOperationLog.record(path) { $0.opens += 1 }
+            if fd < 0, errno == ENOENT {
+                fd = open(path, flags | O_CREAT | O_EXCL, fileMode)
+                FileOperationLog.record(path) { $0.opens += 1; $0.creations += 1 }
+                created = fd >= 0
+            }
+        } else {
+            fd = open(path, flags | O_CREAT, fileMode)
+            FileOperationLog.record(path) { $0.opens += 1; $0.creations += 1 }
+        }
+        if fd < 0 {
+            let code = errno
+            // ELOOP: a symbolic link. ENXIO: a FIFO without a reader, a socket (Linux) or a device
+            // without a driver. EOPNOTSUPP: a socket (Darwin). EISDIR: a directory.
+            if code == ELOOP || code == ENXIO || code == EOPNOTSUPP || code == EISDIR { return nil }
+            throw failure("open", path, code: code)
+        }
         var info = stat()
-        var last: UInt8 = 0
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid(),
-            info.st_size > 0, info.st_size <= maximumSize,
-            pread(fd, &last, 1, info.st_size - 1) == 1, last == UInt8(ascii: "\n")
+            info.st_size <= maximumSize
         else {
             _ = close(fd)
             return nil
         }
-        return (fd, Int(info.st_size))
+        if info.st_size == 0 {
+            // The umask may have removed bits from `fileMode` on creation; set it exactly.
+            _ = fchmod(fd, fileMode)
+            if !tellingCreation { created = true }
+        }
+        return (fd, Int(info.st_size), created)
     }
 
     /// The first `length` bytes of the file at `path`, read through a new descriptor that does not
@@ -41,6 +71,7 @@ extension POSIXFile {
     static func bytes(of path: String, in range: Range<Int>) throws -> Data {
         guard !range.isEmpty else { return Data() }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        FileOperationLog.record(path) { $0.opens += 1 }
         guard fd >= 0 else { throw failure("open", path) }
         defer { _ = close(fd) }
         var data = Data(count: range.count)
@@ -53,6 +84,7 @@ extension POSIXFile {
                 if errno == EINTR { continue }
                 throw failure("read", path)
             }
+            FileOperationLog.record(path) { $0.reads += 1; $0.bytesRead += count }
             if count == 0 { throw SegmentsError(.storage, "The event queue file is shorter than expected") }
             filled += count
         }

@@ -22,6 +22,7 @@ enum POSIXFile {
     /// Creates a new file that must not exist yet, owner-only whatever the umask, open for writing.
     static func createExclusive(_ path: String) throws -> Int32 {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
+        FileOperationLog.record(path) { $0.opens += 1; $0.creations += 1 }
         guard fd >= 0 else { throw failure("create", path) }
         // The umask may have removed bits from `fileMode`; set it exactly.
         _ = fchmod(fd, fileMode)
@@ -36,6 +37,7 @@ enum POSIXFile {
     /// Opens an existing file for appending; a symbolic link is refused, not followed.
     static func openForAppending(_ path: String) throws -> Int32 {
         let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
+        FileOperationLog.record(path) { $0.opens += 1 }
         guard fd >= 0 else { throw failure("open", path) }
         return fd
     }
@@ -51,6 +53,7 @@ enum POSIXFile {
     ///   `.storage` when the system refuses.
     static func contents(of path: String, maximumSize: Int = maximumDocumentSize) throws -> Data? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        FileOperationLog.record(path) { $0.opens += 1 }
         if fd < 0 {
             let code = errno
             if code == ENOENT { return nil }
@@ -80,6 +83,7 @@ enum POSIXFile {
                 if errno == EINTR { continue }
                 throw failure("read", path)
             }
+            FileOperationLog.record(path) { $0.reads += 1; $0.bytesRead += count }
             if count == 0 { break }
             filled += count
         }
@@ -98,6 +102,7 @@ enum POSIXFile {
                     if errno == EINTR { continue }
                     throw failure("write", path)
                 }
+                FileOperationLog.record(path) { $0.writes += 1; $0.bytesWritten += count }
                 written += count
             }
         }
@@ -113,6 +118,7 @@ enum POSIXFile {
         // The data and the new size are all a reader needs; skipping other metadata is cheaper.
         let result = fdatasync(fd)
         #endif
+        FileOperationLog.record(path) { $0.syncs += 1 }
         guard result == 0 else { throw failure("sync", path) }
     }
 
@@ -120,6 +126,7 @@ enum POSIXFile {
     /// lets a directory be opened or synced, and the rename itself is already atomic.
     static func syncDirectory(_ directory: String) {
         let fd = open(directory, O_RDONLY | O_CLOEXEC)
+        FileOperationLog.record(directory) { $0.directorySyncs += 1 }
         guard fd >= 0 else { return }
         _ = fsync(fd)
         _ = close(fd)
@@ -128,8 +135,9 @@ enum POSIXFile {
     /// Cuts the file back to `size` bytes: drops a record whose write failed half-way. Returns
     /// whether it worked.
     @discardableResult
-    static func cut(_ fd: Int32, to size: Int) -> Bool {
-        ftruncate(fd, off_t(size)) == 0
+    static func cut(_ fd: Int32, to size: Int, path: String) -> Bool {
+        FileOperationLog.record(path) { $0.truncations += 1 }
+        return ftruncate(fd, off_t(size)) == 0
     }
 
     /// Closes a descriptor; errors are ignored because every write that matters was synced.
@@ -139,6 +147,7 @@ enum POSIXFile {
 
     /// Atomically replaces `path` with `source`.
     static func move(_ source: String, over path: String) throws {
+        FileOperationLog.record(path) { $0.renames += 1 }
         guard rename(source, path) == 0 else { throw failure("rename", path) }
     }
 
@@ -149,6 +158,7 @@ enum POSIXFile {
 
     /// Gives `path` a second name without copying its bytes.
     static func hardLink(_ path: String, to newPath: String) throws {
+        FileOperationLog.record(path) { $0.links += 1 }
         guard link(path, newPath) == 0 else { throw failure("link", newPath) }
     }
 

@@ -156,9 +156,11 @@ struct StorageDirectory: Sendable {
     ///
     /// Set aside rather than deleted: the bytes may still hold queued events or ids that support
     /// can recover by hand. With `keepingOriginal`, the damaged file gets the second name by a hard
-    /// link and stays in place, for a caller that replaces it atomically right after.
+    /// link and stays in place, for a caller that replaces it atomically right after. With
+    /// `contents`, the set-aside copy is a new file of those bytes (the part of the file that was
+    /// damaged, without what this process wrote after it) and `name` stays in place.
     @discardableResult
-    func setAside(_ name: String, keepingOriginal: Bool = false) -> String? {
+    func setAside(_ name: String, keepingOriginal: Bool = false, contents: Data? = nil) -> String? {
         let prefix = name + ".corrupt-"
         // Only numbers this code could have written count: a planted `.corrupt-9223372036854775807`
         // would otherwise overflow the next number and crash every start.
@@ -172,14 +174,16 @@ struct StorageDirectory: Sendable {
         let asideName = prefix + String(next)
         var moved = true
         do {
-            if keepingOriginal {
+            if let contents {
+                try publish(writeTemporary(for: name, contents), as: asideName)
+            } else if keepingOriginal {
                 try POSIXFile.hardLink(path(of: name), to: path(of: asideName))
             } else {
                 try POSIXFile.move(path(of: name), over: path(of: asideName))
             }
         } catch {
             moved = false
-            if !keepingOriginal { POSIXFile.delete(path(of: name)) }
+            if !keepingOriginal, contents == nil { POSIXFile.delete(path(of: name)) }
         }
         for old in numbers where old <= next - Self.keptCorruptCopies {
             POSIXFile.delete(path(of: prefix + String(old)))
@@ -190,7 +194,8 @@ struct StorageDirectory: Sendable {
 
     /// The names in the directory; empty when it cannot be listed.
     private func entries() -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        FileOperationLog.record(path) { $0.listings += 1 }
+        return (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
     }
 
     /// Temporary files are hidden and named after their target, so they are easy to recognise.
