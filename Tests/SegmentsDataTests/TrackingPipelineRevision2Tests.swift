@@ -56,6 +56,7 @@ import Testing
         #expect(harness.store.load().allSatisfy { $0.failedAttempts == 0 })
         await harness.scheduler.advance(by: 60)  // the key rotation is over
         #expect(harness.uploadedTypes == (0..<10).map { "e\($0)" })
+        harness.settle()  // store changes follow on the storage queue (R1)
         #expect(harness.store.load().isEmpty)
     }
 
