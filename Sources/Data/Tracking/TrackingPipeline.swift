@@ -148,7 +148,7 @@ package final class TrackingPipeline: Sendable {
         try ReplayableEvent.check(properties)
         let event = TrackedEvent(
             kind: kind, customerIds: customer, properties: properties, timestamp: timestamp ?? clock.now())
-        let refusal = driver.transition { machine, _ -> (SegmentsError?, Steps<Machine.Action>) in
+        let refusal = driver.transition(at: Self.untimed) { machine, _ -> (SegmentsError?, Steps<Machine.Action>) in
             do throws(SegmentsError) {
                 try machine.admit()
                 return (nil, Steps())
@@ -161,11 +161,16 @@ package final class TrackingPipeline: Sendable {
             // The caller's one buffered write, outside the driver's lock (see Behaviour R1, R2).
             try store.append(event)
         } catch {
-            driver.transition { machine, _ in machine.appendFailed() }
+            driver.transition(at: Self.untimed) { machine, _ in machine.appendFailed() }
             throw SegmentsError.wrapping(error, as: .storage)
         }
-        driver.transition { machine, _ in machine.appended(event) }
+        driver.transition(at: Self.untimed) { machine, _ in machine.appended(event) }
     }
+
+    /// The moment handed to transitions that read no time (admitting and queueing an item): the
+    /// caller of `track` does not pay for reading the clocks and the random source (see Behaviour
+    /// R2). Transitions that use time or jitter (an upload failing, a timer) get the real one.
+    private static let untimed = Moment(uptime: 0, wall: .distantPast, random: 0.5)
 
     /// Carries out one of the machine's actions, outside the driver's lock, in the order the
     /// machine decided them. Nothing here waits for the storage queue: removals, updates and the
