@@ -52,7 +52,8 @@ struct CallersThreadBenchmark {
         for index in 0..<10 {
             try shortClient.client.trackEvent(properties: Self.properties(index), timestamp: nil, eventType: "view_item")
         }
-        guard shortClient.client.queuedEventCount == 10, longClient.client.queuedEventCount == template.queuedEvents else {
+        let (shortCount, longCount) = (await shortClient.client.countQueuedEvents(), await longClient.client.countQueuedEvents())
+        guard shortCount == 10, longCount == template.queuedEvents else {
             throw BenchFailure("benchmark 10: the queues did not load")
         }
         let floor = try PlainWrite(directory: floorDirectory.url, lineLength: Self.journalLineLength())

@@ -27,7 +27,7 @@ struct DrainBenchmark {
                 flushingMode: .manual),
             options: .init(runtime: SegmentsRuntime(logger: logger), transport: URLSessionSegmentsTransport(timeout: 10), storage: .directory(copy.url), storageQueue: storage))
         defer { client.stop() }
-        guard client.queuedEventCount == template.queuedEvents else { throw BenchFailure("benchmark 11: the queue did not load") }
+        guard await client.countQueuedEvents() == template.queuedEvents else { throw BenchFailure("benchmark 11: the queue did not load") }
         let start = Stopwatch.now()
         let result = await client.flush()
         let elapsed = Double(Stopwatch.now() - start)

@@ -66,7 +66,7 @@ struct TrackCommand {
             options: .init(runtime: SegmentsRuntime(logger: SinkSegmentsLogger(level: .warning, sink: StandardErrorLogSink())), uploadRetry: RetryBackoff(initial: retry, maximum: max(retry, 1)), storage: .directory(storage)))
         // Never `stop()`ped: that would delete the segment baseline. Exiting is a plain restart.
         try client.configure(.init(backend: .bloomreach(configuration)))
-        emit("loaded \(client.queuedEventCount)")
+        emit("loaded \(await client.countQueuedEvents())")
 
         for index in 0..<count {
             let seq = "\(prefix)-\(index)"
@@ -80,10 +80,10 @@ struct TrackCommand {
         }
 
         let deadline = Date().addingTimeInterval(timeout)
-        while client.queuedEventCount > 0 && Date() < deadline {
+        while await client.countQueuedEvents() > 0 && Date() < deadline {
             try await Task.sleep(nanoseconds: 10_000_000)
         }
-        let left = client.queuedEventCount
+        let left = await client.countQueuedEvents()
         guard left == 0 else { throw TrackTimeout(left: left, seconds: timeout) }
         emit("queue empty")
         // The crash test kills a child that owns the directory, whatever it is doing (see Behaviour P5, E4).

@@ -85,8 +85,24 @@ extension SegmentsClient {
         pipeline.flush { result in queue.async { completion(result) } }
     }
 
-    /// How many events and customer updates wait for upload.
+    /// How many events and customer updates wait for upload, answered at once from memory.
+    ///
+    /// It never waits for disk work (see Behaviour R1). Right after ``configure(_:)`` the stored
+    /// queue is still loading in the background (R3): meanwhile this counts what is known so far,
+    /// the items tracked since configure, not yet the stored ones. For the exact count, stored items
+    /// included, use ``countQueuedEvents()``. 0 when not configured.
     public var queuedEventCount: Int {
         engine.stamp?.tracking?.queuedCount ?? 0
+    }
+
+    /// The exact number of events and customer updates waiting for upload, stored ones included.
+    ///
+    /// It resumes once the stored queue has loaded (at once when it already has), without blocking
+    /// a thread (see Behaviour R1, R3). 0 when not configured.
+    public func countQueuedEvents() async -> Int {
+        guard let pipeline = attachment.value.pipeline else { return 0 }
+        return await withCheckedContinuation { continuation in
+            pipeline.queuedCount { continuation.resume(returning: $0) }
+        }
     }
 }

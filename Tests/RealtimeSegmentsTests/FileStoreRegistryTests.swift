@@ -28,7 +28,7 @@ import Testing
         try harness.client.trackEvent(properties: ["n": 1], timestamp: nil, eventType: "a")
         try harness.configure(flushingMode: .manual)
         try harness.client.trackEvent(properties: ["n": 2], timestamp: nil, eventType: "b")
-        #expect(harness.client.queuedEventCount == 2)
+        #expect(await harness.client.countQueuedEvents() == 2)
     }
 
     /// A client that takes over a folder right after another client of the process stopped reads

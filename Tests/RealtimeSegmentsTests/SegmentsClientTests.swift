@@ -100,7 +100,7 @@ import Testing
         let second = ClientHarness(storage: after.storage)
         try second.configure(flushingMode: .manual)
         #expect(second.client.customerCookie == cookie)
-        #expect(second.client.queuedEventCount == 5)
+        #expect(await second.client.countQueuedEvents() == 5)
         let told = Recorder<[Segment]>()
         second.repository.answer([.discovery(): [Fixture.s1]])
         second.client.addListener(category: .discovery()) { told.record($0) }

@@ -56,6 +56,7 @@ import Testing
         #expect(harness.store.load().allSatisfy { $0.failedAttempts == 0 })
         await harness.scheduler.advance(by: 60)  // the key rotation is over
         #expect(harness.uploadedTypes == (0..<10).map { "e\($0)" })
+        harness.settle()  // store changes follow on the storage queue (R1)
         #expect(harness.store.load().isEmpty)
     }
 
@@ -127,5 +128,44 @@ import Testing
         await harness.scheduler.advance()
         #expect(harness.uploadedTypes == ["stored0", "stored1", "stored2", "new0", "new1"])
         #expect((try? result.value?.get()) == 5)
+    }
+
+    /// R1: the count from memory never waits for the load (while loading it is what is known so
+    /// far); the exact count is answered once the stored queue is in memory.
+    @Test func r1_theCountNeverWaitsForTheLoadAndTheExactCountFollowsIt() async {
+        let stored = (0..<3).map {
+            TrackedEvent(kind: .event(type: "stored\($0)"), customerIds: Fixture.customerA, properties: [:], timestamp: Date())
+        }
+        let harness = Harness(mode: .manual, queued: stored, suspendStorage: true)
+        harness.track("new0")
+        #expect(harness.pipeline.queuedCount == 1, "the stored items are not known yet")
+        let exact = Locked<Int?>(nil)
+        harness.pipeline.queuedCount { count in exact.withLock { $0 = count } }
+        #expect(exact.value == nil, "answered once loaded")
+        harness.storageQueue.resume()
+        harness.settle()
+        #expect(exact.value == 4)
+        #expect(harness.pipeline.queuedCount == 4)
+    }
+
+    /// R1, E3: an upload's removal is queued on the storage queue, not waited for: while the queue
+    /// is busy (a group-commit fsync), successes are reported and the flush goes on; the removals
+    /// are written in order once it is free.
+    @Test func r1_e3_anUploadDoesNotWaitForTheStorageQueue() async {
+        let harness = Harness(mode: .manual)
+        harness.track("a")
+        harness.track("b")
+        harness.settle()
+        harness.storageQueue.suspend()  // busy with a long fsync
+        let result = await withCheckedContinuation { continuation in
+            harness.pipeline.flush { continuation.resume(returning: $0) }
+            Task { await harness.scheduler.advance() }
+        }
+        #expect((try? result.get()) == 2)
+        #expect(harness.uploads.count == 2, "each success is reported at once")
+        #expect(harness.store.load().count == 2, "the removals wait on the storage queue")
+        harness.storageQueue.resume()
+        harness.settle()
+        #expect(harness.store.load().isEmpty)
     }
 }

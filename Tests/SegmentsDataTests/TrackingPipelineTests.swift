@@ -67,6 +67,7 @@ import Testing
         harness.track("b")
         await harness.scheduler.advance()
         #expect(harness.uploadedTypes == ["a", "b"])
+        harness.settle()  // store changes follow on the storage queue (R1)
         #expect(harness.store.load().isEmpty)
     }
 
@@ -186,6 +187,7 @@ import Testing
         #expect(harness.scheduler.pendingDelays == [4])
         await harness.scheduler.advance(by: 4)
         #expect(harness.uploadedTypes == ["a", "b"])
+        harness.settle()  // store changes follow on the storage queue (R1)
         #expect(harness.store.load().isEmpty)
     }
 
@@ -199,6 +201,7 @@ import Testing
                 Task { await harness.scheduler.advance() }
             }
             #expect((try? result.get()) == 0)
+            harness.settle()  // store changes follow on the storage queue (R1)
             #expect(harness.store.load().first?.failedAttempts == (attempt < 10 ? attempt : nil))
         }
         #expect(harness.store.load().isEmpty)
@@ -213,6 +216,7 @@ import Testing
         harness.pipeline.flush { _ in }
         await harness.scheduler.advance()
         #expect(harness.uploadedTypes == ["good"])
+        harness.settle()  // store changes follow on the storage queue (R1)
         #expect(harness.store.load().map(\.failedAttempts) == [1])
     }
 
@@ -243,6 +247,7 @@ import Testing
         await first.scheduler.advance()
         #expect(dyingUploader.accepted.count == 1)
         #expect(copied.value)
+        first.settle()  // store changes follow on the storage queue (R1)
         #expect(store.load().isEmpty)  // the first process removed it after the 2xx: too late
 
         let afterDeath = FileEventQueueStore(directory: diskAtDeath, logger: CapturingLogger())

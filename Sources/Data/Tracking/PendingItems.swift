@@ -32,6 +32,9 @@ struct PendingItems: Sendable {
     /// Whether an item with `id` is queued.
     func contains(_ id: TrackedEvent.ID) -> Bool { items[id] != nil }
 
+    /// The queued item with `id`, if any.
+    func item(_ id: TrackedEvent.ID) -> TrackedEvent? { items[id]?.event }
+
     /// Adds `event` at the end; an item with the same id is replaced and moves to the end.
     mutating func append(_ event: TrackedEvent) {
         items[event.id] = Entry(position: endPosition, event: event)

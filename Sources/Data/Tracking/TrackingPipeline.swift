@@ -5,12 +5,14 @@ import SegmentsDomain
 /// updates durably, uploads them oldest first, one request each, and removes an item only after
 /// the backend accepted it.
 ///
-/// Every decision is made by a value state machine held under one lock; the actions it returns
-/// (start the upload loop, timers, completions, logs, the journal's sync) are carried out after
-/// the lock is released. Disk work other than the caller's one buffered append runs on the
-/// SDK-owned serial storage queue: the queue loads there in the background (calls made meanwhile
-/// are served in call order once it is loaded), removals and updates go there in order, and the
-/// journal is synced there, batched (group commit).
+/// It is a ``StateMachineDriver`` over ``TrackingStateMachine`` plus one function, ``perform(_:with:on:)``,
+/// that carries out the machine's actions after the driver's lock is released: uploads (one
+/// request each, on the scheduler), store removals and updates, the journal's sync, completions,
+/// logs. Disk work other than the caller's one buffered append runs on the SDK-owned serial
+/// storage queue, and nothing waits for it (see Behaviour R1): the queue loads there in the
+/// background (calls made meanwhile are served in call order once it is loaded), removals and
+/// updates are queued there in the order they were decided, and the journal is synced there,
+/// batched (group commit).
 package final class TrackingPipeline: Sendable {
     /// The ports and settings of the pipeline.
     package struct Dependencies: Sendable {
@@ -44,18 +46,21 @@ package final class TrackingPipeline: Sendable {
     /// The default cap of the queue: 100,000 items.
     package static let defaultCapacity = 100_000
 
-    struct Core: Sendable {
-        var machine: TrackingStateMachine
-        var timers: [TrackingStateMachine.TimerID: ScheduledWork] = [:]
+    private typealias Machine = TrackingStateMachine
+    private typealias Driver = StateMachineDriver<TrackingStateMachine>
+
+    /// What ``perform(_:with:on:)`` needs besides the driver.
+    private struct Ports: Sendable {
+        let store: any EventQueueStore
+        let uploader: any EventUploader
+        let onUploaded: @Sendable () -> Void
+        let runtime: SegmentsRuntime
+        let storageQueue: DispatchQueue
     }
 
-    let dependencies: Dependencies
-    let store: any EventQueueStore
-    let uploader: any EventUploader
-    let onUploaded: @Sendable () -> Void
-    let core: Locked<Core>
-    /// Left once the stored queue is in memory.
-    private let loading = DispatchGroup()
+    private let driver: Driver
+    private let store: any EventQueueStore
+    private let clock: any Clock
 
     /// A pipeline over `store` that uploads with `uploader` and calls `onUploaded` after each
     /// success (T3). The stored items load on the storage queue, in the background (see Behaviour R3, E4).
@@ -63,18 +68,23 @@ package final class TrackingPipeline: Sendable {
         dependencies: Dependencies, store: any EventQueueStore, uploader: any EventUploader,
         mode: FlushingMode = .immediate, onUploaded: @escaping @Sendable () -> Void
     ) {
-        self.dependencies = dependencies
+        let ports = Ports(
+            store: store, uploader: uploader, onUploaded: onUploaded, runtime: dependencies.runtime,
+            storageQueue: dependencies.storageQueue)
+        let machine = Machine(
+            mode: mode,
+            limits: .init(
+                capacity: dependencies.capacity, retry: dependencies.retry,
+                maxPermanentFailures: dependencies.maxPermanentFailures))
+        let driver = Driver(machine, runtime: dependencies.runtime) { action, driver in
+            Self.perform(action, with: ports, on: driver)
+        }
+        self.driver = driver
         self.store = store
-        self.uploader = uploader
-        self.onUploaded = onUploaded
-        self.core = Locked(Core(machine: TrackingStateMachine(
-            mode: mode, capacity: dependencies.capacity, retry: dependencies.retry,
-            maxPermanentFailures: dependencies.maxPermanentFailures)))
-        loading.enter()
-        dependencies.storageQueue.async { [self] in
+        self.clock = dependencies.runtime.clock
+        dependencies.storageQueue.async {
             let stored = store.load()
-            transition { $0.loaded(stored) }
-            loading.leave()
+            driver.transition { machine, _ in machine.loaded(stored) }
         }
     }
 
@@ -96,21 +106,30 @@ package final class TrackingPipeline: Sendable {
 
     /// The flushing mode; setting it takes effect at once (see Behaviour E2).
     package var mode: FlushingMode {
-        get { core.withLock { $0.machine.mode } }
-        set { transition { $0.setMode(newValue) } }
+        get { driver.read { $0.mode } }
+        set { driver.transition { machine, _ in machine.setMode(newValue) } }
     }
 
-    /// How many items wait for upload. While the stored queue is still loading, this waits for it.
+    /// How many items wait for upload, answered from memory at once; it never waits for the
+    /// storage queue (see Behaviour R1). While the stored queue is still loading it counts what is
+    /// known so far: the items tracked since, not yet the stored ones. For the exact count, use
+    /// ``queuedCount(_:)``.
     package var queuedCount: Int {
-        loading.wait()
-        return core.withLock { $0.machine.queuedCount }
+        driver.read { $0.queuedCount }
+    }
+
+    /// The exact number of items waiting for upload, stored ones included: answered at once when
+    /// the stored queue is loaded, else as soon as it is (see Behaviour R1, R3). A stopped pipeline
+    /// answers 0. `completion` runs on the thread that answers it; it must not block.
+    package func queuedCount(_ completion: @escaping @Sendable (Int) -> Void) {
+        driver.transition { machine, _ in machine.countWhenLoaded(completion) }
     }
 
     /// Uploads everything queued and reports how many items went up (see Behaviour E5). Only one flush runs
     /// at a time: a call during a flush joins it and gets its result. A flush asked for while the
     /// queue loads starts once it is loaded.
     package func flush(completion: @escaping @Sendable (FlushResult) -> Void) {
-        transition { $0.flush(completion) }
+        driver.transition { machine, _ in machine.flush(completion) }
     }
 
     /// The `async` form of ``flush(completion:)``.
@@ -120,7 +139,7 @@ package final class TrackingPipeline: Sendable {
 
     /// Stops timers and uploads; queued items stay on disk for the next start.
     package func stop() {
-        transition { $0.stop() }
+        driver.transition { machine, _ in machine.stop() }
     }
 
     private func enqueue(
@@ -128,58 +147,79 @@ package final class TrackingPipeline: Sendable {
     ) throws {
         try ReplayableEvent.check(properties)
         let event = TrackedEvent(
-            kind: kind, customerIds: customer, properties: properties,
-            timestamp: timestamp ?? dependencies.runtime.clock.now())
-        try core.withLock { try $0.machine.admit() }
+            kind: kind, customerIds: customer, properties: properties, timestamp: timestamp ?? clock.now())
+        let refusal = driver.transition(at: Self.untimed) { machine, _ -> (SegmentsError?, Steps<Machine.Action>) in
+            do throws(SegmentsError) {
+                try machine.admit()
+                return (nil, Steps())
+            } catch {
+                return (error, Steps())
+            }
+        }
+        if let refusal { throw refusal }
         do {
-            // The caller's one buffered write, outside the pipeline's lock (see Behaviour R1, R2).
+            // The caller's one buffered write, outside the driver's lock (see Behaviour R1, R2).
             try store.append(event)
         } catch {
-            core.withLock { $0.machine.appendFailed() }
+            driver.transition(at: Self.untimed) { machine, _ in machine.appendFailed() }
             throw SegmentsError.wrapping(error, as: .storage)
         }
-        transition { $0.appended(event) }
+        driver.transition(at: Self.untimed) { machine, _ in machine.appended(event) }
     }
 
-    /// Runs one transition under the lock, then carries out what it decided, outside the lock.
-    @discardableResult
-    func transition<Result>(_ body: (inout TrackingStateMachine) -> (Result, [TrackingStateMachine.Action])) -> Result {
-        let (result, actions) = core.withLock { body(&$0.machine) }
-        actions.forEach(perform)
-        return result
-    }
+    /// The moment handed to transitions that read no time (admitting and queueing an item): the
+    /// caller of `track` does not pay for reading the clocks and the random source (see Behaviour
+    /// R2). Transitions that use time or jitter (an upload failing, a timer) get the real one.
+    private static let untimed = Moment(uptime: 0, wall: .distantPast, random: 0.5)
 
-    /// A transition without a result.
-    func transition(_ body: (inout TrackingStateMachine) -> [TrackingStateMachine.Action]) {
-        transition { machine in ((), body(&machine)) }
-    }
-
-    private func perform(_ action: TrackingStateMachine.Action) {
+    /// Carries out one of the machine's actions, outside the driver's lock, in the order the
+    /// machine decided them. Nothing here waits for the storage queue: removals, updates and the
+    /// sync are queued on it in that order, so the file follows memory, a step behind
+    /// (at-least-once: an item is removed only after its 2xx, so a crash before the removal is
+    /// written means a duplicate upload, never a loss — see Behaviour E3, E4).
+    private static func perform(_ action: Machine.Action, with ports: Ports, on driver: Driver) {
+        let logger = ports.runtime.logger
         switch action {
-        case .startUploadLoop:
-            dependencies.runtime.scheduler.schedule(after: 0) { [weak self] in await self?.runUploadLoop() }
-        case .scheduleTimer(let timer, let delay):
-            let work = dependencies.runtime.scheduler.schedule(after: delay) { [weak self] in
-                guard let self else { return }
-                core.withLock { _ = $0.timers.removeValue(forKey: timer) }
-                transition { $0.timerFired(timer) }
-            }
-            core.withLock { core in
-                if core.machine.periodicTimer == timer || core.machine.retryTimer == timer { core.timers[timer] = work }
-            }
-        case .cancelTimer(let timer):
-            core.withLock { $0.timers.removeValue(forKey: timer) }?.cancel()
-        case .complete(let waiters, let result):
-            waiters.forEach { $0(result) }
-        case .sync:
-            dependencies.storageQueue.async { [self] in
-                core.withLock { $0.machine.syncStarting() }
-                do { try store.sync() } catch {
-                    dependencies.runtime.logger.log(.error, "Tracking: Syncing the event queue to disk failed: \(error)")
+        case .upload(let event):
+            let uploader = ports.uploader
+            ports.runtime.scheduler.schedule(after: 0) { [weak driver] in
+                var failure: SegmentsError?
+                do { try await uploader.upload(event) } catch { failure = SegmentsError.wrapping(error) }
+                guard let driver else { return }
+                driver.transition { machine, now in
+                    if let failure { machine.uploadFailed(event.id, failure, at: now) } else { machine.uploadSucceeded(event.id) }
                 }
             }
+        case .remove(let id):
+            let store = ports.store
+            ports.storageQueue.async {
+                do { try store.remove(id: id) } catch {
+                    logger.log(.error, "Tracking: Removing an uploaded event from the queue failed: \(error)")
+                }
+            }
+        case .update(let event):
+            let store = ports.store
+            ports.storageQueue.async {
+                do { try store.update(event) } catch {
+                    logger.log(.error, "Tracking: Updating the event queue failed: \(error)")
+                }
+            }
+        case .sync:
+            let store = ports.store
+            ports.storageQueue.async { [weak driver] in
+                driver?.transition { machine, _ in machine.syncStarting() }
+                do { try store.sync() } catch {
+                    logger.log(.error, "Tracking: Syncing the event queue to disk failed: \(error)")
+                }
+            }
+        case .reportUploaded:
+            ports.onUploaded()
+        case .completeFlushes(let waiters, let result):
+            waiters.forEach { $0(result) }
+        case .answerCounts(let waiters, let count):
+            waiters.forEach { $0(count) }
         case .log(let level, let message):
-            dependencies.runtime.logger.log(level, message)
+            logger.log(level, message)
         }
     }
 }

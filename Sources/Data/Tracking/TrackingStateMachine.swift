@@ -1,280 +1,553 @@
 import Foundation
 import SegmentsDomain
 
-/// Every decision of the tracking pipeline, as a value (see Behaviour E1–E6, R2, R3).
+/// Every decision of the tracking pipeline, as a value (see Behaviour E1–E6, R1–R3).
 ///
-/// Like ``SegmentationStateMachine``, each event (a public call, the queue finishing its load, a
-/// timer, an upload coming back) is one `mutating` transition returning the ``Action``s it
-/// decided; ``TrackingPipeline`` holds the machine under its lock and carries the actions out after
-/// releasing it. The machine does no I/O and runs nobody's code.
-struct TrackingStateMachine: Sendable {
-    /// Where the pipeline is in its life (see Behaviour R3).
-    enum Phase: Sendable, Equatable {
-        /// The stored queue is being read on the storage queue; items tracked meanwhile are kept
-        /// in ``trackedWhileLoading`` and flushes wait.
-        case loading
-        /// The queue is in memory.
-        case running
-        /// Stopped: items are refused, timers are gone.
-        case stopped
-    }
-
-    /// Identifies a scheduled timer; one that fires after it was replaced does nothing.
-    struct TimerID: Hashable, Sendable {
-        let rawValue: Int
-    }
-
+/// Shaped like async-http-client's `Transaction+StateMachine`: one private ``State`` whose cases
+/// carry their data, so an impossible combination (a flush while loading, a retry timer after
+/// stop) cannot be written down. Each event — a public call, the stored queue finishing its load,
+/// a timer, an upload coming back — is one `mutating` transition returning the ``Steps`` it
+/// decided; ``StateMachineDriver`` runs it under its lock and carries the steps out after
+/// releasing it. The machine does no I/O, reads no clock (time and jitter come in a ``Moment``)
+/// and runs nobody's code: the app's completions leave in actions.
+///
+/// The file follows the life of a pipeline: the states (loading, running, stopped), then the
+/// transitions of loading, of running (tracking, modes, flushes, uploads, timers), and stop.
+struct TrackingStateMachine: DrivenStateMachine {
     /// A flush's completion handler.
-    typealias Waiter = @Sendable (FlushResult) -> Void
+    typealias FlushWaiter = @Sendable (FlushResult) -> Void
+    /// The completion handler of an exact count (answered once the stored queue is loaded).
+    typealias CountWaiter = @Sendable (Int) -> Void
 
-    /// What the pipeline carries out once its lock is released.
+    /// What the pipeline carries out once the lock is released, in order.
     enum Action: Sendable {
-        /// Start the upload loop (a flush began).
-        case startUploadLoop
-        case scheduleTimer(TimerID, after: TimeInterval)
-        case cancelTimer(TimerID)
+        /// Upload this item (one request), then report back with ``uploadSucceeded(_:)`` or
+        /// ``uploadFailed(_:_:at:)``.
+        case upload(TrackedEvent)
+        /// Remove the item from the stored queue, on the storage queue, in order (after a 2xx, or a
+        /// drop at the failure limit: see Behaviour E3, E4).
+        case remove(TrackedEvent.ID)
+        /// Rewrite the item (its failure count) in the stored queue, on the storage queue, in order.
+        case update(TrackedEvent)
+        /// One upload succeeded: the segments reload hook (see Behaviour T3).
+        case reportUploaded
         /// Call flush completions with the result.
-        case complete([Waiter], FlushResult)
-        /// Sync the journal on the storage queue (group commit, see Behaviour R2).
+        case completeFlushes([FlushWaiter], FlushResult)
+        /// Call count completions with the exact count.
+        case answerCounts([CountWaiter], Int)
+        /// Sync the journal on the storage queue (group commit, see Behaviour R2); the pipeline
+        /// calls ``syncStarting()`` there first.
         case sync
         case log(LogLevel, String)
     }
 
-    let capacity: Int
-    let retryPolicy: RetryBackoff
-    let maxPermanentFailures: Int
-
-    var phase: Phase = .loading
-    var mode: FlushingMode
-    var items = PendingItems()
-    /// Items accepted while the stored queue was loading, in call order (see Behaviour R3).
-    var trackedWhileLoading: [TrackedEvent] = []
-    /// Appends admitted under the cap whose write has not come back yet.
-    var appendsInProgress = 0
-    var flushing = false
-    /// The upload loop's position in ``items``: every item before it was tried in this flush.
-    var cursor = 0
-    var uploaded = 0
-    var waiters: [Waiter] = []
-    var periodicTimer: TimerID?
-    /// The backoff after a transient or authorization failure (see Behaviour E3): immediate uploads wait
-    /// for it; a success or switching to `.manual` ends it (E2).
-    var retryTimer: TimerID?
-    var retryAttempt = 0
-    var syncPending = false
-    var nextTimer = 0
-
-    init(mode: FlushingMode, capacity: Int, retry: RetryBackoff, maxPermanentFailures: Int) {
-        self.mode = mode
-        self.capacity = capacity
-        self.retryPolicy = retry
-        self.maxPermanentFailures = maxPermanentFailures
+    /// The pipeline's settings, fixed for its life.
+    struct Limits: Sendable {
+        /// How many items may wait for upload.
+        var capacity: Int
+        /// The backoff after transient and authorization failures.
+        var retry: RetryBackoff
+        /// How many permanent failures drop an item.
+        var maxPermanentFailures: Int
     }
 
-    /// Items waiting, the ones tracked during the load included.
-    var queuedCount: Int { items.count + trackedWhileLoading.count }
+    // MARK: - States
 
-    private mutating func makeTimer() -> TimerID {
-        nextTimer += 1
-        return TimerID(rawValue: nextTimer)
+    fileprivate enum State: Sendable {
+        /// The stored queue is being read on the storage queue (see Behaviour R3).
+        case loading(Loading)
+        /// The queue is in memory.
+        case running(Running)
+        /// Stopped: items are refused, timers are gone, nothing more is written.
+        case stopped
+        /// Only while a transition changes a payload in place (no copy-on-write copy); never seen
+        /// outside a transition.
+        case modifying
     }
 
-    // MARK: Tracking
+    /// Loading: what was asked for before the stored queue is in memory, in call order.
+    fileprivate struct Loading: Sendable {
+        /// Items accepted meanwhile, in call order; they follow the stored ones.
+        var trackedMeanwhile: [TrackedEvent] = []
+        /// Flushes asked for meanwhile: one flush starts for all of them once loaded.
+        var flushesWaiting: [FlushWaiter] = []
+        /// Exact counts asked for meanwhile: answered once loaded.
+        var countsWaiting: [CountWaiter] = []
+    }
+
+    /// Running: the queue in memory, the flush in progress, the timers.
+    fileprivate struct Running: Sendable {
+        var items: PendingItems
+        /// The flush in progress, if any: only one runs at a time (see Behaviour E5).
+        var flush: Flush?
+        /// The periodic mode's timer.
+        var periodicTimer: TimerID?
+        /// The backoff after a transient or authorization failure (see Behaviour E3): immediate
+        /// uploads wait for it; a success or switching to `.manual` ends it (E2).
+        var retryTimer: TimerID?
+        /// Failures in a row that paused the queue; a success resets it.
+        var retryAttempt = 0
+        /// The last timer id handed out (timers exist only while running).
+        var lastTimer = 0
+
+        init(items: PendingItems) {
+            self.items = items
+        }
+    }
+
+    /// One flush in progress: the item out for upload and what the flush has done so far.
+    fileprivate struct Flush: Sendable {
+        /// The one item being uploaded.
+        var uploading: TrackedEvent.ID
+        /// The position after it in ``PendingItems``: every item before was tried in this flush.
+        var cursor: Int
+        /// How many items went up in this flush.
+        var uploaded: Int
+        /// Everyone waiting for this flush's result.
+        var waiters: [FlushWaiter]
+    }
+
+    private var state: State = .loading(Loading())
+    private var currentMode: FlushingMode
+    private let limits: Limits
+    /// Appends admitted under the cap whose write has not come back yet (every state).
+    private var appendsInProgress = 0
+    /// Whether a sync is queued that has not started yet: appends before it starts are covered.
+    private var syncPending = false
+
+    init(mode: FlushingMode, limits: Limits) {
+        self.currentMode = mode
+        self.limits = limits
+    }
+
+    // MARK: - Reading
+
+    /// The flushing mode in force (see Behaviour E2).
+    var mode: FlushingMode { currentMode }
+
+    /// Whether the stored queue is still loading.
+    var isLoading: Bool {
+        if case .loading = state { return true }
+        return false
+    }
+
+    /// Items waiting, from memory: while loading, those tracked since (the stored ones are not
+    /// known yet); once stopped, none.
+    var queuedCount: Int {
+        switch state {
+        case .loading(let loading): loading.trackedMeanwhile.count
+        case .running(let running): running.items.count
+        case .stopped: 0
+        case .modifying: preconditionFailure("Tracking: the state was read while a transition changed it")
+        }
+    }
+
+    // MARK: - Loading
 
     /// Admits one item before it is written (see Behaviour E6 capacity, A3): throws when stopped or full.
     mutating func admit() throws(SegmentsError) {
-        guard phase != .stopped else { throw SegmentsError.stopped }
-        guard queuedCount + appendsInProgress < capacity else {
-            throw SegmentsError(
-                .storage,
-                "The event queue is full (\(capacity) items wait for upload); the event was not queued. Flush, or raise the capacity")
+        switch state {
+        case .stopped:
+            throw SegmentsError.stopped
+        case .loading, .running:
+            guard queuedCount + appendsInProgress < limits.capacity else {
+                throw SegmentsError(
+                    .storage,
+                    "The event queue is full (\(limits.capacity) items wait for upload); the event was not queued. Flush, or raise the capacity")
+            }
+            appendsInProgress += 1
+        case .modifying:
+            preconditionFailure("Tracking: admit during another transition")
         }
-        appendsInProgress += 1
     }
 
     /// The admitted write failed: nothing was queued.
-    mutating func appendFailed() {
+    mutating func appendFailed() -> Steps<Action> {
         appendsInProgress -= 1
+        return Steps()
     }
 
-    /// The admitted item is in the journal: queue it, upload it in immediate mode, and make sure a
-    /// sync follows (group commit, see Behaviour R2).
-    mutating func appended(_ event: TrackedEvent) -> [Action] {
+    /// The admitted item is in the journal: queue it (in immediate mode, upload it unless a retry
+    /// waits), and make sure a sync follows (group commit, see Behaviour R2).
+    mutating func appended(_ event: TrackedEvent) -> Steps<Action> {
         appendsInProgress -= 1
-        var actions: [Action] = []
+        var steps = Steps<Action>()
         if !syncPending {
             syncPending = true
-            actions.append(.sync)
+            steps.append(.sync)
         }
-        switch phase {
-        case .stopped:
-            // On disk already: the next start uploads it.
-            return actions
+        switch state {
         case .loading:
-            trackedWhileLoading.append(event)
+            modifyLoading { $0.trackedMeanwhile.append(event) }
         case .running:
-            items.append(event)
-            if mode == .immediate, retryTimer == nil { beginFlush(&actions) }
+            let mode = currentMode
+            modifyRunning { running in
+                running.items.append(event)
+                if mode == .immediate, running.retryTimer == nil { running.startFlush(joining: [], &steps) }
+            }
+        case .stopped:
+            break  // on disk already: the next start uploads it
+        case .modifying:
+            preconditionFailure("Tracking: appended during another transition")
         }
-        return actions
+        return steps
     }
 
     /// The sync is about to run: items appended from now on need another one.
-    mutating func syncStarting() {
+    mutating func syncStarting() -> Steps<Action> {
         syncPending = false
+        return Steps()
     }
 
-    /// The stored queue was read (see Behaviour R3): items tracked meanwhile follow it in call order
-    /// (an item already in the file is not queued twice); the mode's timers start and flushes
-    /// asked for meanwhile begin.
-    mutating func loaded(_ stored: [TrackedEvent]) -> [Action] {
-        guard phase == .loading else { return [] }
-        phase = .running
-        for event in stored { items.append(event) }
-        for event in trackedWhileLoading where !items.contains(event.id) { items.append(event) }
-        trackedWhileLoading = []
-        var actions = applyMode()
-        if !waiters.isEmpty { beginFlush(&actions) }
-        return actions
+    /// A flush was asked for (see Behaviour E5): it joins a running one; while loading it waits
+    /// for the load; once stopped it fails with `.stopped`.
+    mutating func flush(_ waiter: @escaping FlushWaiter) -> Steps<Action> {
+        var steps = Steps<Action>()
+        switch state {
+        case .loading:
+            modifyLoading { $0.flushesWaiting.append(waiter) }
+        case .running:
+            modifyRunning { $0.startFlush(joining: [waiter], &steps) }
+        case .stopped:
+            steps.append(.completeFlushes([waiter], .failure(SegmentsError.stopped)))
+        case .modifying:
+            preconditionFailure("Tracking: flush during another transition")
+        }
+        return steps
     }
 
-    // MARK: Modes and flushes
-
-    /// Switches the mode at once (see Behaviour E2): `.manual` also cancels a pending retry.
-    mutating func setMode(_ newMode: FlushingMode) -> [Action] {
-        mode = newMode
-        guard phase == .running else { return [] }
-        return applyMode()
+    /// An exact count was asked for (see Behaviour R1): answered at once from memory when loaded,
+    /// else once loaded; a stopped pipeline holds nothing (0).
+    mutating func countWhenLoaded(_ waiter: @escaping CountWaiter) -> Steps<Action> {
+        var steps = Steps<Action>()
+        switch state {
+        case .loading:
+            modifyLoading { $0.countsWaiting.append(waiter) }
+        case .running(let running):
+            steps.append(.answerCounts([waiter], running.items.count))
+        case .stopped:
+            steps.append(.answerCounts([waiter], 0))
+        case .modifying:
+            preconditionFailure("Tracking: count during another transition")
+        }
+        return steps
     }
 
-    private mutating func applyMode() -> [Action] {
-        var actions: [Action] = []
-        if let periodicTimer { actions.append(.cancelTimer(periodicTimer)) }
-        periodicTimer = nil
+    /// The stored queue was read (see Behaviour R3): items tracked meanwhile follow it in call
+    /// order (an item already in the file is not queued twice); counts asked for meanwhile are
+    /// answered, the mode's timers start and flushes asked for meanwhile begin, as one flush.
+    mutating func loaded(_ stored: [TrackedEvent]) -> Steps<Action> {
+        switch state {
+        case .loading(let loading):
+            var items = PendingItems()
+            for event in stored { items.append(event) }
+            for event in loading.trackedMeanwhile where !items.contains(event.id) { items.append(event) }
+            var running = Running(items: items)
+            var steps = Steps<Action>()
+            if !loading.countsWaiting.isEmpty { steps.append(.answerCounts(loading.countsWaiting, items.count)) }
+            running.apply(currentMode, &steps)
+            if !loading.flushesWaiting.isEmpty { running.startFlush(joining: loading.flushesWaiting, &steps) }
+            state = .running(running)
+            return steps
+        case .stopped:
+            return Steps()  // stopped before the load finished: the items stay on disk
+        case .running:
+            preconditionFailure("Tracking: the stored queue finished loading twice")
+        case .modifying:
+            preconditionFailure("Tracking: loaded during another transition")
+        }
+    }
+
+    // MARK: - Running
+
+    /// Switches the mode at once (see Behaviour E2): `.manual` also cancels a pending retry; a
+    /// periodic mode re-arms its one timer from now. Set while loading, it applies once loaded.
+    mutating func setMode(_ newMode: FlushingMode) -> Steps<Action> {
+        currentMode = newMode
+        var steps = Steps<Action>()
+        switch state {
+        case .running:
+            modifyRunning { $0.apply(newMode, &steps) }
+        case .loading, .stopped:
+            break
+        case .modifying:
+            preconditionFailure("Tracking: setMode during another transition")
+        }
+        return steps
+    }
+
+    /// A timer fired: the periodic flush re-arms itself; a retry ends the backoff and flushes. A
+    /// timer the machine no longer waits for does nothing.
+    mutating func timerFired(_ timer: TimerID, at now: Moment) -> Steps<Action> {
+        var steps = Steps<Action>()
+        switch state {
+        case .running:
+            let mode = currentMode
+            modifyRunning { running in
+                if timer == running.periodicTimer, case .periodic(let seconds) = mode {
+                    running.schedulePeriodic(every: seconds, &steps)
+                    if !running.items.isEmpty { running.startFlush(joining: [], &steps) }
+                } else if timer == running.retryTimer {
+                    running.retryTimer = nil
+                    if !running.items.isEmpty { running.startFlush(joining: [], &steps) }
+                }
+            }
+        case .loading, .stopped:
+            break  // no timer is asked for while loading; a stopped pipeline cancelled its own
+        case .modifying:
+            preconditionFailure("Tracking: a timer fired during another transition")
+        }
+        return steps
+    }
+
+    /// The backend accepted the item out for upload: it leaves the queue (in memory now, on disk
+    /// in order on the storage queue), any pending backoff ends (see Behaviour E2), the reload hook
+    /// runs (T3), and the flush goes on with the next item or ends. After stop nothing is written:
+    /// the item is uploaded again at the next start (a duplicate, never a loss: E4).
+    mutating func uploadSucceeded(_ id: TrackedEvent.ID) -> Steps<Action> {
+        var steps = Steps<Action>()
+        switch state {
+        case .running:
+            modifyRunning { running in
+                let flush = running.takeFlush(uploading: id)
+                running.items.remove(id)
+                steps.append(.remove(id))
+                running.retryAttempt = 0
+                if let retryTimer = running.retryTimer {
+                    running.retryTimer = nil
+                    steps.cancel(retryTimer)
+                }
+                steps.append(.reportUploaded)
+                running.uploadNext(after: flush.cursor, uploaded: flush.uploaded + 1, waiters: flush.waiters, &steps)
+            }
+        case .stopped:
+            break
+        case .loading:
+            preconditionFailure("Tracking: an upload came back while the stored queue was still loading")
+        case .modifying:
+            preconditionFailure("Tracking: an upload came back during another transition")
+        }
+        return steps
+    }
+
+    /// The item out for upload failed (see Behaviour E3). A transient or authorization failure
+    /// ends the flush with that failure, keeps every item, and, unless flushing is manual, pauses
+    /// the whole queue for a backoff (jitter from `now`). A permanent one counts against the item
+    /// (the count is written in order), drops it at the limit with an error log, and the flush goes
+    /// on with the next item. After stop nothing is written.
+    mutating func uploadFailed(_ id: TrackedEvent.ID, _ failure: SegmentsError, at now: Moment) -> Steps<Action> {
+        var steps = Steps<Action>()
+        switch state {
+        case .running:
+            let mode = currentMode
+            let limits = self.limits
+            modifyRunning { running in
+                let flush = running.takeFlush(uploading: id)
+                if failure.isTransient || failure.isAuthorizationFailure {
+                    steps.append(.log(.warning, "Tracking: Upload failed, will retry: \(failure)"))
+                    if mode != .manual {
+                        running.retryAttempt += 1
+                        let delay = limits.retry.delay(
+                            attempt: running.retryAttempt, random: now.random, retryAfter: failure.retryAfter)
+                        if let retryTimer = running.retryTimer { steps.cancel(retryTimer) }
+                        let timer = running.makeTimer()
+                        running.retryTimer = timer
+                        steps.schedule(timer, after: delay)
+                    }
+                    if !flush.waiters.isEmpty { steps.append(.completeFlushes(flush.waiters, .failure(failure))) }
+                    return
+                }
+                guard var failed = running.items.item(id) else {
+                    preconditionFailure("Tracking: the item out for upload left the queue meanwhile")
+                }
+                failed.failedAttempts += 1
+                if failed.failedAttempts >= limits.maxPermanentFailures {
+                    running.items.remove(id)
+                    steps.append(.remove(id))
+                    steps.append(.log(.error, "Tracking: Dropped an item after \(failed.failedAttempts) failed uploads: \(failure)"))
+                } else {
+                    running.items.update(failed)
+                    steps.append(.update(failed))
+                    steps.append(.log(
+                        .warning,
+                        "Tracking: Upload failed (\(failed.failedAttempts) of \(limits.maxPermanentFailures) tries): \(failure)"))
+                }
+                running.uploadNext(after: flush.cursor, uploaded: flush.uploaded, waiters: flush.waiters, &steps)
+            }
+        case .stopped:
+            break
+        case .loading:
+            preconditionFailure("Tracking: an upload came back while the stored queue was still loading")
+        case .modifying:
+            preconditionFailure("Tracking: an upload came back during another transition")
+        }
+        return steps
+    }
+
+    // MARK: - Stopped
+
+    /// Stops: timers end, waiting flushes fail with `.stopped`, waiting counts get 0, items stay on
+    /// disk for the next start (the in-memory queue is released after the lock).
+    mutating func stop() -> Steps<Action> {
+        var steps = Steps<Action>()
+        switch state {
+        case .loading(let loading):
+            state = .stopped
+            if !loading.flushesWaiting.isEmpty {
+                steps.append(.completeFlushes(loading.flushesWaiting, .failure(SegmentsError.stopped)))
+            }
+            if !loading.countsWaiting.isEmpty { steps.append(.answerCounts(loading.countsWaiting, 0)) }
+        case .running(let running):
+            state = .stopped
+            if let periodicTimer = running.periodicTimer { steps.cancel(periodicTimer) }
+            if let retryTimer = running.retryTimer { steps.cancel(retryTimer) }
+            if let waiters = running.flush?.waiters, !waiters.isEmpty {
+                steps.append(.completeFlushes(waiters, .failure(SegmentsError.stopped)))
+            }
+            steps.release(running.items)
+        case .stopped:
+            break
+        case .modifying:
+            preconditionFailure("Tracking: stop during another transition")
+        }
+        return steps
+    }
+
+    // MARK: - Changing a payload in place
+
+    /// Runs `body` on the loading payload in place: the state is `.modifying` meanwhile, so the
+    /// payload's arrays are uniquely referenced and grow without a copy.
+    private mutating func modifyLoading(_ body: (inout Loading) -> Void) {
+        guard case .loading(var loading) = state else { preconditionFailure("Tracking: not loading") }
+        state = .modifying
+        body(&loading)
+        state = .loading(loading)
+    }
+
+    /// Runs `body` on the running payload in place (see ``modifyLoading(_:)``): the queue of up to
+    /// 100,000 items is never copied. `body` must not touch the machine (pass it what it needs).
+    private mutating func modifyRunning(_ body: (inout Running) -> Void) {
+        guard case .running(var running) = state else { preconditionFailure("Tracking: not running") }
+        state = .modifying
+        body(&running)
+        state = .running(running)
+    }
+}
+
+// MARK: - The running payload's own steps
+
+extension TrackingStateMachine.Running {
+    typealias Action = TrackingStateMachine.Action
+
+    /// Makes the mode's timers right (see Behaviour E2): the periodic timer is re-armed from now,
+    /// `.manual` cancels a pending retry, `.immediate` uploads what waits unless a retry does.
+    mutating func apply(_ mode: FlushingMode, _ steps: inout Steps<Action>) {
+        if let periodicTimer {
+            steps.cancel(periodicTimer)
+            self.periodicTimer = nil
+        }
         switch mode {
         case .immediate:
-            if !items.isEmpty, retryTimer == nil { beginFlush(&actions) }
+            if !items.isEmpty, retryTimer == nil { startFlush(joining: [], &steps) }
         case .periodic(let seconds):
-            schedulePeriodic(every: seconds, &actions)
+            schedulePeriodic(every: seconds, &steps)
         case .manual:
             if let retryTimer {
-                actions.append(.cancelTimer(retryTimer))
+                steps.cancel(retryTimer)
                 self.retryTimer = nil
             }
         }
-        return actions
     }
 
-    private mutating func schedulePeriodic(every seconds: TimeInterval, _ actions: inout [Action]) {
+    mutating func schedulePeriodic(every seconds: TimeInterval, _ steps: inout Steps<Action>) {
         let timer = makeTimer()
         periodicTimer = timer
-        actions.append(.scheduleTimer(timer, after: max(seconds, 1)))
+        steps.schedule(timer, after: max(seconds, 1))
     }
 
-    /// A flush was asked for (see Behaviour E5): it joins a running one; while loading it waits for the load.
-    mutating func flush(_ waiter: @escaping Waiter) -> [Action] {
-        guard phase != .stopped else {
-            return [.complete([waiter], .failure(SegmentsError.stopped))]
+    mutating func makeTimer() -> TimerID {
+        lastTimer += 1
+        return TimerID(rawValue: lastTimer)
+    }
+
+    /// Starts a flush from the oldest item, or adds `waiters` to the one in progress (E5).
+    mutating func startFlush(joining waiters: [TrackingStateMachine.FlushWaiter], _ steps: inout Steps<Action>) {
+        if flush != nil {
+            flush?.waiters.append(contentsOf: waiters)
+            return
         }
-        waiters.append(waiter)
-        var actions: [Action] = []
-        if phase == .running { beginFlush(&actions) }
-        return actions
+        uploadNext(after: 0, uploaded: 0, waiters: waiters, &steps)
     }
 
-    /// A timer fired: the periodic flush re-arms itself; a retry ends the backoff and flushes.
-    mutating func timerFired(_ timer: TimerID) -> [Action] {
-        var actions: [Action] = []
-        guard phase == .running else { return actions }
-        if timer == periodicTimer, case .periodic(let seconds) = mode {
-            schedulePeriodic(every: seconds, &actions)
-            if !items.isEmpty { beginFlush(&actions) }
-        } else if timer == retryTimer {
-            retryTimer = nil
-            if !items.isEmpty { beginFlush(&actions) }
+    /// Sends the first item at or after `cursor`; with none left the flush ends in the same step
+    /// (so an item queued meanwhile is never stranded) and its waiters get the count.
+    mutating func uploadNext(
+        after cursor: Int, uploaded: Int, waiters: [TrackingStateMachine.FlushWaiter], _ steps: inout Steps<Action>
+    ) {
+        if let (event, next) = items.first(atOrAfter: cursor) {
+            flush = TrackingStateMachine.Flush(uploading: event.id, cursor: next, uploaded: uploaded, waiters: waiters)
+            steps.append(.upload(event))
+        } else {
+            flush = nil
+            if !waiters.isEmpty { steps.append(.completeFlushes(waiters, .success(uploaded))) }
         }
-        return actions
     }
 
-    private mutating func beginFlush(_ actions: inout [Action]) {
-        guard !flushing else { return }
-        flushing = true
-        uploaded = 0
-        cursor = 0
-        actions.append(.startUploadLoop)
-    }
-
-    // MARK: The upload loop
-
-    /// The oldest item not yet tried in this flush; when there is none the flush ends in the same
-    /// step, so an item queued meanwhile is never stranded.
-    mutating func nextUpload() -> (TrackedEvent?, [Action]) {
-        if phase == .running, let (event, next) = items.first(atOrAfter: cursor) {
-            cursor = next
-            return (event, [])
+    /// Ends the flush whose item `id` came back, returning it; a result no flush waits for is a bug.
+    mutating func takeFlush(uploading id: TrackedEvent.ID) -> TrackingStateMachine.Flush {
+        guard let flush, flush.uploading == id else {
+            preconditionFailure("Tracking: an upload came back that no flush sent")
         }
-        flushing = false
-        let done = waiters
-        waiters = []
-        return (nil, done.isEmpty ? [] : [.complete(done, .success(uploaded))])
+        self.flush = nil
+        return flush
     }
+}
 
-    /// The backend accepted `id`: it leaves the queue and any pending backoff ends (see Behaviour E2).
-    mutating func uploadSucceeded(_ id: TrackedEvent.ID) -> [Action] {
-        items.remove(id)
-        uploaded += 1
-        retryAttempt = 0
-        guard let retryTimer else { return [] }
-        self.retryTimer = nil
-        return [.cancelTimer(retryTimer)]
-    }
+// MARK: - Description
 
-    /// A transient or authorization failure (see Behaviour E3): the flush ends, every item stays, and the
-    /// whole queue waits for a backoff unless flushing is manual.
-    mutating func uploadPaused(by failure: SegmentsError, random: Double) -> [Action] {
-        flushing = false
-        var actions: [Action] = [.log(.warning, "Tracking: Upload failed, will retry: \(failure)")]
-        let done = waiters
-        waiters = []
-        if phase == .running, mode != .manual {
-            retryAttempt += 1
-            let delay = retryPolicy.delay(attempt: retryAttempt, random: random, retryAfter: failure.retryAfter)
-            if let retryTimer { actions.append(.cancelTimer(retryTimer)) }
-            let timer = makeTimer()
-            retryTimer = timer
-            actions.append(.scheduleTimer(timer, after: delay))
+extension TrackingStateMachine: CustomStringConvertible {
+    /// The state in words, for tests and debugging: `loading(tracked: [a], flushes: 1, counts: 0)`,
+    /// `running(items: [a, b×2], flush: a uploaded 0 waiters 1, retry: attempt 1 timer 3, periodic: timer 2)`,
+    /// `stopped`.
+    var description: String {
+        switch state {
+        case .loading(let loading):
+            return "loading(tracked: \(Self.names(loading.trackedMeanwhile)), flushes: \(loading.flushesWaiting.count), counts: \(loading.countsWaiting.count))"
+        case .running(let running):
+            var parts = ["items: \(Self.names(running.items.ordered))"]
+            if let flush = running.flush {
+                let name = running.items.item(flush.uploading).map(Self.name) ?? "?"
+                parts.append("flush: \(name) uploaded \(flush.uploaded) waiters \(flush.waiters.count)")
+            }
+            if let timer = running.retryTimer {
+                parts.append("retry: attempt \(running.retryAttempt) timer \(timer.rawValue)")
+            } else if running.retryAttempt > 0 {
+                parts.append("retry: attempt \(running.retryAttempt)")
+            }
+            if let timer = running.periodicTimer { parts.append("periodic: timer \(timer.rawValue)") }
+            return "running(\(parts.joined(separator: ", ")))"
+        case .stopped:
+            return "stopped"
+        case .modifying:
+            return "modifying"
         }
-        if !done.isEmpty { actions.append(.complete(done, .failure(failure))) }
-        return actions
     }
 
-    /// A permanent failure of `event` (see Behaviour E3): counted; the item is dropped at the limit.
-    /// Returns the updated item, and whether it was dropped.
-    mutating func uploadFailedPermanently(_ event: TrackedEvent, _ failure: SegmentsError) -> (TrackedEvent, Bool, [Action]) {
-        var failed = event
-        failed.failedAttempts += 1
-        let drop = failed.failedAttempts >= maxPermanentFailures
-        if drop {
-            items.remove(event.id)
-            return (failed, true, [.log(.error, "Tracking: Dropped an item after \(failed.failedAttempts) failed uploads: \(failure)")])
-        }
-        items.update(failed)
-        return (failed, false, [
-            .log(.warning, "Tracking: Upload failed (\(failed.failedAttempts) of \(maxPermanentFailures) tries): \(failure)")
-        ])
+    /// An item in words: its event type (`customer` for a customer update), `×n` after n
+    /// permanent failures.
+    static func name(_ event: TrackedEvent) -> String {
+        let kind = if case .event(let type) = event.kind { type } else { "customer" }
+        return event.failedAttempts == 0 ? kind : "\(kind)×\(event.failedAttempts)"
     }
 
-    /// Stops: timers end, waiting flushes fail with `.stopped`, items stay on disk.
-    mutating func stop() -> [Action] {
-        phase = .stopped
-        var actions: [Action] = []
-        if let periodicTimer { actions.append(.cancelTimer(periodicTimer)) }
-        if let retryTimer { actions.append(.cancelTimer(retryTimer)) }
-        periodicTimer = nil
-        retryTimer = nil
-        let done = waiters
-        waiters = []
-        if !done.isEmpty { actions.append(.complete(done, .failure(SegmentsError.stopped))) }
-        return actions
+    static func names(_ events: [TrackedEvent]) -> String {
+        "[" + events.map(name).joined(separator: ", ") + "]"
+    }
+}
+
+extension SegmentsError {
+    /// Whether the backend refused the credentials (401, 403): the whole queue waits (see Behaviour E3).
+    var isAuthorizationFailure: Bool {
+        code == .unauthorized || httpStatus == 401 || httpStatus == 403
     }
 }

@@ -60,6 +60,6 @@ import Testing
         try first.configure(flushingMode: .manual)  // the owner may configure again
         first.client.stop()
         try second.configure(flushingMode: .manual)
-        #expect(second.client.queuedEventCount == 1)
+        #expect(await second.client.countQueuedEvents() == 1)
     }
 }
