@@ -100,7 +100,7 @@ extension SegmentsClient {
     /// It resumes once the stored queue has loaded (at once when it already has), without blocking
     /// a thread (see Behaviour R1, R3). 0 when not configured.
     public func countQueuedEvents() async -> Int {
-        guard let pipeline = attachment.value.pipeline else { return 0 }
+        guard let pipeline = engine.stamp?.tracking else { return 0 }
         return await withCheckedContinuation { continuation in
             pipeline.queuedCount { continuation.resume(returning: $0) }
         }

@@ -25,7 +25,7 @@ import Testing
             if index % 5 == 4 {  // remove a few at random as we go
                 for _ in 0..<3 where !alive.isEmpty {
                     let victim = alive.remove(at: Int(generator.next() % UInt64(alive.count)))
-                    registry.remove(victim.token)
+                    _ = registry.remove(victim.token)
                 }
             }
         }
@@ -81,7 +81,7 @@ import Testing
         let tokens = [SegmentCategory.discovery(), .content()].map {
             registry.add(Self.listener($0), group: group, owner: nil)
         }
-        for token in tokens { registry.remove(token) }
+        for token in tokens { _ = registry.remove(token) }
         #expect(registry.groupCount == 0)
         #expect(registry.isEmpty)
         // A later member of the same group is removed with it, and only it.
