@@ -1,15 +1,31 @@
 import Foundation
 import SegmentsDomain
 
-/// What every transition of a state machine receives from outside: the time on both clocks and
-/// a jitter value, read once before the lock is taken, so transitions stay pure (see Behaviour T10).
+/// What every transition of a state machine receives from outside: the time on both clocks, read
+/// once before the lock is taken, and backoff jitter, so transitions stay pure (see Behaviour T10).
 struct Moment: Sendable {
     /// The monotonic clock, for every duration (debounce, cache age, backoff).
     var uptime: TimeInterval
     /// The wall clock, for timestamps and a persisted `fetchedAt`.
     var wall: Date
+    /// The jitter source, asked only by the transitions that back off: a system random number
+    /// is a system call, which the other transitions (a cache hit, an append) should not pay.
+    private let jitter: @Sendable () -> Double
+
+    /// A moment whose jitter comes from `jitter`.
+    init(uptime: TimeInterval, wall: Date, jitter: @escaping @Sendable () -> Double) {
+        self.uptime = uptime
+        self.wall = wall
+        self.jitter = jitter
+    }
+
+    /// A moment with a fixed jitter value (tests, and transitions that read no time).
+    init(uptime: TimeInterval, wall: Date, random: Double) {
+        self.init(uptime: uptime, wall: wall, jitter: { random })
+    }
+
     /// A value in `0..<1` for backoff jitter.
-    var random: Double
+    var random: Double { jitter() }
 }
 
 /// Identifies one timer a machine asked for; a timer that fires after the machine replaced it
@@ -128,7 +144,7 @@ final class StateMachineDriver<Machine: DrivenStateMachine>: Sendable {
 
     /// The inputs of a transition, read before the lock is taken (the clock is a port).
     var now: Moment {
-        Moment(uptime: runtime.clock.uptime(), wall: runtime.clock.now(), random: runtime.random())
+        Moment(uptime: runtime.clock.uptime(), wall: runtime.clock.now(), jitter: runtime.random)
     }
 
     /// Runs one transition under the lock at `now`, then carries out what it decided (and
