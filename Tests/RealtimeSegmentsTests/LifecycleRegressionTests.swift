@@ -36,6 +36,15 @@ private func finishes(within seconds: Double, _ body: @escaping @Sendable () -> 
     await arrives(startOnNewThread(body), within: seconds)
 }
 
+/// `finishes(within:_:)` for a throwing call: an error it throws is counted in `failures`.
+private func finishes(
+    within seconds: Double, counting failures: LockedValue<Int>, _ body: @escaping @Sendable () throws -> Void
+) async -> Bool {
+    await finishes(within: seconds) {
+        do { try body() } catch { failures.withLock { $0 += 1 } }
+    }
+}
+
 /// Blocks a serial queue until ``release()`` (or 30 s, so nothing stays blocked for good).
 private final class QueueBlocker: Sendable {
     private let gate = DispatchSemaphore(value: 0)
@@ -166,8 +175,8 @@ private func integrationsInUse(
 
         #expect(await finishes(within: 2) { client.anonymize() }, "anonymize waited for the storage queue")
         let failures = LockedValue(0)
-        let returned = await finishes(within: 2) {
-            do { try client.configure(project.configuration) } catch { failures.withLock { $0 += 1 } }
+        let returned = await finishes(within: 2, counting: failures) {
+            try client.configure(project.configuration)
         }
         #expect(returned, "configure right after anonymize waited for the storage queue")
         #expect(failures.withLock { $0 } == 0)
@@ -184,14 +193,12 @@ private func integrationsInUse(
         defer { blocker.release() }
 
         let failures = LockedValue(0)
-        let identified = await finishes(within: 2) {
-            do {
-                try client.identifyCustomer(customerIds: ["registered": "jane"], properties: [:], timestamp: nil)
-            } catch { failures.withLock { $0 += 1 } }
+        let identified = await finishes(within: 2, counting: failures) {
+            try client.identifyCustomer(customerIds: ["registered": "jane"], properties: [:], timestamp: nil)
         }
         #expect(identified, "identifyCustomer waited for the storage queue")
-        let returned = await finishes(within: 2) {
-            do { try client.configure(project.configuration) } catch { failures.withLock { $0 += 1 } }
+        let returned = await finishes(within: 2, counting: failures) {
+            try client.configure(project.configuration)
         }
         #expect(returned, "configure right after identifyCustomer waited for the storage queue")
         #expect(failures.withLock { $0 } == 0)
@@ -206,13 +213,13 @@ private func integrationsInUse(
         defer { blocker.release() }
 
         let failures = LockedValue(0)
-        let first = await finishes(within: 2) {
-            do { try client.configure(project.configuration) } catch { failures.withLock { $0 += 1 } }
+        let first = await finishes(within: 2, counting: failures) {
+            try client.configure(project.configuration)
         }
         #expect(first, "the first configure on a fresh install waited for the storage queue")
         guard first else { return }
-        let second = await finishes(within: 2) {
-            do { try client.configure(project.configuration) } catch { failures.withLock { $0 += 1 } }
+        let second = await finishes(within: 2, counting: failures) {
+            try client.configure(project.configuration)
         }
         #expect(second, "the second configure on a fresh install waited for the storage queue (the new cookie's save)")
         #expect(failures.withLock { $0 } == 0)
@@ -227,8 +234,8 @@ private func integrationsInUse(
         defer { blocker.release() }
 
         let failures = LockedValue(0)
-        let configured = await finishes(within: 2) {
-            do { try client.configure(project.configuration) } catch { failures.withLock { $0 += 1 } }
+        let configured = await finishes(within: 2, counting: failures) {
+            try client.configure(project.configuration)
         }
         #expect(configured)
         guard configured else { return }
