@@ -98,7 +98,7 @@ struct CoalescingBenchmark {
         let before = repository.fetches.count
         let seconds = 600
         for second in 0..<seconds {
-            try? pipeline.track(eventType: "view_item", properties: ["n": .int(second)], timestamp: nil, customer: CustomerIds(cookie: "virtual"))
+            _ = try? pipeline.track(eventType: "view_item", properties: ["n": .int(second)], timestamp: nil, customer: CustomerIds(cookie: "virtual"))
             await scheduler.advance(by: 1)
         }
         await scheduler.advance(by: 60)  // the trailing reload

@@ -20,16 +20,8 @@ extension SegmentsClient {
         guard !eventType.isEmpty else {
             throw SegmentsError(.invalidConfiguration, "The event type is empty")
         }
-        // Stamped and queued in one configuration (see Behaviour A4). A pipeline stopped by a
-        // re-configure between the two steps refuses; the event then goes to the new one.
-        for attempt in 1...3 {
-            let stamp = try configuredStamp
-            do {
-                try stamp.tracking?.track(eventType: eventType, properties: properties, timestamp: timestamp, customer: stamp.customer)
-                return
-            } catch let error as SegmentsError where error.code == .stopped && attempt < 3 && engine.isConfigured {
-                continue
-            }
+        try queue { stamp, pipeline in
+            try pipeline.track(eventType: eventType, properties: properties, timestamp: timestamp, customer: stamp.customer)
         }
     }
 
@@ -43,12 +35,47 @@ extension SegmentsClient {
     public func identifyCustomer(
         customerIds: [String: String], properties: [String: JSONValue], timestamp: Date?
     ) throws {
-        // The update is queued stamped with the merged ids, then the ids are merged into that same
-        // customer: when queueing fails nothing changes (see Behaviour E1, A4).
-        let stamp = try configuredStamp
-        try stamp.tracking?.trackCustomerUpdate(
-            properties: properties, timestamp: timestamp, customer: stamp.customer.merging(hardIds: customerIds))
-        engine.identify(hardIds: customerIds, stampedWith: stamp)
+        // The update is queued stamped with the merged ids, then the ids are merged into the
+        // customer it was stamped with: when queueing fails nothing changes; when another lifecycle
+        // call changed the customer in between, the update is stamped and queued again, so it
+        // always carries the ids it adds to (see Behaviour E1, A4).
+        for _ in 1...3 {
+            let stamp = try queue { stamp, pipeline in
+                try pipeline.trackCustomerUpdate(
+                    properties: properties, timestamp: timestamp, customer: stamp.customer.merging(hardIds: customerIds))
+            }
+            if engine.identify(hardIds: customerIds, expecting: stamp.customer) != .customerChanged { return }
+        }
+        // The customer kept changing under the update: the last one queued is the one that counts.
+        engine.identify(hardIds: customerIds)
+    }
+
+    /// Stamps an item with the current customer and queues it in the pipeline of the same
+    /// configuration (see Behaviour A4). When a re-configure stops that pipeline in between, the item
+    /// is either refused (and queued again in the new one) or on disk already: a new pipeline on the
+    /// same store takes it over, one on another store leaves it for its own integration's next start.
+    /// - Returns: the stamp used.
+    @discardableResult
+    private func queue(
+        _ enqueue: (SegmentationEngine.Stamp, TrackingPipeline) throws -> TrackedEvent
+    ) throws -> SegmentationEngine.Stamp {
+        for attempt in 1...3 {
+            let stamp = try configuredStamp
+            guard let pipeline = stamp.tracking else { throw SegmentsError.notConfigured }
+            let event: TrackedEvent
+            do {
+                event = try enqueue(stamp, pipeline)
+            } catch let error as SegmentsError where error.code == .stopped && attempt < 3 && engine.isConfigured {
+                continue
+            }
+            if let now = engine.stamp, let successor = now.tracking, successor !== pipeline,
+                now.storageID != nil, now.storageID == stamp.storageID
+            {
+                successor.adopt(event)
+            }
+            return stamp
+        }
+        throw SegmentsError.notConfigured
     }
 
     /// When queued events are uploaded; setting it takes effect at once (see Behaviour E2, T8). A mode set

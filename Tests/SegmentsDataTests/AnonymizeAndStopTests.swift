@@ -107,7 +107,7 @@ import Testing
         harness.engine.stop()
         #expect(harness.engine.listenerCount == 0)
         #expect(!harness.engine.isConfigured)
-        #expect(harness.engine.identify(hardIds: ["registered": "x"]) == nil)
+        #expect(harness.engine.identify(hardIds: ["registered": "x"]) == .notConfigured)
         #expect(harness.engine.anonymize() == nil)
         harness.engine.reloadAfterUpload()
         await harness.advance(by: 60)

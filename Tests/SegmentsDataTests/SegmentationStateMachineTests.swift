@@ -214,7 +214,7 @@ import Testing
     @Test func c3_aResultForAnotherCustomerIsDroppedAndTheOwedReloadRequestedAgain() throws {
         var machine = Self.fetching()
         let flight = try #require(Self.flight(machine))
-        _ = machine.identify(hardIds: ["registered": "jane"], generation: machine.stamp!.generation, at: Self.at(6))
+        _ = machine.identify(hardIds: ["registered": "jane"], expecting: nil, at: Self.at(6))
         let actions = machine.flightFinished(flight.id, with: .success([.discovery(): []]), at: Self.at(7))
         #expect(Self.describe(actions) == ["timer(5.0)"])  // nothing stored or delivered
         #expect(Self.describe(machine.reload) == "debouncing(7.0…7.0)")  // identify's request, owed until now
@@ -359,16 +359,21 @@ import Testing
         #expect(again == .needsStoredCustomer)
     }
 
-    @Test func a4_anIdentifyQueuedForACustomerThatWasReplacedMergesNothing() throws {
+    @Test func a4_anIdentifyIsMergedOnlyIntoTheCustomerItsUpdateWasStampedWith() throws {
         var machine = Self.configured()
         let stamp = try #require(machine.stamp)
         _ = machine.anonymize(newCookie: "later", at: Self.at(1))
-        let (customer, steps) = machine.identify(hardIds: ["registered": "jane"], generation: stamp.generation, at: Self.at(2))
-        #expect(customer == CustomerIds(cookie: "later"))
+        let (changed, steps) = machine.identify(hardIds: ["registered": "jane"], expecting: stamp.customer, at: Self.at(2))
+        #expect(changed == .customerChanged)
         #expect(Self.describe(steps).isEmpty)
+        #expect(machine.customer == CustomerIds(cookie: "later"))
         let current = try #require(machine.stamp)
-        let (merged, _) = machine.identify(hardIds: ["registered": "jane"], generation: current.generation, at: Self.at(3))
-        #expect(merged?.values["registered"] == "jane")
+        let (merged, mergeSteps) = machine.identify(hardIds: ["registered": "jane"], expecting: current.customer, at: Self.at(3))
+        #expect(merged.customer?.values["registered"] == "jane")
+        #expect(Self.describe(mergeSteps) == ["saveCustomer"])  // the reload anonymize asked for is still pending
+        // Another identify stamped before that merge must queue its update again (with jane).
+        let (stale, _) = machine.identify(hardIds: ["email": "j@x"], expecting: current.customer, at: Self.at(4))
+        #expect(stale == .customerChanged)
     }
 
     @Test func a4_e2_theModeSetLastIsAppliedToTheConfiguredPipelineAndTheNextOne() {

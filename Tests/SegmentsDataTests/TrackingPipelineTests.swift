@@ -40,7 +40,7 @@ import Testing
         }
 
         func track(_ type: String, customer: CustomerIds = Fixture.customerA, properties: [String: JSONValue] = [:]) {
-            try? pipeline.track(eventType: type, properties: properties, timestamp: nil, customer: customer)
+            _ = try? pipeline.track(eventType: type, properties: properties, timestamp: nil, customer: customer)
         }
 
         var uploadedTypes: [String] {

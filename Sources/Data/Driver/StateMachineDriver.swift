@@ -116,8 +116,11 @@ protocol DrivenStateMachine: Sendable {
 final class StateMachineDriver<Machine: DrivenStateMachine>: Sendable {
     typealias Perform = @Sendable (Machine.Action, StateMachineDriver<Machine>) -> Void
 
-    /// A timer's token, or the mark that it fired before its token was kept.
+    /// Where a timer is: being handed to the scheduler, scheduled (its token kept for a cancel), or
+    /// fired while it was being handed over (its token is then dropped when it arrives). A timer
+    /// that fired or was cancelled has no slot.
     private enum TimerSlot: Sendable {
+        case scheduling
         case scheduled(ScheduledWork)
         case fired
     }
@@ -200,14 +203,16 @@ final class StateMachineDriver<Machine: DrivenStateMachine>: Sendable {
         case .perform(let action):
             perform(action, self)
         case .scheduleTimer(let timer, let delay):
+            core.withLock { $0.timers[timer] = .scheduling }
             let work = runtime.scheduler.schedule(after: delay) { [weak self] in self?.fire(timer) }
             // Kept while it may be cancelled; one that already fired is not (its token goes here).
-            let firedAlready = core.withLock { core -> Bool in
-                if case .fired = core.timers.removeValue(forKey: timer) { return true }
-                core.timers[timer] = .scheduled(work)
-                return false
+            core.withLock { core in
+                if case .fired = core.timers[timer] {
+                    core.timers[timer] = nil
+                } else {
+                    core.timers[timer] = .scheduled(work)
+                }
             }
-            _ = firedAlready
         case .cancelTimer(let timer):
             let slot = core.withLock { $0.timers.removeValue(forKey: timer) }
             if case .scheduled(let work) = slot { work.cancel() }
@@ -218,11 +223,11 @@ final class StateMachineDriver<Machine: DrivenStateMachine>: Sendable {
 
     private func fire(_ timer: TimerID) {
         let slot = core.withLock { core -> TimerSlot? in
-            guard let slot = core.timers.removeValue(forKey: timer) else {
+            if case .scheduling = core.timers[timer] {
                 core.timers[timer] = .fired  // its token is not kept yet: the keeper drops it
                 return nil
             }
-            return slot
+            return core.timers.removeValue(forKey: timer)  // nil: cancelled, and the machine ignores it
         }
         _ = slot  // the token is released here, outside the lock
         transition { $0.timerFired(timer, at: $1) }

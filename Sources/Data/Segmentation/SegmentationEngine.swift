@@ -84,10 +84,25 @@ package final class SegmentationEngine: Sendable {
     package struct Stamp: Sendable {
         /// The current customer.
         package let customer: CustomerIds
-        /// Which customer this is: changes when the customer is replaced, not when ids merge.
-        let generation: Int
+        /// Where the configuration stores its files (``Ports/storageID``).
+        package let storageID: String?
         /// The pipeline of the same configuration.
         package let tracking: TrackingPipeline?
+    }
+
+    /// What ``identify(hardIds:expecting:)`` did.
+    package enum IdentifyOutcome: Sendable, Equatable {
+        /// The ids were merged (or were there already): the customer now.
+        case identified(CustomerIds)
+        /// The customer is no longer the one expected: stamp again and queue the update again.
+        case customerChanged
+        /// Not configured.
+        case notConfigured
+
+        /// The customer after the merge, if there is one.
+        package var customer: CustomerIds? {
+            if case .identified(let customer) = self { customer } else { nil }
+        }
     }
 
     typealias Machine = SegmentationStateMachine
@@ -160,21 +175,15 @@ package final class SegmentationEngine: Sendable {
     /// read in one step (see Behaviour A4); `nil` when not configured.
     package var stamp: Stamp? { driver.read(\.stamp) }
 
-    /// Merges hard ids into the customer of `stamp` (see Behaviour E1, T4): call it once the customer
-    /// update stamped with `stamp.customer.merging(hardIds:)` is queued. When the customer was replaced
-    /// since (anonymize, configure), nothing is merged: the identify came first.
+    /// Merges hard ids into the current customer if it is still `expected` — the customer the
+    /// customer update was queued stamped with (see Behaviour E1, T4, A4) — or unconditionally
+    /// when `expected` is `nil`.
     ///
-    /// - Returns: the customer after the merge, or `nil` when not configured.
+    /// - Returns: `.customerChanged` when the customer is no longer `expected`: the caller stamps
+    ///   again and queues the update again, so the update always carries the ids it adds to.
     @discardableResult
-    package func identify(hardIds: [String: String], stampedWith stamp: Stamp) -> CustomerIds? {
-        driver.transition { machine, now in machine.identify(hardIds: hardIds, generation: stamp.generation, at: now) }
-    }
-
-    /// Merges hard ids into the current customer (see Behaviour E1, T4), without queueing anything.
-    @discardableResult
-    package func identify(hardIds: [String: String]) -> CustomerIds? {
-        guard let stamp else { return nil }
-        return identify(hardIds: hardIds, stampedWith: stamp)
+    package func identify(hardIds: [String: String], expecting expected: CustomerIds? = nil) -> IdentifyOutcome {
+        driver.transition { machine, now in machine.identify(hardIds: hardIds, expecting: expected, at: now) }
     }
 
     /// The flushing mode in force, or set for the next configure (see Behaviour E2); setting it

@@ -39,9 +39,6 @@ struct SegmentationStateMachine: DrivenStateMachine {
     struct Configured: Sendable {
         var ports: SegmentationEngine.Ports
         var customer: CustomerIds
-        /// Changes whenever the customer is replaced (configure, anonymize), not when ids merge:
-        /// an identify recorded for an older customer is not merged into a newer one (see Behaviour A4).
-        var customerGeneration: Int
         var baseline: SegmentBaseline
         /// When `baseline.snapshot` was fetched on the monotonic clock; `nil` for one loaded from
         /// disk, whose wall-clock `fetchedAt` is all there is (see Behaviour T10).
@@ -150,7 +147,6 @@ struct SegmentationStateMachine: DrivenStateMachine {
         var flight = 0
         var read = 0
         var load = 0
-        var generation = 0
     }
 
     /// The flushing mode in force (or set before configure) and whether the T8 warning was given.
@@ -296,14 +292,17 @@ struct SegmentationStateMachine: DrivenStateMachine {
         var otherIntegration = false
         switch previous {
         case .running(let old), .loading(let old, _):
-            if case .loading(_, let load) = previous { reloadWasPending = load.reloadOwed }
+            if case .loading(_, let load) = previous {
+                reloadWasPending = load.reloadOwed
+                otherIntegration = load.otherIntegration  // the listeners have not heard that one yet
+            }
             switch old.reload {
             case .fetching(let flight, let followUpOwed): reloadWasPending = reloadWasPending || flight.carriesReload || followUpOwed
             case .debouncing, .retrying: reloadWasPending = true
             case .idle: break
             }
             if let timer = currentTimer { actions.cancel(timer) }
-            otherIntegration = old.ports.integrationID != ports.integrationID
+            otherIntegration = otherIntegration || old.ports.integrationID != ports.integrationID
             if let pipeline = old.ports.tracking, pipeline !== ports.tracking { actions.append(.stopTracking(pipeline)) }
             if old.ports.storageID == nil || old.ports.storageID != ports.storageID {
                 actions.append(.endConfiguration(old.ports, lastCustomer: old.customer))
@@ -313,13 +312,11 @@ struct SegmentationStateMachine: DrivenStateMachine {
         case .modifying:
             preconditionFailure("configure started while another transition was modifying the state")
         }
-        let sameCustomer = configured?.customer == customer
-        if !sameCustomer { counters.generation += 1 }
         counters.load += 1
         let load = BaselineLoad(id: counters.load, reloadOwed: reloadWasPending, otherIntegration: otherIntegration, discardLoaded: false)
         state = .loading(
             Configured(
-                ports: ports, customer: customer, customerGeneration: counters.generation, baseline: .empty,
+                ports: ports, customer: customer, baseline: .empty,
                 snapshotUptime: nil, reload: .idle),
             load)
         actions.release(previous)  // the old ports, pipeline and flight go after the lock (see Behaviour D7)
@@ -388,30 +385,34 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     /// The current customer and the pipeline of the same configuration, or `nil` when not configured.
     var stamp: SegmentationEngine.Stamp? {
-        configured.map { SegmentationEngine.Stamp(customer: $0.customer, generation: $0.customerGeneration, tracking: $0.ports.tracking) }
+        configured.map { SegmentationEngine.Stamp(customer: $0.customer, storageID: $0.ports.storageID, tracking: $0.ports.tracking) }
     }
 
-    /// Merges hard ids into the customer of `generation` (see Behaviour E1, T4, A4): the update was
-    /// queued stamped with that customer. When the customer was replaced since, the identify took
-    /// effect before the replacement and nothing is merged. When the ids change, the backoff of
-    /// the old ids ends and a reload is requested.
-    mutating func identify(hardIds: [String: String], generation: Int, at now: Moment) -> (CustomerIds?, Actions) {
+    typealias IdentifyOutcome = SegmentationEngine.IdentifyOutcome
+
+    /// Merges hard ids into the current customer (see Behaviour E1, T4, A4) when it is still
+    /// `expected` — the customer the update was queued stamped with — or unconditionally when
+    /// `expected` is `nil`. When the ids change, the backoff of the old ids ends and a reload is
+    /// requested.
+    mutating func identify(hardIds: [String: String], expecting expected: CustomerIds?, at now: Moment) -> (IdentifyOutcome, Actions) {
         var actions = Actions()
-        let changed = withConfigured { configured -> (CustomerIds, SegmentationEngine.Ports)? in
-            guard configured.customerGeneration == generation else { return nil }
+        let outcome = withConfigured { configured -> (IdentifyOutcome, SegmentationEngine.Ports?) in
+            if let expected, configured.customer != expected { return (.customerChanged, nil) }
             let merged = configured.customer.merging(hardIds: hardIds)
-            guard merged != configured.customer else { return nil }
+            guard merged != configured.customer else { return (.identified(merged), nil) }
             configured.customer = merged
             if case .retrying(_, let timer) = configured.reload {
                 actions.cancel(timer)
                 configured.reload = .idle
             }
-            return (merged, configured.ports)
-        } ?? nil
-        guard let (merged, ports) = changed else { return (customer, actions) }
-        save(merged, with: ports, &actions)
-        if !listeners.isEmpty { requestReload(at: now, &actions) }
-        return (merged, actions)
+            return (.identified(merged), configured.ports)
+        }
+        guard let (result, changedPorts) = outcome else { return (.notConfigured, actions) }
+        if let ports = changedPorts, case .identified(let merged) = result {
+            save(merged, with: ports, &actions)
+            if !listeners.isEmpty { requestReload(at: now, &actions) }
+        }
+        return (result, actions)
     }
 
     /// A new anonymous customer (see Behaviour A1, A2): cancels pending and in-flight work, deletes the
@@ -423,12 +424,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         var actions = Actions()
         if cancelReload(&actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
         let anonymous = CustomerIds(cookie: newCookie)
-        counters.generation += 1
-        let generation = counters.generation
-        withConfigured { configured in
-            configured.customer = anonymous
-            configured.customerGeneration = generation
-        }
+        withConfigured { $0.customer = anonymous }
         save(anonymous, with: old.ports, &actions)
         let emptied = (old.baseline.snapshot?.segments ?? [:]).filter { !$0.value.isEmpty }.mapValues { _ in [Segment]() }
         forgetSegments(&actions)

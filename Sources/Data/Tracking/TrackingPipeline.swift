@@ -91,17 +91,29 @@ package final class TrackingPipeline: Sendable {
     /// Queues an event stamped with `customer`'s ids (see Behaviour E1). It returns once the item is written
     /// to the queue (it survives the process being killed); the sync for power loss follows on the
     /// storage queue within moments (R2).
+    /// - Returns: the queued item.
     /// - Throws: ``SegmentsError`` `.invalidConfiguration` for properties that could not be
     ///   replayed (E6), `.storage` when the queue is full or cannot be written, `.stopped`.
+    @discardableResult
     package func track(
         eventType: String, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
-    ) throws {
+    ) throws -> TrackedEvent {
         try enqueue(.event(type: eventType), properties: properties, timestamp: timestamp, customer: customer)
     }
 
     /// Queues a customer update stamped with `customer`'s ids, already merged (see Behaviour E1).
-    package func trackCustomerUpdate(properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds) throws {
+    @discardableResult
+    package func trackCustomerUpdate(
+        properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
+    ) throws -> TrackedEvent {
         try enqueue(.customerUpdate, properties: properties, timestamp: timestamp, customer: customer)
+    }
+
+    /// Takes over an item that the pipeline this one replaced on the same store wrote after it had
+    /// stopped (see Behaviour A4, E4): it is on disk already; this queues it in memory unless it
+    /// was loaded from the file.
+    package func adopt(_ event: TrackedEvent) {
+        driver.transition(at: Self.untimed) { machine, _ in machine.adopt(event) }
     }
 
     /// The flushing mode; setting it takes effect at once (see Behaviour E2).
@@ -144,7 +156,7 @@ package final class TrackingPipeline: Sendable {
 
     private func enqueue(
         _ kind: TrackedEvent.Kind, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
-    ) throws {
+    ) throws -> TrackedEvent {
         try ReplayableEvent.check(properties)
         let event = TrackedEvent(
             kind: kind, customerIds: customer, properties: properties, timestamp: timestamp ?? clock.now())
@@ -165,6 +177,7 @@ package final class TrackingPipeline: Sendable {
             throw SegmentsError.wrapping(error, as: .storage)
         }
         driver.transition(at: Self.untimed) { machine, _ in machine.appended(event) }
+        return event
     }
 
     /// The moment handed to transitions that read no time (admitting and queueing an item): the

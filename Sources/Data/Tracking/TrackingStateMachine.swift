@@ -177,20 +177,43 @@ struct TrackingStateMachine: DrivenStateMachine {
             steps.append(.sync)
         }
         switch state {
+        case .loading, .running:
+            queue(event, &steps)
+        case .stopped:
+            break  // on disk already: the next start uploads it (or the successor adopts it)
+        case .modifying:
+            preconditionFailure("Tracking: appended during another transition")
+        }
+        return steps
+    }
+
+    /// An item that the pipeline this one replaced on the same store wrote after it had stopped
+    /// (see Behaviour A4, E4): queued here unless this one already has it (read from the file).
+    mutating func adopt(_ event: TrackedEvent) -> Steps<Action> {
+        var steps = Steps<Action>()
+        queue(event, &steps)
+        return steps
+    }
+
+    /// Queues an item that is in the journal: while loading it follows the stored ones (the load
+    /// drops it if the file had it); running, it joins the queue once and, in immediate mode,
+    /// is uploaded unless a retry waits.
+    private mutating func queue(_ event: TrackedEvent, _ steps: inout Steps<Action>) {
+        switch state {
         case .loading:
             modifyLoading { $0.trackedMeanwhile.append(event) }
         case .running:
             let mode = currentMode
             modifyRunning { running in
+                guard !running.items.contains(event.id) else { return }
                 running.items.append(event)
                 if mode == .immediate, running.retryTimer == nil { running.startFlush(joining: [], &steps) }
             }
         case .stopped:
-            break  // on disk already: the next start uploads it
+            break
         case .modifying:
-            preconditionFailure("Tracking: appended during another transition")
+            preconditionFailure("Tracking: an item was queued during another transition")
         }
-        return steps
     }
 
     /// The sync is about to run: items appended from now on need another one.
