@@ -399,9 +399,12 @@ import Testing
         var owner: NSObject? = NSObject()
         _ = machine.addListener(SegmentListener(category: .content(), includeFirstLoad: false) { _ in }, group: nil, owner: owner, at: Self.at(2))
         owner = nil
-        _ = Self.request(&machine, at: 3)
-        let pruned = machine.timerFired(try #require(machine.currentTimer), at: Self.at(9))
-        #expect(Self.released(pruned) == 1)
+        #expect(Self.released(Self.request(&machine, at: 3)) == 1)  // pruned: its registration
+        // An owner found alive is held by the look at it: that hold, too, ends after the lock.
+        let living = NSObject()
+        _ = machine.addListener(SegmentListener(category: .content(), includeFirstLoad: false) { _ in }, group: nil, owner: living, at: Self.at(4))
+        #expect(Self.released(machine.timerFired(try #require(machine.currentTimer), at: Self.at(9))) == 1)
+        #expect(machine.listenerCount.registered == 2)
         var reconfigured = Machine.Actions()
         (_, reconfigured) = machine.configure(Self.ports("project-b", storage: "folder-b"), namedMode: nil, stored: .some(Self.customer), newCookie: nil, at: Self.at(10))
         #expect(Self.released(reconfigured) == 1)  // the previous configuration: ports, pipeline, flight

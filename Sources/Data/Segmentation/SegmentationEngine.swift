@@ -226,7 +226,11 @@ package final class SegmentationEngine: Sendable {
     }
 
     /// How many listeners are registered (owners that are gone do not count).
-    package var listenerCount: Int { driver.read(\.listenerCount) }
+    package var listenerCount: Int {
+        let (registered, owners) = driver.read(\.listenerCount)
+        // Owners are looked at after the lock: a look holds the object for a moment (see Behaviour D7).
+        return registered - owners.filter { $0.object == nil }.count
+    }
 
     /// The changes of `category` as a stream: each element is the category's full list, as a
     /// listener would receive it. Ending the iteration removes the registration.

@@ -193,8 +193,10 @@ struct SegmentationStateMachine: DrivenStateMachine {
     /// The flushing mode in force, or the one set before configure (`.immediate` by default).
     var flushingMode: FlushingMode { flushing.mode ?? .immediate }
 
-    /// How many listeners are registered (owners that are gone do not count).
-    var listenerCount: Int { listeners.count }
+    /// How many listeners are registered, those whose owner went but that were not pruned yet
+    /// included, and the owners of the registrations tied to one: ``SegmentationEngine`` looks at
+    /// those after the lock (see Behaviour D7).
+    var listenerCount: (registered: Int, owners: [WeakOwner]) { (listeners.count, listeners.owners) }
 
     /// The timer the reload waits for, if any.
     var currentTimer: TimerID? {
@@ -491,10 +493,14 @@ struct SegmentationStateMachine: DrivenStateMachine {
         return actions
     }
 
-    /// Drops registrations whose owner is gone; they are let go of after the lock.
+    /// Drops registrations whose owner is gone; they are let go of after the lock, and so are the
+    /// owners found alive (looking at a weak reference holds the object for a moment: if the app
+    /// let go of it meanwhile, its `deinit` must not run under the lock, see Behaviour D7).
     private mutating func pruneReleasedOwners(_ actions: inout Actions) {
-        let removed = listeners.pruneReleasedOwners()
+        var alive: [AnyObject] = []
+        let removed = listeners.pruneReleasedOwners(keepingAlive: &alive)
         if !removed.isEmpty { actions.release(removed) }
+        if !alive.isEmpty { actions.release(OwnersSeenAlive(objects: alive)) }
     }
 
     // MARK: - Reloads (running)
@@ -503,6 +509,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
     mutating func uploadSucceeded(at now: Moment) -> Actions {
         guard configured != nil else { return Actions() }
         var actions = Actions()
+        pruneReleasedOwners(&actions)
         guard !listeners.isEmpty else {
             actions.append(.log(.verbose, SegmentsLogText.trackedSkippedNoCallback))
             return actions
@@ -897,6 +904,12 @@ final class WeakOwner: @unchecked Sendable {
     init(_ object: AnyObject) { self.object = object }
 }
 
+/// Owners a prune found alive, held until the lock is released (see Behaviour D7): never read,
+/// only let go of, which is why sharing it is safe.
+struct OwnersSeenAlive: @unchecked Sendable {
+    let objects: [AnyObject]
+}
+
 /// Lets a listener's handler start only while its registration lasts (see Behaviour D7).
 ///
 /// Closing never waits: it flips a flag and returns, so removing a listener, stopping or
@@ -950,8 +963,6 @@ struct ListenerRegistry: Sendable {
         let owner: WeakOwner?
         /// Closed when the registration ends; deliveries run through it.
         let gate = ListenerGate()
-
-        var isAlive: Bool { owner == nil || owner?.object != nil }
 
         func delivery(of segments: [Segment]) -> Delivery {
             Delivery(gate: gate, owner: owner, handler: listener.handler, segments: segments)
@@ -1040,19 +1051,24 @@ struct ListenerRegistry: Sendable {
         return emptied
     }
 
-    /// Drops registrations whose owner is gone; returns them.
-    mutating func pruneReleasedOwners() -> [Registration] {
+    /// Drops registrations whose owner is gone and returns them; the owners found alive go into
+    /// `alive`, for the caller to let go of after its lock.
+    mutating func pruneReleasedOwners(keepingAlive alive: inout [AnyObject]) -> [Registration] {
         guard !ownedTokens.isEmpty else { return [] }
-        return ownedTokens.filter { byToken[$0]?.isAlive == false }.sorted()
-            .compactMap { remove(ListenerToken(rawValue: $0)) }
+        var dead: [Int] = []
+        for token in ownedTokens {
+            if let object = byToken[token]?.owner?.object { alive.append(object) } else { dead.append(token) }
+        }
+        return dead.sorted().compactMap { remove(ListenerToken(rawValue: $0)) }
     }
 
-    var isEmpty: Bool {
-        ownedTokens.isEmpty ? byToken.isEmpty : !byToken.values.contains { $0.isAlive }
-    }
-    var count: Int {
-        ownedTokens.isEmpty ? byToken.count : byToken.values.filter(\.isAlive).count
-    }
+    /// Whether nothing is registered; a registration whose owner went counts until it is pruned
+    /// (looking at its owner here could end the owner's life under a lock).
+    var isEmpty: Bool { byToken.isEmpty }
+    /// How many registrations there are, pruned ones excepted.
+    var count: Int { byToken.count }
+    /// The owners of the registrations tied to one.
+    var owners: [WeakOwner] { ownedTokens.compactMap { byToken[$0]?.owner } }
     /// Whether a listener registered with includeFirstLoad, kept or not (see Behaviour T2).
     var anyIncludesFirstLoad: Bool { includingFirstLoad > 0 }
     /// The categories that have listeners.
