@@ -11,11 +11,9 @@ struct ConfiguredIntegration {
     let customer: any CustomerStore
     let baseline: any SegmentBaselineStore
     let events: any EventQueueStore
-    /// The storage directory's owner lock, held while configured (see Behaviour P5); `nil` without files.
-    let lock: StorageDirectoryLock?
-    /// The storage queue of the client that used the folder before in this process, whose saves
-    /// must be written before this client's storage queue reads the folder.
-    let previousStorageQueue: DispatchQueue?
+    /// The claim of the storage folder: its owner lock, held while configured (see Behaviour P5),
+    /// and what its previous owner handed over; `nil` without files.
+    let claim: FileStoreRegistry.Claim?
     /// The customer that client ended with (its save may still be queued there).
     let handedOverCustomer: CustomerIds?
     /// Names the integration: backend, base URL and storage (see Behaviour T2).
@@ -69,24 +67,21 @@ struct ConfiguredIntegration {
             customer = claim.stores.customer
             baseline = claim.stores.baseline
             events = claim.stores.events
-            lock = claim.lock
-            previousStorageQueue = claim.previousQueue
+            self.claim = claim
             handedOverCustomer = claim.previousCustomer
             storageID = "directory " + folder.standardizedFileURL.path
         case .inMemory:
             customer = InMemoryCustomerStore()
             baseline = InMemorySegmentBaselineStore()
             events = InMemoryEventQueueStore()
-            lock = nil
-            previousStorageQueue = nil
+            claim = nil
             handedOverCustomer = nil
             storageID = nil
         case .custom(let stores):
             customer = stores.customer
             baseline = stores.baseline
             events = stores.events
-            lock = nil
-            previousStorageQueue = nil
+            claim = nil
             handedOverCustomer = nil
             storageID = "custom stores"
         }

@@ -56,11 +56,11 @@ public final class SegmentsClient: Sendable {
     ///   it was.
     public func configure(_ configuration: Configuration) throws {
         let integration = try ConfiguredIntegration(configuration, options: options, owner: self, storageQueue: storageQueue)
-        if let previous = integration.previousStorageQueue {
-            // Another client of this process used the folder before: its last saves may still be
+        if let previous = integration.claim?.previousWrites {
+            // Another client of this process used the folder before: its last writes may still be
             // queued on its storage queue. This client's storage queue waits for them before it
             // reads the folder; the caller does not.
-            storageQueue.async { previous.sync {} }
+            storageQueue.async { previous.wait() }
         }
         let engine = self.engine
         let pipeline = TrackingPipeline(
@@ -69,13 +69,18 @@ public final class SegmentsClient: Sendable {
             store: integration.events, uploader: integration.uploader, mode: .manual,
             onUploaded: { [weak engine] in engine?.reloadAfterUpload() })
         var onEnd: (@Sendable (CustomerIds) -> Void)?
-        if let lock = integration.lock {
+        if let claim = integration.claim {
             let storageQueue = storageQueue
             onEnd = { customer in
-                // Another client of this process may take the directory at once; the flock itself is
-                // released once the saves already queued are written.
-                FileStoreRegistry.release(lock, customer: customer)
-                storageQueue.async { _ = lock }
+                // Another client of this process may take the directory at once; its storage queue
+                // waits for the writes queued here until now, and the flock is released after them.
+                let writes = DispatchGroup()
+                writes.enter()
+                storageQueue.async {
+                    _ = claim.lock
+                    writes.leave()
+                }
+                FileStoreRegistry.release(claim, customer: customer, writes: writes)
             }
         }
         engine.configure(

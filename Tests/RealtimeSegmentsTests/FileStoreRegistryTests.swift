@@ -69,4 +69,26 @@ import Testing
         #expect(finished)
         second.stop()
     }
+
+    /// A release that comes late — for a claim the same client has replaced since (configure S, T,
+    /// then S again, while its end of S is still being carried out) — leaves the directory owned,
+    /// so no second client can take it from under the first (see Behaviour P5, A4).
+    @Test func p5_a4_aReleaseForAClaimThatWasReplacedLeavesTheDirectoryOwned() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logger = CapturingLogger()
+        let owner = NSObject(), other = NSObject()
+        let queue = DispatchQueue(label: "test.owner"), otherQueue = DispatchQueue(label: "test.other")
+        let first = try FileStoreRegistry.claim(directory.url, for: owner, queue: queue, logger: logger)
+        let second = try FileStoreRegistry.claim(directory.url, for: owner, queue: queue, logger: logger)
+        FileStoreRegistry.release(first, customer: CustomerIds(cookie: "late"), writes: DispatchGroup())
+        #expect(throws: SegmentsError.self) {
+            try FileStoreRegistry.claim(directory.url, for: other, queue: otherQueue, logger: logger)
+        }
+        FileStoreRegistry.release(second, customer: CustomerIds(cookie: "current"), writes: DispatchGroup())
+        let taken = try FileStoreRegistry.claim(directory.url, for: other, queue: otherQueue, logger: logger)
+        #expect(taken.previousCustomer == CustomerIds(cookie: "current"))
+        #expect(taken.previousWrites != nil)
+        FileStoreRegistry.release(taken, customer: nil, writes: DispatchGroup())
+    }
 }

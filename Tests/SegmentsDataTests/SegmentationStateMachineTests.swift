@@ -342,6 +342,23 @@ import Testing
         #expect(Self.describe(machine.reload) == (row.reloads ? "debouncing(20.0…20.0)" : "idle"))
     }
 
+    /// A → B, then B again before B's baseline is back (an app re-applying its configuration): the
+    /// second configure is the same integration as the loading one, but the listeners have not heard
+    /// B yet, so the reload the first one owed is still requested (T2, D4).
+    @Test func t2_d4_aConfigureOvertakingOneThatChangedIntegrationKeepsItsReload() {
+        var machine = Machine(timings: SegmentationTimings())
+        _ = machine.addListener(SegmentListener(category: .discovery(), includeFirstLoad: false) { _ in }, group: nil, owner: nil, at: Self.at(0))
+        Self.configure(&machine, Self.ports("project-a", storage: "folder-a"))
+        _ = Self.request(&machine, at: 1)
+        #expect(Self.reload(&machine, answering: [.discovery(): [Self.segment("a1")]], at: 1) == [["a1"]])
+        let b = Self.ports("project-b", storage: "folder-b")
+        let (outcome, _) = machine.configure(b, namedMode: nil, stored: .some(Self.customer), newCookie: nil, at: Self.at(20))
+        #expect(outcome == .configured)
+        let steps = Self.configure(&machine, b, at: 21)
+        #expect(steps.contains("timer(5.0)"), "no reload requested: \(steps)")
+        #expect(Self.reload(&machine, answering: [.discovery(): [Self.segment("b1")]], at: 21) == [["b1"]])
+    }
+
     @Test func r1_theCustomerOfAPendingSaveComesFromMemoryNotFromTheStore() {
         var machine = Machine(timings: SegmentationTimings())
         Self.configure(&machine, customer: nil)  // a fresh install: a new cookie, its save queued

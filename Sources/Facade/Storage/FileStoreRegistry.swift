@@ -26,10 +26,31 @@ enum FileStoreRegistry {
         /// The storage queue of the client of this process that used the directory before, when
         /// it was another one: its saves may still be queued there, so the new owner waits for them
         /// (`sync`) before it reads the files.
-        let previousQueue: DispatchQueue?
+        let previousWrites: PreviousWrites?
         /// The customer that client ended with, handed over with the directory: its save may still
-        /// be queued on `previousQueue`, so the file may not have it yet (see Behaviour R1).
+        /// be queued on its storage queue, so the file may not have it yet (see Behaviour R1).
         let previousCustomer: CustomerIds?
+        /// Names this claim: a release for an older claim of the directory changes nothing.
+        let id: Int
+    }
+
+    /// How the new owner's storage queue waits for the previous owner's writes to the directory,
+    /// before its first read there — the new owner's caller never waits (see Behaviour R1).
+    enum PreviousWrites {
+        /// The previous owner released the directory: its writes up to then are done when this
+        /// group is. Waiting for it cannot wait for anything queued after the release, so two
+        /// clients that swap directories do not wait for each other.
+        case released(DispatchGroup)
+        /// The previous owner went away without releasing it: nothing new is queued on its queue.
+        case abandoned(DispatchQueue)
+
+        /// Waits, on the new owner's storage queue, for the previous owner's writes.
+        func wait() {
+            switch self {
+            case .released(let group): group.wait()
+            case .abandoned(let queue): queue.sync {}
+            }
+        }
     }
 
     private final class Entry: @unchecked Sendable {
@@ -39,8 +60,12 @@ enum FileStoreRegistry {
         weak var events: FileEventQueueStore?
         weak var lock: StorageDirectoryLock?
         var owner: ObjectIdentifier?
+        /// The current claim, or the last one.
+        var claim = 0
         /// The storage queue of the directory's last owner in this process.
         var lastQueue: DispatchQueue?
+        /// Done when the writes the last owner queued before releasing the directory are.
+        var lastWrites: DispatchGroup?
         /// The customer the directory's last owner ended with.
         var lastCustomer: CustomerIds?
     }
@@ -76,22 +101,29 @@ enum FileStoreRegistry {
                 entry.lock = lock
             }
             entry.owner = ObjectIdentifier(owner)
-            let previous = entry.lastQueue.flatMap { $0 === queue ? nil : $0 }
+            entry.claim += 1
+            var previous: PreviousWrites?
+            if let queue = entry.lastQueue.flatMap({ $0 === queue ? nil : $0 }) {
+                previous = entry.lastWrites.map(PreviousWrites.released) ?? .abandoned(queue)
+            }
             let customer = previous == nil ? nil : entry.lastCustomer
             entry.lastQueue = queue
+            entry.lastWrites = nil
             entry.lastCustomer = nil
-            return Claim(stores: stores, lock: lock, previousQueue: previous, previousCustomer: customer)
+            return Claim(stores: stores, lock: lock, previousWrites: previous, previousCustomer: customer, id: entry.claim)
         }
     }
 
-    /// Ends the ownership of the directory `lock` belongs to (the client stopped, or moved to
-    /// another directory): another client of this process may claim it at once, and gets
-    /// `customer`, the one the owner ended with; the lock itself stays held until its last save.
-    static func release(_ lock: StorageDirectoryLock, customer: CustomerIds?) {
+    /// Ends the ownership of the directory of `claim` (the client stopped, or moved to another
+    /// directory): another client of this process may claim it at once, and gets `customer`, the
+    /// one the owner ended with, and `writes`, done when the owner's writes queued so far are. A
+    /// release for a claim that a newer one replaced changes nothing.
+    static func release(_ claim: Claim, customer: CustomerIds?, writes: DispatchGroup) {
         table.forEach { entry in
-            if entry.lock === lock {
+            if entry.lock === claim.lock, entry.claim == claim.id {
                 entry.owner = nil
                 entry.lastCustomer = customer
+                entry.lastWrites = writes
             }
         }
     }
