@@ -8,8 +8,9 @@ import Testing
 /// answers, it answers what `JSONDecoder` reads, and it leaves every other body to the generic
 /// decoding, which names what is wrong.
 @Suite(Hang.timeLimit(minutes: 2)) struct SegmentsAnswerParserTests {
-    private static func foundation(_ body: String) -> [String: [[String: String]]]? {
-        try? JSONDecoder().decode([String: [[String: String]]].self, from: Data(body.utf8))
+    private static func foundation(_ body: String) -> [String: SegmentsAnswerParser.Category]? {
+        (try? JSONDecoder().decode([String: [[String: String]]].self, from: Data(body.utf8)))?
+            .mapValues(SegmentsAnswerParser.Category.init(wireObjects:))
     }
 
     @Test(arguments: [
@@ -18,6 +19,7 @@ import Testing
         #"{"discovery":[]}"#,
         #"{"discovery":[{}]}"#,
         #"{"discovery":[{"id":"a","segmentation_id":"g"}],"content":[]}"#,
+        #"{"discovery":[{"id":"a"},{"segmentation_id":"g"},{"id":"b","segmentation_id":"g","id2":"x"}]}"#,
         #"{ "discovery" : [ { "id" : "a" , "segmentation_id" : "g" , "name" : "VIP" } , { "id":"b","segmentation_id":"g"} ] , "x":[ ] }"#,
         #"{"":[{"":""}]}"#,
     ])
@@ -51,6 +53,8 @@ import Testing
         "{\"discovery\":[{\"id\":\"a\u{1}b\"}]}",
         #"{"discovery":[],"discovery":[]}"#,
         #"{"discovery":[{"id":"a","id":"b"}]}"#,
+        #"{"discovery":[{"segmentation_id":"a","segmentation_id":"b"}]}"#,
+        #"{"discovery":[{"name":"a","name":"b"}]}"#,
         "\u{FEFF}{}",
     ])
     func wire_leavesEverythingElseToFoundation(body: String) {

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// On the wire a segment is a JSON object of strings carrying at least `id` and `segmentation_id`;
 /// every other string field is kept in ``attributes`` so nothing the backend sends is lost.
-/// Equality and hashing cover all fields.
+/// Equality covers all fields; hashing covers the two ids (equal segments still hash alike, and
+/// hashing the attributes' dictionary cost more than the rest of a change check).
 public struct Segment: Hashable, Sendable {
     /// The segment's id (wire key `id`).
     public var id: String
@@ -18,6 +19,13 @@ public struct Segment: Hashable, Sendable {
         self.id = id
         self.segmentationId = segmentationId
         self.attributes = attributes
+    }
+
+    /// Hashes `id` and `segmentationId`: segments that differ only in attributes are rare, and
+    /// still compared in full by `==`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(segmentationId)
     }
 }
 

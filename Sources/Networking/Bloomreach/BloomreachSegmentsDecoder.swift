@@ -51,31 +51,23 @@ enum BloomreachSegmentsDecoder {
                 return fields
             }
         }
-        return segments(of: checked, logger: logger)
+        return segments(of: checked.mapValues(SegmentsAnswerParser.Category.init(wireObjects:)), logger: logger)
     }
 
     /// The segments of a well-shaped answer; a segment object without `id` or `segmentation_id`
     /// is dropped with a warning.
-    private static func segments(of categories: [String: [[String: String]]], logger: any SegmentsLogger) -> SegmentsByCategory {
+    private static func segments(
+        of categories: [String: SegmentsAnswerParser.Category], logger: any SegmentsLogger
+    ) -> SegmentsByCategory {
         var result: SegmentsByCategory = [:]
         result.reserveCapacity(categories.count)
-        for (name, items) in categories {
-            var segments: [Segment] = []
-            segments.reserveCapacity(items.count)
-            var dropped = 0
-            for fields in items {
-                if let segment = Segment(wireFields: fields) {
-                    segments.append(segment)
-                } else {
-                    dropped += 1
-                }
-            }
-            if dropped > 0 {
+        for (name, category) in categories {
+            if category.dropped > 0 {
                 logger.log(
                     .warning,
-                    "Segments: Ignored \(dropped) segment(s) without id or segmentation_id in category '\(name)'")
+                    "Segments: Ignored \(category.dropped) segment(s) without id or segmentation_id in category '\(name)'")
             }
-            result[SegmentCategory(name)] = segments
+            result[SegmentCategory(name)] = category.segments
         }
         return result
     }
@@ -90,6 +82,23 @@ enum BloomreachSegmentsDecoder {
 /// returns `nil` for anything else, including valid JSON it leaves to Foundation: a string with an
 /// escape or a byte outside ASCII, a key repeated in one object, any other type of value.
 struct SegmentsAnswerParser {
+    /// One category of an answer: its segments in answer order, and how many objects lacked
+    /// `id` or `segmentation_id`.
+    struct Category: Equatable {
+        var segments: [Segment] = []
+        var dropped = 0
+
+        init() {}
+
+        /// The category of these wire objects.
+        init(wireObjects: [[String: String]]) {
+            segments.reserveCapacity(wireObjects.count)
+            for fields in wireObjects {
+                if let segment = Segment(wireFields: fields) { segments.append(segment) } else { dropped += 1 }
+            }
+        }
+    }
+
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
@@ -98,15 +107,15 @@ struct SegmentsAnswerParser {
     }
 
     /// The categories of `body`, or `nil` when it is not of the shape in the simple form.
-    static func parse(_ body: Data) -> [String: [[String: String]]]? {
+    static func parse(_ body: Data) -> [String: Category]? {
         body.withUnsafeBytes { raw in
             var parser = SegmentsAnswerParser(raw.bindMemory(to: UInt8.self))
             return parser.answer()
         }
     }
 
-    private mutating func answer() -> [String: [[String: String]]]? {
-        var categories: [String: [[String: String]]] = [:]
+    private mutating func answer() -> [String: Category]? {
+        var categories: [String: Category] = [:]
         let complete = object { name, parser in
             guard categories[name] == nil, let items = parser.array() else { return false }
             categories[name] = items
@@ -117,25 +126,40 @@ struct SegmentsAnswerParser {
         return index == bytes.count ? categories : nil
     }
 
-    /// `[ {…}, … ]` of segment objects.
-    private mutating func array() -> [[String: String]]? {
+    /// `[ {…}, … ]` of segment objects, each made a ``Segment`` as it is read.
+    private mutating func array() -> Category? {
         skipWhitespace()
         guard take(UInt8(ascii: "[")) else { return nil }
-        var items: [[String: String]] = []
+        var category = Category()
         skipWhitespace()
-        if take(UInt8(ascii: "]")) { return items }
+        if take(UInt8(ascii: "]")) { return category }
         while true {
-            var fields: [String: String] = [:]
+            var id: String?
+            var segmentationId: String?
+            var attributes: [String: String] = [:]
             let complete = object { key, parser in
-                guard fields[key] == nil, let value = parser.string() else { return false }
-                fields[key] = value
+                guard let value = parser.string() else { return false }
+                switch key {
+                case Segment.idKey:
+                    guard id == nil else { return false }
+                    id = value
+                case Segment.segmentationIdKey:
+                    guard segmentationId == nil else { return false }
+                    segmentationId = value
+                default:
+                    guard attributes.updateValue(value, forKey: key) == nil else { return false }
+                }
                 return true
             }
             guard complete else { return nil }
-            items.append(fields)
+            if let id, let segmentationId {
+                category.segments.append(Segment(id: id, segmentationId: segmentationId, attributes: attributes))
+            } else {
+                category.dropped += 1
+            }
             skipWhitespace()
             if take(UInt8(ascii: ",")) { continue }
-            return take(UInt8(ascii: "]")) ? items : nil
+            return take(UInt8(ascii: "]")) ? category : nil
         }
     }
 
