@@ -9,16 +9,17 @@
 # listed below with the kind of table and the runs it shows (LABEL=FILE, files relative to the
 # repository root):
 #   results  `segments-bench --markdown-results`: one row per figure of the runs, a later run
-#            replacing the benchmarks it re-measured. Rows come from the JSON, so a figure added
-#            to the benchmarks appears here with its next committed run, without editing this script.
+#            replacing the benchmarks it re-measured; an `--only LIST` first picks benchmarks.
+#            Rows come from the JSON, so a figure added to the benchmarks appears here with its
+#            next committed run, without editing this script.
 #   compare  `segments-bench --markdown`: the same figures side by side, a column group per run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 declare -A tables=(
-    [results]="results A=Docs/Performance.json churn=Docs/Performance-churn.json fanout=Docs/Performance-fanout.json engine=Docs/Performance-Engine.json"
+    [results]="results --only 1,2,3,4,5,8,9 record=Docs/Performance.json"
     [lru]="compare before=Docs/Performance-LRU-before.json after=Docs/Performance-LRU.json"
-    [callers]="results run=Docs/Performance-CallersThread.json engine=Docs/Performance-Engine-Callers.json"
+    [callers]="results --only 6,7,10,11 record=Docs/Performance.json"
 )
 
 doc=Docs/Performance.md
@@ -28,13 +29,18 @@ out=$(mktemp)
 cp "$doc" "$out"
 for name in $(printf '%s\n' "${!tables[@]}" | sort); do
     read -r kind runs <<<"${tables[$name]}"
+    only=()
+    if [[ $runs == --only\ * ]]; then
+        read -r _ list runs <<<"$runs"
+        only=(--only "$list")
+    fi
     case $kind in
         results) option=--markdown-results ;;
         compare) option=--markdown ;;
         *) echo "error: unknown table kind '$kind' for $name" >&2; exit 1 ;;
     esac
     # shellcheck disable=SC2086  # the run list is split on purpose
-    table=$("$bench" "$option" $runs)
+    table=$("$bench" "$option" $runs ${only[@]+"${only[@]}"})
     begin="<!-- generated: $name -->"
     end="<!-- end generated: $name -->"
     grep -qF "$begin" "$out" || { echo "error: $doc has no '$begin' marker" >&2; exit 1; }

@@ -20,8 +20,11 @@ import SegmentsTesting
 ///   part of a durable append (the fsync follows on the storage queue).
 /// - 10f: `configure` on 10,000 queued events and 3 × 1,000 stored segments; the floor reads the
 ///   customer file with a fresh store (what configure must read itself).
-/// - 10g–10l: `addListener`, `removeListener`, a cache-hit `getSegments` (completion form: until
+/// - 10g–10k: `addListener`, `removeListener`, a cache-hit `getSegments` (completion form: until
 ///   the call returns; `async` form: until the await resumes) and `customerCookie`.
+/// - 10l: `configure` at once after `anonymize`, on 10,000 queued events (the configuration before
+///   was configured and loaded): the customer's save is still queued and the queue loads again,
+///   and neither may be waited for (see Behaviour R1); the floor is 10f's, measured in these rounds.
 struct CallersThreadBenchmark {
     let options: BenchOptions
     let template: StorageTemplate
@@ -30,6 +33,7 @@ struct CallersThreadBenchmark {
         var figures = try await trackEvent()
         figures.append(try journalAppend())
         figures.append(try configure())
+        figures.append(try configureAfterAnonymize())
         figures += try await registrationsAndReads()
         return figures
     }
@@ -168,6 +172,57 @@ struct CallersThreadBenchmark {
         figure.details = ["target": 10e6, "backgroundLoadDoneMedianNs": loaded.median, "max": configure.max]
         figure.notes.append(
             "median of \(rounds) configures, each on a fresh copy of the directory (files in the page cache); configure takes the directory's lock, reads the customer file and returns; the baseline and the queue were loaded on the storage queue \(Format.duration(ns: loaded.median)) after configure began")
+        figure.notes += Fixtures.notes(from: logger)
+        return figure
+    }
+
+    /// 10l: the previous configuration configured and loaded, then `anonymize()`, then `configure`
+    /// timed at once, on a fresh copy of the template each round.
+    private func configureAfterAnonymize() throws -> Figure {
+        let rounds = options.pick(full: 9, quick: 3)
+        let logger = Fixtures.logger()
+        var configure = Samples(), floor = Samples(), loaded = Samples()
+        for round in 0..<(rounds + 1) {
+            let copy = try template.copy(in: options.scratch, "configure-anonymize")
+            defer { copy.remove() }
+            let floorNs = Stopwatch.time { Blackhole.consume(FileCustomerStore(directory: copy.url, logger: logger).load()?.values.count ?? 0) }
+            let storage = DispatchQueue(label: "bench.storage")
+            let client = SegmentsClient(options: .init(runtime: SegmentsRuntime(logger: logger), timings: SegmentationTimings(cache: CacheFreshness(maxAge: 1e6)), storage: .directory(copy.url), storageQueue: storage))
+            let configuration = SegmentsClient.Configuration(
+                backend: .custom(id: "bench-configure", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()),
+                flushingMode: .manual)
+            try client.configure(configuration)
+            storage.sync {}  // untimed: the previous configuration is loaded
+            guard client.queuedEventCount == template.queuedEvents else {
+                throw BenchFailure("benchmark 10l: the client did not load the template")
+            }
+            client.anonymize()
+            let anonymous = client.customerCookie
+            let start = Stopwatch.now()
+            try client.configure(configuration)
+            let configured = Stopwatch.now()
+            storage.sync {}
+            let done = Stopwatch.now()
+            guard anonymous != template.customer.cookie, client.customerCookie == anonymous,
+                client.queuedEventCount == template.queuedEvents
+            else {
+                throw BenchFailure("benchmark 10l: configure after anonymize lost the new customer or the queue")
+            }
+            client.stop()
+            storage.sync {}
+            guard round > 0 else { continue }
+            configure.append(Double(configured - start))
+            floor.append(Double(floorNs))
+            loaded.append(Double(done - start))
+        }
+        var figure = Figure(
+            id: "10l",
+            title: "configure right after anonymize, caller's cost, \(Format.count(template.queuedEvents)) queued: p50",
+            value: configure.median, unit: "ns", display: Format.duration(ns: configure.median),
+            baseline: ("read the customer file with a fresh store", floor.median, Format.duration(ns: floor.median)))
+        figure.details = ["target": 10e6, "backgroundLoadDoneMedianNs": loaded.median, "max": configure.max]
+        figure.notes.append(
+            "median of \(rounds) rounds, each on a fresh copy of the directory: configure and wait for the load (untimed), anonymize, then configure timed at once while the new customer's save is queued; the queue was loaded again on the storage queue \(Format.duration(ns: loaded.median)) after that configure began")
         figure.notes += Fixtures.notes(from: logger)
         return figure
     }

@@ -12,7 +12,10 @@ import SegmentsTesting
 /// exactly one segment to `discovery`. Two clients run alternately, one on file storage (the
 /// default: the event append and the baseline save are synced to disk) and one in memory; the
 /// floor, interleaved with them, is the network part alone: the same two requests (POST the event,
-/// GET the segments) sent directly through the SDK's URLSession transport.
+/// GET the segments) sent directly through the SDK's URLSession transport. The floor's customer
+/// climbs the same ladder (its event is a `view_item` too, with the same headers and body shape),
+/// so the emulator does the same work for it: the same rule matches and the same answer, one
+/// segment longer each run, to encode and send.
 struct LoopbackLatencyBenchmark {
     let options: BenchOptions
 
@@ -123,28 +126,40 @@ private final class LadderClient: Sendable {
 }
 
 /// The network floor of benchmark 5: the event upload and the segments fetch, sent straight
-/// through the transport for a customer of its own.
+/// through the transport for a customer of its own. The requests are the SDK's, built by hand:
+/// the same headers, a body of the same shape (a `view_item` event with one string property and
+/// a fractional timestamp), and a cookie as long as the SDK's UUID, so the emulator answers the
+/// floor's fetch with as many segments as the clients' and neither side gets less work.
 struct DirectRequests {
-    static let cookie = "floor"
+    static let cookie = "f1005000-0000-4000-8000-000000000000"
 
     let baseURL: URL
     let transport: URLSessionSegmentsTransport
 
     /// Nanoseconds for one POST of an event and one GET of the segments, back to back.
     func roundTrip(_ run: Int) async throws -> Double {
-        let body = #"{"customer_ids":{"cookie":"\#(Self.cookie)"},"event_type":"ping","properties":{"n":\#(run)},"timestamp":1700000000}"#
+        let timestamp = Date().timeIntervalSince1970
+        let body = #"{"customer_ids":{"cookie":"\#(Self.cookie)"},"event_type":"view_item","properties":{"sku":"SKU-\#(run)"},"timestamp":\#(timestamp)}"#
+        let headers: SegmentsHTTPHeaders = [
+            "Content-Type": "application/json", "Accept": "application/json", "Authorization": "Token key",
+            "User-Agent": BloomreachConfiguration.defaultUserAgent,
+        ]
         let post = SegmentsHTTPRequest(
             method: .post, url: baseURL.appendingPathComponent("track/v2/projects/bench/customers/events"),
-            headers: ["Content-Type": "application/json", "Authorization": "Token key"], body: Data(body.utf8))
+            headers: headers, body: Data(body.utf8))
         let get = SegmentsHTTPRequest(
             url: URL(string: baseURL.absoluteString + "/webxp/projects/bench/segments?cookie=\(Self.cookie)")!,
-            headers: ["Authorization": "Token key"])
+            headers: headers)
         let start = Stopwatch.now()
         let posted = try await transport.send(post)
         let fetched = try await transport.send(get)
         let elapsed = Stopwatch.now() - start
         guard posted.isSuccess, fetched.isSuccess else {
             throw BenchFailure("benchmark 5: the direct requests failed (\(posted.status), \(fetched.status))")
+        }
+        // The same emulator work as the clients': the answer already holds this run's segment.
+        guard String(decoding: fetched.body, as: UTF8.self).contains(#""step-\#(run)""#) else {
+            throw BenchFailure("benchmark 5: the direct fetch of run \(run) lacks segment step-\(run)")
         }
         return Double(elapsed)
     }

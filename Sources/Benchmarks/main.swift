@@ -8,7 +8,7 @@ do {
     } else if let runs = options.markdownRuns {
         print(try MarkdownTable.render(runs))
     } else if let runs = options.markdownResults {
-        print(try MarkdownTable.renderResults(runs))
+        print(try MarkdownTable.renderResults(runs, only: options.only))
     } else if let child = options.child {
         try await MemoryBenchmark.runChild(child, quick: options.quick)
     } else {

@@ -66,7 +66,7 @@ public final class SegmentsClient: Sendable {
         let pipeline = TrackingPipeline(
             dependencies: .init(
                 runtime: options.runtime, retry: options.uploadRetry, storageQueue: storageQueue, capacity: options.eventQueueCapacity),
-            store: integration.events, uploader: integration.uploader, mode: .manual,
+            store: integration.events, uploader: integration.uploader, mode: .manual, loadsAtOnce: false,
             onUploaded: { [weak engine] in engine?.reloadAfterUpload() })
         var onEnd: (@Sendable (CustomerIds) -> Void)?
         if let claim = integration.claim {
@@ -89,6 +89,9 @@ public final class SegmentsClient: Sendable {
                 tracking: pipeline, integrationID: integration.integrationID, storageID: integration.storageID,
                 handedOverCustomer: integration.handedOverCustomer, onEnd: onEnd),
             flushingMode: configuration.namesFlushingMode ? configuration.flushingMode : nil)
+        // After the engine queued its baseline's load: a cold start's first read waits for the
+        // baseline only, not for the journal behind it (see Behaviour R3; benchmark 6).
+        pipeline.startLoading()
     }
 
     /// Whether ``configure(_:)`` succeeded and ``stop()`` did not follow.

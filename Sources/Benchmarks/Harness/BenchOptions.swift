@@ -5,7 +5,7 @@ struct BenchOptions: Sendable {
     static let usage = """
         usage: segments-bench [--quick] [--json FILE] [--only 1,2,...] [--segments-binary PATH] [--scratch DIR]
                segments-bench --markdown LABEL=FILE [LABEL=FILE ...]
-               segments-bench --markdown-results LABEL=FILE [LABEL=FILE ...]
+               segments-bench --markdown-results LABEL=FILE [LABEL=FILE ...] [--only 1,2,...]
 
         Measures the RealtimeSegments SDK; every figure is printed beside a baseline measured in
         the same run, so a busy machine slows both. Build in release mode:
@@ -23,7 +23,8 @@ struct BenchOptions: Sendable {
                                  puts it into Docs/Performance.md)
           --markdown-results LABEL=FILE
                                  measure nothing: every figure of the runs as one Markdown table,
-                                 a row per figure; a later run replaces the benchmarks it measured
+                                 a row per figure; a later run replaces the benchmarks it measured;
+                                 with --only, the rows of these benchmarks alone
           -h, --help             this text
 
         Benchmarks:

@@ -68,8 +68,9 @@ enum MarkdownTable {
     /// the same number), so a re-run of one benchmark (`--only 2`) is listed after the full run it
     /// updates. Rows are ordered by benchmark number, then as in their run; the last column names
     /// the run each row comes from. A figure added to the benchmarks appears with the next run,
-    /// without any change here.
-    static func renderResults(_ arguments: [String]) throws -> String {
+    /// without any change here. With `only`, the rows of those benchmarks alone (a document can
+    /// show one run in several tables).
+    static func renderResults(_ arguments: [String], only: Set<Int>? = nil) throws -> String {
         let runs = try runs(arguments, option: "--markdown-results")
         var rows: [(benchmark: Int, run: Run, figure: Figure)] = []
         for run in runs {
@@ -77,6 +78,7 @@ enum MarkdownTable {
             rows.removeAll { measured.contains($0.benchmark) }
             rows += run.report.figures.map { (benchmark(of: $0.id), run, $0) }
         }
+        if let only { rows.removeAll { !only.contains($0.benchmark) } }
         // A stable sort: equal benchmarks keep their run's order.
         let ordered = rows.enumerated().sorted { ($0.element.benchmark, $0.offset) < ($1.element.benchmark, $1.offset) }
         let header = ["#", "figure (median unless stated)", "measured", "baseline, same run", "ratio", "run"]

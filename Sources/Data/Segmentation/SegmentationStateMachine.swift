@@ -1087,7 +1087,8 @@ struct ListenerRegistry: Sendable {
         guard var index = byCategory.removeValue(forKey: category) else { return }
         defer { byCategory[category] = index }
         let checkFirstLoad = firstLoad && !awaitingFirstLoad.isEmpty
-        let wanted = Set(segments)
+        // Built only when a listener's last list must be compared (not for a changed category).
+        lazy var wanted = Set(segments)
         // Listeners told together share one array: compare each distinct one once.
         var lastCompared: [Segment]?
         var lastDiffers = false
@@ -1097,7 +1098,7 @@ struct ListenerRegistry: Sendable {
             if !tellIt, let told = index.told[position] {
                 if lastCompared == nil || told != lastCompared! {
                     lastCompared = told
-                    lastDiffers = Set(told) != wanted
+                    lastDiffers = told != segments && Set(told) != wanted
                 }
                 tellIt = lastDiffers
             }

@@ -61,12 +61,16 @@ package final class TrackingPipeline: Sendable {
     private let driver: Driver
     private let store: any EventQueueStore
     private let clock: any Clock
+    private let storageQueue: DispatchQueue
 
     /// A pipeline over `store` that uploads with `uploader` and calls `onUploaded` after each
-    /// success (T3). The stored items load on the storage queue, in the background (see Behaviour R3, E4).
+    /// success (T3). The stored items load on the storage queue, in the background (see Behaviour
+    /// R3, E4): queued there at once, or, with `loadsAtOnce: false`, when ``startLoading()`` is
+    /// called, so that a client can queue its baseline's load first (the first `getSegments` of
+    /// a cold start waits only for the baseline, not for a long journal).
     package init(
         dependencies: Dependencies, store: any EventQueueStore, uploader: any EventUploader,
-        mode: FlushingMode = .immediate, onUploaded: @escaping @Sendable () -> Void
+        mode: FlushingMode = .immediate, loadsAtOnce: Bool = true, onUploaded: @escaping @Sendable () -> Void
     ) {
         let ports = Ports(
             store: store, uploader: uploader, onUploaded: onUploaded, runtime: dependencies.runtime,
@@ -82,7 +86,16 @@ package final class TrackingPipeline: Sendable {
         self.driver = driver
         self.store = store
         self.clock = dependencies.runtime.clock
-        dependencies.storageQueue.async {
+        self.storageQueue = dependencies.storageQueue
+        if loadsAtOnce { startLoading() }
+    }
+
+    /// Queues the load of the stored items on the storage queue; call it once, and only for a
+    /// pipeline made with `loadsAtOnce: false`. Until the items are loaded, tracking and flushes
+    /// are served as while any load runs (see Behaviour R3).
+    package func startLoading() {
+        let store = self.store
+        storageQueue.async { [driver] in
             let stored = store.load()
             driver.transition { machine, _ in machine.loaded(stored) }
         }

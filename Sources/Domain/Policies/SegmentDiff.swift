@@ -32,7 +32,8 @@ package enum SegmentDiff {
             if !sameCustomer && new[category] != nil {
                 isChange = true
             } else {
-                isChange = Set(before) != Set(after)
+                // The same list in the same order is the common "no change", and cheap to see.
+                isChange = before != after && Set(before) != Set(after)
             }
             if isChange { changed[category] = after }
         }
