@@ -57,21 +57,21 @@ extension SegmentsClient {
     /// - Returns: the stamp used.
     @discardableResult
     private func queue(
-        _ enqueue: (SegmentationEngine.Stamp, TrackingPipeline) throws -> TrackedEvent
+        _ enqueue: (SegmentationEngine.Stamp, TrackingPipeline) throws -> TrackingPipeline.Written
     ) throws -> SegmentationEngine.Stamp {
         for attempt in 1...3 {
             let stamp = try configuredStamp
             guard let pipeline = stamp.tracking else { throw SegmentsError.notConfigured }
-            let event: TrackedEvent
+            let written: TrackingPipeline.Written
             do {
-                event = try enqueue(stamp, pipeline)
+                written = try enqueue(stamp, pipeline)
             } catch let error as SegmentsError where error.code == .stopped && attempt < 3 && engine.isConfigured {
                 continue
             }
-            if let now = engine.stamp, let successor = now.tracking, successor !== pipeline,
+            if !written.queued, let now = engine.stamp, let successor = now.tracking, successor !== pipeline,
                 now.storageID != nil, now.storageID == stamp.storageID
             {
-                successor.adopt(event)
+                successor.adopt(written.event)
             }
             return stamp
         }

@@ -411,7 +411,7 @@ import Testing
                 _ = machine.stop()
                 return machine
             },
-            { $0.appended(item("a")) },
+            { $0.appended(item("a")).1 },
             state: "stopped", steps: ["sync"]),
     ]
 
@@ -446,6 +446,6 @@ extension TrackingStateMachine {
     /// An item `name` admitted and written (what `track` does around the caller's write).
     fileprivate mutating func tracked(_ name: String) -> Steps<Action> {
         try! admit()
-        return appended(TrackingStateMachineTests.item(name))
+        return appended(TrackingStateMachineTests.item(name)).1
     }
 }

@@ -122,10 +122,10 @@ package final class SegmentationEngine: Sendable {
     // MARK: - Lifecycle
 
     /// Whether configured and not stopped.
-    package var isConfigured: Bool { driver.read(\.isConfigured) }
+    package var isConfigured: Bool { driver.read { $0.isConfigured } }
 
     /// The current customer, or `nil` before configuration and after stop.
-    package var customer: CustomerIds? { driver.read(\.customer) }
+    package var customer: CustomerIds? { driver.read { $0.customer } }
 
     /// Configures the engine with an integration's ports (see Behaviour T2, T6, A4, R1, R3).
     ///
@@ -173,7 +173,7 @@ package final class SegmentationEngine: Sendable {
 
     /// The customer a tracked item is stamped with and the pipeline of the same configuration,
     /// read in one step (see Behaviour A4); `nil` when not configured.
-    package var stamp: Stamp? { driver.read(\.stamp) }
+    package var stamp: Stamp? { driver.read { $0.stamp } }
 
     /// Merges hard ids into the current customer if it is still `expected` — the customer the
     /// customer update was queued stamped with (see Behaviour E1, T4, A4) — or unconditionally
@@ -190,7 +190,7 @@ package final class SegmentationEngine: Sendable {
     /// switches the configured pipeline in the same total order as the other lifecycle calls
     /// (see Behaviour A4) and warns once when listeners exist and it is not immediate (T8).
     package var flushingMode: FlushingMode {
-        get { driver.read(\.flushingMode) }
+        get { driver.read { $0.flushingMode } }
         set { driver.transition { machine, _ in machine.setFlushingMode(newValue) } }
     }
 
@@ -227,7 +227,7 @@ package final class SegmentationEngine: Sendable {
 
     /// How many listeners are registered (owners that are gone do not count).
     package var listenerCount: Int {
-        let (registered, owners) = driver.read(\.listenerCount)
+        let (registered, owners) = driver.read { $0.listenerCount }
         // Owners are looked at after the lock: a look holds the object for a moment (see Behaviour D7).
         return registered - owners.filter { $0.object == nil }.count
     }

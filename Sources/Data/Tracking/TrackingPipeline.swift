@@ -104,13 +104,14 @@ package final class TrackingPipeline: Sendable {
     /// Queues an event stamped with `customer`'s ids (see Behaviour E1). It returns once the item is written
     /// to the queue (it survives the process being killed); the sync for power loss follows on the
     /// storage queue within moments (R2).
-    /// - Returns: the queued item.
+    /// - Returns: the item written, and whether this pipeline queued it: `false` when it was stopped
+    ///   while the item was written (the item is on disk; see ``adopt(_:)``).
     /// - Throws: ``SegmentsError`` `.invalidConfiguration` for properties that could not be
     ///   replayed (E6), `.storage` when the queue is full or cannot be written, `.stopped`.
     @discardableResult
     package func track(
         eventType: String, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
-    ) throws -> TrackedEvent {
+    ) throws -> Written {
         try enqueue(.event(type: eventType), properties: properties, timestamp: timestamp, customer: customer)
     }
 
@@ -118,7 +119,7 @@ package final class TrackingPipeline: Sendable {
     @discardableResult
     package func trackCustomerUpdate(
         properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
-    ) throws -> TrackedEvent {
+    ) throws -> Written {
         try enqueue(.customerUpdate, properties: properties, timestamp: timestamp, customer: customer)
     }
 
@@ -169,7 +170,7 @@ package final class TrackingPipeline: Sendable {
 
     private func enqueue(
         _ kind: TrackedEvent.Kind, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
-    ) throws -> TrackedEvent {
+    ) throws -> Written {
         try ReplayableEvent.check(properties)
         let event = TrackedEvent(
             kind: kind, customerIds: customer, properties: properties, timestamp: timestamp ?? clock.now())
@@ -189,8 +190,16 @@ package final class TrackingPipeline: Sendable {
             driver.transition(at: Self.untimed) { machine, _ in machine.appendFailed() }
             throw SegmentsError.wrapping(error, as: .storage)
         }
-        driver.transition(at: Self.untimed) { machine, _ in machine.appended(event) }
-        return event
+        let queued = driver.transition(at: Self.untimed) { machine, _ in machine.appended(event) }
+        return Written(event: event, queued: queued)
+    }
+
+    /// An item `track` wrote, and whether this pipeline queued it.
+    package struct Written: Sendable {
+        /// The item, as written to the journal.
+        package let event: TrackedEvent
+        /// `false` when the pipeline was stopped while the item was written.
+        package let queued: Bool
     }
 
     /// The moment handed to transitions that read no time (admitting and queueing an item): the

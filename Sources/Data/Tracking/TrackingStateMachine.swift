@@ -169,7 +169,8 @@ struct TrackingStateMachine: DrivenStateMachine {
 
     /// The admitted item is in the journal: queue it (in immediate mode, upload it unless a retry
     /// waits), and make sure a sync follows (group commit, see Behaviour R2).
-    mutating func appended(_ event: TrackedEvent) -> Steps<Action> {
+    /// Returns whether the item was queued here: `false` when the pipeline stopped meanwhile.
+    mutating func appended(_ event: TrackedEvent) -> (Bool, Steps<Action>) {
         appendsInProgress -= 1
         var steps = Steps<Action>()
         if !syncPending {
@@ -179,12 +180,12 @@ struct TrackingStateMachine: DrivenStateMachine {
         switch state {
         case .loading, .running:
             queue(event, &steps)
+            return (true, steps)
         case .stopped:
-            break  // on disk already: the next start uploads it (or the successor adopts it)
+            return (false, steps)  // on disk already: the next start uploads it (or the successor adopts it)
         case .modifying:
             preconditionFailure("Tracking: appended during another transition")
         }
-        return steps
     }
 
     /// An item that the pipeline this one replaced on the same store wrote after it had stopped
