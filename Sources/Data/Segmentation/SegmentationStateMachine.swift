@@ -1087,8 +1087,6 @@ struct ListenerRegistry: Sendable {
         guard var index = byCategory.removeValue(forKey: category) else { return }
         defer { byCategory[category] = index }
         let checkFirstLoad = firstLoad && !awaitingFirstLoad.isEmpty
-        // Built only when a listener's last list must be compared (not for a changed category).
-        lazy var wanted = Set(segments)
         // Listeners told together share one array: compare each distinct one once.
         var lastCompared: [Segment]?
         var lastDiffers = false
@@ -1098,7 +1096,7 @@ struct ListenerRegistry: Sendable {
             if !tellIt, let told = index.told[position] {
                 if lastCompared == nil || told != lastCompared! {
                     lastCompared = told
-                    lastDiffers = told != segments && Set(told) != wanted
+                    lastDiffers = !SegmentDiff.sameSegments(told, segments)
                 }
                 tellIt = lastDiffers
             }

@@ -32,11 +32,29 @@ package enum SegmentDiff {
             if !sameCustomer && new[category] != nil {
                 isChange = true
             } else {
-                // The same list in the same order is the common "no change", and cheap to see.
-                isChange = before != after && Set(before) != Set(after)
+                isChange = !sameSegments(before, after)
             }
             if isChange { changed[category] = after }
         }
         return changed
+    }
+
+    /// Whether two lists hold the same segments, in any order (see Behaviour D2). The same list in
+    /// the same order is the common "no change" and cheap to see; lists whose ids differ — the
+    /// common change — are told apart by their ids alone, without hashing every segment's
+    /// attributes; only lists with the same ids are compared in full.
+    package static func sameSegments(_ first: [Segment], _ second: [Segment]) -> Bool {
+        if first == second { return true }
+        func ids(_ list: [Segment]) -> Set<SegmentIds> {
+            Set(list.lazy.map { SegmentIds(id: $0.id, segmentationId: $0.segmentationId) })
+        }
+        guard ids(first) == ids(second) else { return false }
+        return Set(first) == Set(second)
+    }
+
+    /// The two ids of a segment: a cheap key before a full comparison.
+    private struct SegmentIds: Hashable {
+        let id: String
+        let segmentationId: String
     }
 }
