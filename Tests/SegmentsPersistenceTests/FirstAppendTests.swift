@@ -225,6 +225,23 @@ import Testing
         }
     }
 
+    /// Found by the fuzz target: an unusable first line, a later header, and damaged lines after
+    /// it. The items after the later header that can be read are kept, and the file as it was
+    /// found is set aside whole — the damage after the header is not dropped without a copy (P2).
+    @Test func p2_damageAfterALaterHeaderIsSetAsideWithTheWholeFile() throws {
+        try TemporaryDirectory.with { dir in
+            let stored = Fixtures.events(2)
+            let valid = try journal(with: stored, in: dir)
+            let found = Data("\n".utf8) + valid + Data("{\"op\":\"anpend\"}\n".utf8)
+            try dir.write(found, to: Self.fileName)
+            let log = LineLog(level: .warning)
+            #expect(FileEventQueueStore(directory: dir.storage, logger: log).load() == stored)
+            #expect(!log.problems.isEmpty)
+            #expect(dir.contents(of: "\(Self.fileName).corrupt-1") == found, "the file as it was found")
+            #expect(FileEventQueueStore(directory: dir.storage, logger: LineLog()).load() == stored)
+        }
+    }
+
     /// The same in one process: the load finds the damage the appends were written after.
     @Test func r3_p2_theLoadKeepsAppendsMadeAfterUnreadableLinesAndSetsAsideOnlyTheOldBytes() throws {
         try TemporaryDirectory.with { dir in

@@ -128,9 +128,11 @@ struct EventJournal: Sendable {
         }
         var state = JournalState(size: replay.completeLength, recordLines: replay.recordLines, events: replay.events)
         if let problem = replay.headerProblem, let later = replay.laterHeaderOffset {
-            // The items appended after the later header are kept; the bytes before it are set
-            // aside as they were (without the newline that ended them).
-            let asideName = directory.setAside(Self.fileName, contents: data.prefix(originalLength ?? (later - 1)))
+            // The items appended after the later header are kept. The bytes before it are set aside
+            // as they were (without the newline that ended them) — or, when lines after it are
+            // damaged too, the whole file as it was found, before this process's appends.
+            let aside = replay.unreadableLines > 0 ? (originalLength ?? data.count) : (originalLength ?? (later - 1))
+            let asideName = directory.setAside(Self.fileName, contents: data.prefix(aside))
             diagnostics.setAside(Self.fileName, problem: problem.problem, asideName: asideName, detail: problem.detail)
             try compact(&state)
             return state
