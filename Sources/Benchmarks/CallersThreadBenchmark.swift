@@ -139,31 +139,13 @@ struct CallersThreadBenchmark {
     private func configure() throws -> Figure {
         let rounds = options.pick(full: 9, quick: 3)
         let logger = Fixtures.logger()
-        var configure = Samples(), floor = Samples(), loaded = Samples()
-        for round in 0..<(rounds + 1) {
-            let copy = try template.copy(in: options.scratch, "configure")
-            defer { copy.remove() }
-            let floorNs = Stopwatch.time { Blackhole.consume(FileCustomerStore(directory: copy.url, logger: logger).load()?.values.count ?? 0) }
-            let storage = DispatchQueue(label: "bench.storage")
-            let client = SegmentsClient(options: .init(runtime: SegmentsRuntime(logger: logger), timings: SegmentationTimings(cache: CacheFreshness(maxAge: 1e6)), storage: .directory(copy.url), storageQueue: storage))
-            let configuration = SegmentsClient.Configuration(
-                backend: .custom(id: "bench-configure", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()),
-                flushingMode: .manual)
-            let start = Stopwatch.now()
-            try client.configure(configuration)
-            let configured = Stopwatch.now()
-            storage.sync {}
-            let done = Stopwatch.now()
-            guard client.queuedEventCount == template.queuedEvents, client.customerCookie == template.customer.cookie else {
-                throw BenchFailure("benchmark 10f: the client did not load the template")
-            }
-            client.stop()
-            storage.sync {}
-            guard round > 0 else { continue }
-            configure.append(Double(configured - start))
-            floor.append(Double(floorNs))
-            loaded.append(Double(done - start))
-        }
+        let (configure, floor, loaded) = try configureRounds(
+            rounds, "configure", logger: logger, prepare: { _, _, _ in },
+            check: { client in
+                guard client.queuedEventCount == template.queuedEvents, client.customerCookie == template.customer.cookie else {
+                    throw BenchFailure("benchmark 10f: the client did not load the template")
+                }
+            })
         var figure = Figure(
             id: "10f",
             title: "configure, caller's cost, \(Format.count(template.queuedEvents)) queued + 3 × \(Format.count(template.segmentsPerCategory)) segments",
@@ -181,40 +163,26 @@ struct CallersThreadBenchmark {
     private func configureAfterAnonymize() throws -> Figure {
         let rounds = options.pick(full: 9, quick: 3)
         let logger = Fixtures.logger()
-        var configure = Samples(), floor = Samples(), loaded = Samples()
-        for round in 0..<(rounds + 1) {
-            let copy = try template.copy(in: options.scratch, "configure-anonymize")
-            defer { copy.remove() }
-            let floorNs = Stopwatch.time { Blackhole.consume(FileCustomerStore(directory: copy.url, logger: logger).load()?.values.count ?? 0) }
-            let storage = DispatchQueue(label: "bench.storage")
-            let client = SegmentsClient(options: .init(runtime: SegmentsRuntime(logger: logger), timings: SegmentationTimings(cache: CacheFreshness(maxAge: 1e6)), storage: .directory(copy.url), storageQueue: storage))
-            let configuration = SegmentsClient.Configuration(
-                backend: .custom(id: "bench-configure", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()),
-                flushingMode: .manual)
-            try client.configure(configuration)
-            storage.sync {}  // untimed: the previous configuration is loaded
-            guard client.queuedEventCount == template.queuedEvents else {
-                throw BenchFailure("benchmark 10l: the client did not load the template")
-            }
-            client.anonymize()
-            let anonymous = client.customerCookie
-            let start = Stopwatch.now()
-            try client.configure(configuration)
-            let configured = Stopwatch.now()
-            storage.sync {}
-            let done = Stopwatch.now()
-            guard anonymous != template.customer.cookie, client.customerCookie == anonymous,
-                client.queuedEventCount == template.queuedEvents
-            else {
-                throw BenchFailure("benchmark 10l: configure after anonymize lost the new customer or the queue")
-            }
-            client.stop()
-            storage.sync {}
-            guard round > 0 else { continue }
-            configure.append(Double(configured - start))
-            floor.append(Double(floorNs))
-            loaded.append(Double(done - start))
-        }
+        let anonymous = LockedValue<String?>(nil)
+        let (configure, floor, loaded) = try configureRounds(
+            rounds, "configure-anonymize", logger: logger,
+            prepare: { client, storage, configuration in
+                try client.configure(configuration)
+                storage.sync {}  // untimed: the previous configuration is loaded
+                guard client.queuedEventCount == template.queuedEvents else {
+                    throw BenchFailure("benchmark 10l: the client did not load the template")
+                }
+                client.anonymize()
+                anonymous.withLock { $0 = client.customerCookie }
+            },
+            check: { client in
+                let cookie = anonymous.withLock { $0 }
+                guard cookie != template.customer.cookie, client.customerCookie == cookie,
+                    client.queuedEventCount == template.queuedEvents
+                else {
+                    throw BenchFailure("benchmark 10l: configure after anonymize lost the new customer or the queue")
+                }
+            })
         var figure = Figure(
             id: "10l",
             title: "configure right after anonymize, caller's cost, \(Format.count(template.queuedEvents)) queued: p50",
@@ -225,6 +193,42 @@ struct CallersThreadBenchmark {
             "median of \(rounds) rounds, each on a fresh copy of the directory: configure and wait for the load (untimed), anonymize, then configure timed at once while the new customer's save is queued; the queue was loaded again on the storage queue \(Format.duration(ns: loaded.median)) after that configure began")
         figure.notes += Fixtures.notes(from: logger)
         return figure
+    }
+
+    /// `rounds` timed `configure` calls (after one untimed warm-up round), each on a fresh copy of
+    /// the template with a new client: `prepare` runs first, untimed; `check` after the background
+    /// load. Returns the caller's cost, the floor (reading the customer file with a fresh store),
+    /// and the time until the load was done.
+    private func configureRounds(
+        _ rounds: Int, _ name: String, logger: CapturingLogger,
+        prepare: (SegmentsClient, DispatchQueue, SegmentsClient.Configuration) throws -> Void,
+        check: (SegmentsClient) throws -> Void
+    ) throws -> (configure: Samples, floor: Samples, loaded: Samples) {
+        var configure = Samples(), floor = Samples(), loaded = Samples()
+        for round in 0..<(rounds + 1) {
+            let copy = try template.copy(in: options.scratch, name)
+            defer { copy.remove() }
+            let floorNs = Stopwatch.time { Blackhole.consume(FileCustomerStore(directory: copy.url, logger: logger).load()?.values.count ?? 0) }
+            let storage = DispatchQueue(label: "bench.storage")
+            let client = SegmentsClient(options: .init(runtime: SegmentsRuntime(logger: logger), timings: SegmentationTimings(cache: CacheFreshness(maxAge: 1e6)), storage: .directory(copy.url), storageQueue: storage))
+            let configuration = SegmentsClient.Configuration(
+                backend: .custom(id: "bench-configure", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()),
+                flushingMode: .manual)
+            try prepare(client, storage, configuration)
+            let start = Stopwatch.now()
+            try client.configure(configuration)
+            let configured = Stopwatch.now()
+            storage.sync {}
+            let done = Stopwatch.now()
+            try check(client)
+            client.stop()
+            storage.sync {}
+            guard round > 0 else { continue }
+            configure.append(Double(configured - start))
+            floor.append(Double(floorNs))
+            loaded.append(Double(done - start))
+        }
+        return (configure, floor, loaded)
     }
 
     // MARK: listeners and reads
