@@ -14,8 +14,6 @@ struct ConfiguredIntegration {
     /// The claim of the storage folder: its owner lock, held while configured (see Behaviour P5),
     /// and what its previous owner handed over; `nil` without files.
     let claim: FileStoreRegistry.Claim?
-    /// The customer that client ended with (its save may still be queued there).
-    let handedOverCustomer: CustomerIds?
     /// Names the integration: backend, base URL and storage (see Behaviour T2).
     let integrationID: String
     /// Names where the customer is stored; `nil` for in-memory storage, new on every configure.
@@ -68,21 +66,18 @@ struct ConfiguredIntegration {
             baseline = claim.stores.baseline
             events = claim.stores.events
             self.claim = claim
-            handedOverCustomer = claim.previousCustomer
             storageID = "directory " + folder.standardizedFileURL.path
         case .inMemory:
             customer = InMemoryCustomerStore()
             baseline = InMemorySegmentBaselineStore()
             events = InMemoryEventQueueStore()
             claim = nil
-            handedOverCustomer = nil
             storageID = nil
         case .custom(let stores):
             customer = stores.customer
             baseline = stores.baseline
             events = stores.events
             claim = nil
-            handedOverCustomer = nil
             storageID = "custom stores"
         }
         integrationID = [configuration.backend.storageIntegrationId, endpoint, storageID ?? "in memory"].joined(separator: " | ")

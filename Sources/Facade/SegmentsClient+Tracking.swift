@@ -60,8 +60,8 @@ extension SegmentsClient {
         _ enqueue: (SegmentationEngine.Stamp, TrackingPipeline) throws -> TrackingPipeline.Written
     ) throws -> SegmentationEngine.Stamp {
         for attempt in 1...3 {
-            let stamp = try configuredStamp
-            guard let pipeline = stamp.tracking else { throw SegmentsError.notConfigured }
+            // The customer and the pipeline of one configuration, read in one step (see Behaviour A4).
+            guard let stamp = engine.stamp, let pipeline = stamp.tracking else { throw SegmentsError.notConfigured }
             let written: TrackingPipeline.Written
             do {
                 written = try enqueue(stamp, pipeline)

@@ -87,7 +87,7 @@ public final class SegmentsClient: Sendable {
             .init(
                 repository: integration.repository, customerStore: integration.customer, baselineStore: integration.baseline,
                 tracking: pipeline, integrationID: integration.integrationID, storageID: integration.storageID,
-                handedOverCustomer: integration.handedOverCustomer, onEnd: onEnd),
+                handedOverCustomer: integration.claim?.previousCustomer, onEnd: onEnd),
             flushingMode: configuration.namesFlushingMode ? configuration.flushingMode : nil)
         // After the engine queued its baseline's load: a cold start's first read waits for the
         // baseline only, not for the journal behind it (see Behaviour R3; benchmark 6).
@@ -112,14 +112,5 @@ public final class SegmentsClient: Sendable {
     /// Switches to a new anonymous customer (see Behaviour A1, A2).
     public func anonymize() {
         engine.anonymize()
-    }
-
-    /// The configured tracking pipeline and the customer to stamp on what it queues, read in one
-    /// step (see Behaviour A4).
-    var configuredStamp: SegmentationEngine.Stamp {
-        get throws {
-            guard let stamp = engine.stamp, stamp.tracking != nil else { throw SegmentsError.notConfigured }
-            return stamp
-        }
     }
 }
