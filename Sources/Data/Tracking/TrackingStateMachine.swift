@@ -329,29 +329,18 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// runs (T3), and the flush goes on with the next item or ends. After stop nothing is written:
     /// the item is uploaded again at the next start (a duplicate, never a loss: E4).
     mutating func uploadSucceeded(_ id: TrackedEvent.ID) -> Steps<Action> {
-        var steps = Steps<Action>()
-        switch state {
-        case .running:
-            modifyRunning { running in
-                let flush = running.takeFlush(uploading: id)
-                running.items.remove(id)
-                steps.append(.remove(id))
-                running.retryAttempt = 0
-                if let retryTimer = running.retryTimer {
-                    running.retryTimer = nil
-                    steps.cancel(retryTimer)
-                }
-                steps.append(.reportUploaded)
-                running.uploadNext(after: flush.cursor, uploaded: flush.uploaded + 1, waiters: flush.waiters, &steps)
+        uploadCameBack { running, steps in
+            let flush = running.takeFlush(uploading: id)
+            running.items.remove(id)
+            steps.append(.remove(id))
+            running.retryAttempt = 0
+            if let retryTimer = running.retryTimer {
+                running.retryTimer = nil
+                steps.cancel(retryTimer)
             }
-        case .stopped:
-            break
-        case .loading:
-            preconditionFailure("Tracking: an upload came back while the stored queue was still loading")
-        case .modifying:
-            preconditionFailure("Tracking: an upload came back during another transition")
+            steps.append(.reportUploaded)
+            running.uploadNext(after: flush.cursor, uploaded: flush.uploaded + 1, waiters: flush.waiters, &steps)
         }
-        return steps
     }
 
     /// The item out for upload failed (see Behaviour E3). A transient or authorization failure
@@ -360,52 +349,41 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// (the count is written in order), drops it at the limit with an error log, and the flush goes
     /// on with the next item. After stop nothing is written.
     mutating func uploadFailed(_ id: TrackedEvent.ID, _ failure: SegmentsError, at now: Moment) -> Steps<Action> {
-        var steps = Steps<Action>()
-        switch state {
-        case .running:
-            let mode = currentMode
-            let limits = self.limits
-            modifyRunning { running in
-                let flush = running.takeFlush(uploading: id)
-                if failure.isTransient || failure.isAuthorizationFailure {
-                    steps.append(.log(.warning, "Tracking: Upload failed, will retry: \(failure)"))
-                    if mode != .manual {
-                        running.retryAttempt += 1
-                        let delay = limits.retry.delay(
-                            attempt: running.retryAttempt, random: now.random, retryAfter: failure.retryAfter)
-                        if let retryTimer = running.retryTimer { steps.cancel(retryTimer) }
-                        let timer = running.makeTimer()
-                        running.retryTimer = timer
-                        steps.schedule(timer, after: delay)
-                    }
-                    if !flush.waiters.isEmpty { steps.append(.completeFlushes(flush.waiters, .failure(failure))) }
-                    return
+        let mode = currentMode
+        let limits = self.limits
+        return uploadCameBack { running, steps in
+            let flush = running.takeFlush(uploading: id)
+            if failure.isTransient || failure.isAuthorizationFailure {
+                steps.append(.log(.warning, "Tracking: Upload failed, will retry: \(failure)"))
+                if mode != .manual {
+                    running.retryAttempt += 1
+                    let delay = limits.retry.delay(
+                        attempt: running.retryAttempt, random: now.random, retryAfter: failure.retryAfter)
+                    if let retryTimer = running.retryTimer { steps.cancel(retryTimer) }
+                    let timer = running.makeTimer()
+                    running.retryTimer = timer
+                    steps.schedule(timer, after: delay)
                 }
-                guard var failed = running.items.item(id) else {
-                    preconditionFailure("Tracking: the item out for upload left the queue meanwhile")
-                }
-                failed.failedAttempts += 1
-                if failed.failedAttempts >= limits.maxPermanentFailures {
-                    running.items.remove(id)
-                    steps.append(.remove(id))
-                    steps.append(.log(.error, "Tracking: Dropped an item after \(failed.failedAttempts) failed uploads: \(failure)"))
-                } else {
-                    running.items.update(failed)
-                    steps.append(.update(failed))
-                    steps.append(.log(
-                        .warning,
-                        "Tracking: Upload failed (\(failed.failedAttempts) of \(limits.maxPermanentFailures) tries): \(failure)"))
-                }
-                running.uploadNext(after: flush.cursor, uploaded: flush.uploaded, waiters: flush.waiters, &steps)
+                if !flush.waiters.isEmpty { steps.append(.completeFlushes(flush.waiters, .failure(failure))) }
+                return
             }
-        case .stopped:
-            break
-        case .loading:
-            preconditionFailure("Tracking: an upload came back while the stored queue was still loading")
-        case .modifying:
-            preconditionFailure("Tracking: an upload came back during another transition")
+            guard var failed = running.items.item(id) else {
+                preconditionFailure("Tracking: the item out for upload left the queue meanwhile")
+            }
+            failed.failedAttempts += 1
+            if failed.failedAttempts >= limits.maxPermanentFailures {
+                running.items.remove(id)
+                steps.append(.remove(id))
+                steps.append(.log(.error, "Tracking: Dropped an item after \(failed.failedAttempts) failed uploads: \(failure)"))
+            } else {
+                running.items.update(failed)
+                steps.append(.update(failed))
+                steps.append(.log(
+                    .warning,
+                    "Tracking: Upload failed (\(failed.failedAttempts) of \(limits.maxPermanentFailures) tries): \(failure)"))
+            }
+            running.uploadNext(after: flush.cursor, uploaded: flush.uploaded, waiters: flush.waiters, &steps)
         }
-        return steps
     }
 
     // MARK: - Stopped
@@ -450,6 +428,23 @@ struct TrackingStateMachine: DrivenStateMachine {
 
     /// Runs `body` on the running payload in place (see ``modifyLoading(_:)``): the queue of up to
     /// 100,000 items is never copied. `body` must not touch the machine (pass it what it needs).
+    /// The upload out came back: `body` decides on the running queue. After stop nothing is
+    /// decided (nothing is written once stopped); while loading no upload can be out.
+    private mutating func uploadCameBack(_ body: (inout Running, inout Steps<Action>) -> Void) -> Steps<Action> {
+        var steps = Steps<Action>()
+        switch state {
+        case .running:
+            modifyRunning { body(&$0, &steps) }
+        case .stopped:
+            break
+        case .loading:
+            preconditionFailure("Tracking: an upload came back while the stored queue was still loading")
+        case .modifying:
+            preconditionFailure("Tracking: an upload came back during another transition")
+        }
+        return steps
+    }
+
     private mutating func modifyRunning(_ body: (inout Running) -> Void) {
         guard case .running(var running) = state else { preconditionFailure("Tracking: not running") }
         state = .modifying
