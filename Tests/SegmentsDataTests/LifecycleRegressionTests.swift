@@ -28,6 +28,23 @@ private func lifecycleEngine(_ harness: EngineHarness, scheduler: any Scheduler)
 
 // MARK: - Helpers
 
+/// Runs `call` — which lets go of the last reference to an app object whose `deinit` calls the SDK
+/// — on a thread of its own, waits at most 5 s, and expects it to return (`what` names the call
+/// and what it let go of, for the failure) and that `deinit` to have run once (after `settle`).
+/// `false` when it deadlocked: the engine's lock is then held forever, so the test must touch
+/// nothing more.
+private func releasesWithoutDeadlock(
+    _ what: String, deinits: LockedValue<Int>, settle: () -> Void = {},
+    sourceLocation: SourceLocation = #_sourceLocation, _ call: @escaping @Sendable () -> Void
+) async -> Bool {
+    let finished = await finishes(within: 5, call)
+    #expect(finished, "\(what) was released under the engine's lock: deadlocked", sourceLocation: sourceLocation)
+    guard finished else { return false }
+    settle()
+    #expect(deinits.withLock { $0 } == 1, sourceLocation: sourceLocation)
+    return true
+}
+
 /// Runs `body` on a new thread and waits for it, on another new thread, at most `seconds`: `false`
 /// when it did not finish in time (a deadlock). No cooperative-pool thread ever blocks; a thread
 /// that deadlocked stays blocked, so a test that got `false` must not touch that engine again.
@@ -210,10 +227,7 @@ private let a1 = Segment(id: "a1", segmentationId: "ga")
         _ = addListenerHoldingTheLastReference(to: harness.engine, counting: deinits)
         #expect(deinits.withLock { $0 } == 0)
         let engine = harness.engine
-        let finished = await finishes(within: 5) { engine.stop() }
-        #expect(finished, "stop() deadlocked: the handler was released under the engine's lock")
-        guard finished else { return }  // the engine's lock is held forever: touch nothing more
-        #expect(deinits.withLock { $0 } == 1)
+        guard await releasesWithoutDeadlock("stop(): the handler", deinits: deinits, { engine.stop() }) else { return }
         #expect(!engine.isConfigured)
     }
 
@@ -223,10 +237,8 @@ private let a1 = Segment(id: "a1", segmentationId: "ga")
         let deinits = LockedValue(0)
         let token = addListenerHoldingTheLastReference(to: harness.engine, counting: deinits)
         let engine = harness.engine
-        let finished = await finishes(within: 5) { engine.removeListener(token) }
-        #expect(finished, "removeListener deadlocked: the handler was released under the engine's lock")
-        guard finished else { return }
-        #expect(deinits.withLock { $0 } == 1)
+        guard await releasesWithoutDeadlock("removeListener: the handler", deinits: deinits, { engine.removeListener(token) })
+        else { return }
         #expect(engine.listenerCount == 0)
     }
 
@@ -240,12 +252,9 @@ private let a1 = Segment(id: "a1", segmentationId: "ga")
         #expect(owner == nil)
         #expect(deinits.withLock { $0 } == 0)
         let engine = harness.engine
-        let finished = await finishes(within: 5) {
+        guard await releasesWithoutDeadlock("addListener: the pruned handler", deinits: deinits, {
             engine.addListener(SegmentListener(category: .content(), includeFirstLoad: false) { _ in })
-        }
-        #expect(finished, "addListener deadlocked: the pruned handler was released under the engine's lock")
-        guard finished else { return }
-        #expect(deinits.withLock { $0 } == 1)
+        }) else { return }
         #expect(engine.listenerCount == 1)
     }
 
@@ -265,10 +274,9 @@ private let a1 = Segment(id: "a1", segmentationId: "ga")
         #expect(owner == nil)
         #expect(deinits.withLock { $0 } == 0)
         await harness.scheduler.advance(by: 5)  // the engine's clock: the debounce is due
-        let finished = await finishes(within: 5) { timers.fireAll() }  // the debounce fires: prune, then reload
-        #expect(finished, "the reload timer deadlocked: the pruned handler was released under the engine's lock")
-        guard finished else { return }
-        #expect(deinits.withLock { $0 } == 1)
+        // The debounce fires: prune, then reload.
+        guard await releasesWithoutDeadlock("the reload timer: the pruned handler", deinits: deinits, { timers.fireAll() })
+        else { return }
         #expect(engine.listenerCount == 0)
     }
 
@@ -289,11 +297,10 @@ private let a1 = Segment(id: "a1", segmentationId: "ga")
         let next = lifecyclePorts(
             repository: RecordingSegmentRepository(scheduler: harness.scheduler),
             customer: RecordingCustomerStore(CustomerIds(cookie: "c")), baseline: RecordingSegmentBaselineStore())
-        let finished = await finishes(within: 5) { engine.configure(next) }
-        #expect(finished, "configure deadlocked: the previous repository was released under the engine's lock")
-        guard finished else { return }
-        harness.storageQueue.sync {}
-        #expect(deinits.withLock { $0 } == 1)
+        guard await releasesWithoutDeadlock(
+            "configure: the previous repository", deinits: deinits, settle: { harness.storageQueue.sync {} },
+            { engine.configure(next) })
+        else { return }
         #expect(engine.customer?.cookie == "c")
     }
 
