@@ -130,6 +130,25 @@ private struct Integration {
 }
 
 /// A client on virtual time over fakes.
+/// A client on in-memory storage with its own storage queue, and one integration for it, as the
+/// R1 tests use it: they block `queue` and see which calls still return.
+private struct StorageQueueFixture {
+    let queue = DispatchQueue(label: "r1.storage")
+    let client: SegmentsClient
+    let project: Integration
+
+    /// With `configured`, the client is configured and its background load done.
+    init(configured: Bool) throws {
+        let scheduler = TestScheduler()
+        client = makeClient(scheduler: scheduler, storageQueue: queue)
+        project = Integration("project", scheduler: scheduler)
+        if configured {
+            try client.configure(project.configuration)
+            queue.sync {}
+        }
+    }
+}
+
 private func makeClient(
     scheduler: TestScheduler, logger: any SegmentsLogger = CapturingLogger(), storage: SegmentsClient.Options.Storage = .inMemory,
     storageQueue: DispatchQueue
@@ -164,13 +183,9 @@ private func integrationsInUse(
     // MARK: R1 — no public call waits for the storage queue
 
     @Test func r1_configureRightAfterAnonymizeDoesNotWaitForTheStorageQueue() async throws {
-        let scheduler = TestScheduler()
-        let queue = DispatchQueue(label: "r1.storage")
-        let client = makeClient(scheduler: scheduler, storageQueue: queue)
-        let project = Integration("project", scheduler: scheduler)
-        try client.configure(project.configuration)
-        queue.sync {}
-        let blocker = QueueBlocker(queue)
+        let fixture = try StorageQueueFixture(configured: true)
+        let (client, project) = (fixture.client, fixture.project)
+        let blocker = QueueBlocker(fixture.queue)
         defer { blocker.release() }
 
         #expect(await finishes(within: 2) { client.anonymize() }, "anonymize waited for the storage queue")
@@ -183,13 +198,9 @@ private func integrationsInUse(
     }
 
     @Test func r1_configureRightAfterIdentifyCustomerDoesNotWaitForTheStorageQueue() async throws {
-        let scheduler = TestScheduler()
-        let queue = DispatchQueue(label: "r1.storage")
-        let client = makeClient(scheduler: scheduler, storageQueue: queue)
-        let project = Integration("project", scheduler: scheduler)
-        try client.configure(project.configuration)
-        queue.sync {}
-        let blocker = QueueBlocker(queue)
+        let fixture = try StorageQueueFixture(configured: true)
+        let (client, project) = (fixture.client, fixture.project)
+        let blocker = QueueBlocker(fixture.queue)
         defer { blocker.release() }
 
         let failures = LockedValue(0)
@@ -205,11 +216,9 @@ private func integrationsInUse(
     }
 
     @Test func r1_aSecondConfigureOnAFreshInstallDoesNotWaitForTheStorageQueue() async throws {
-        let scheduler = TestScheduler()
-        let queue = DispatchQueue(label: "r1.storage")
-        let client = makeClient(scheduler: scheduler, storageQueue: queue)
-        let project = Integration("project", scheduler: scheduler)
-        let blocker = QueueBlocker(queue)
+        let fixture = try StorageQueueFixture(configured: false)
+        let (client, project) = (fixture.client, fixture.project)
+        let blocker = QueueBlocker(fixture.queue)
         defer { blocker.release() }
 
         let failures = LockedValue(0)
@@ -226,11 +235,9 @@ private func integrationsInUse(
     }
 
     @Test func r1_queuedEventCountDoesNotWaitForTheStoredQueueToLoad() async throws {
-        let scheduler = TestScheduler()
-        let queue = DispatchQueue(label: "r1.storage")
-        let client = makeClient(scheduler: scheduler, storageQueue: queue)
-        let project = Integration("project", scheduler: scheduler)
-        let blocker = QueueBlocker(queue)
+        let fixture = try StorageQueueFixture(configured: false)
+        let (client, project) = (fixture.client, fixture.project)
+        let blocker = QueueBlocker(fixture.queue)
         defer { blocker.release() }
 
         let failures = LockedValue(0)
