@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+import SegmentsTesting
+
+/// Where a session's client and the model first disagreed.
+struct Divergence: CustomStringConvertible {
+    let operation: Int
+    let what: String
+    var description: String { "after operation \(operation): \(what)" }
+}
+
+/// What a session exercised, so a campaign can prove it was not hollow.
+struct SimulationCoverage {
+    var sessions = 0
+    var operations = 0
+    var listenerCalls = 0
+    var answers: [String: Int] = [:]
+    var links = 0
+    var fetches = 0
+    var uploads = 0
+    var applied: [String: Int] = [:]
+
+    mutating func add(_ model: SpecModel) {
+        applied.merge(model.applied, uniquingKeysWith: +)
+        for delivery in model.deliveries {
+            switch delivery {
+            case .told: listenerCalls += 1
+            case .answered(_, _, .segments): answers["segments", default: 0] += 1
+            case .answered(_, _, .error(let code)): answers[code, default: 0] += 1
+            }
+        }
+        for request in model.requests {
+            switch request {
+            case .link: links += 1
+            case .fetch: fetches += 1
+            case .upload: uploads += 1
+            }
+        }
+    }
+}
+
+/// Runs sessions on the real client and on the model side by side (Docs/Reliability.md,
+/// "Deterministic simulation").
+enum Simulation {
+    /// Plays `operations` on a new client and a new model; returns the first divergence.
+    static func run(_ operations: [SimulatedOperation], coverage: inout SimulationCoverage) async -> Divergence? {
+        let world = SimulatedWorld()
+        var model = SpecModel()
+        var listeners = 0
+        var reads = 0
+        defer {
+            coverage.sessions += 1
+            coverage.add(model)
+            world.client.stop()
+        }
+        for (index, operation) in operations.enumerated() {
+            coverage.operations += 1
+            var modelRefused = false
+            switch operation {
+            case .configure(let integration): model.configure(integration)
+            case .stop: model.stop()
+            case .anonymize: model.anonymize()
+            case .identify(let id): modelRefused = !model.identify(id)
+            case .addListener(let category, let includeFirstLoad):
+                listeners += 1
+                model.addListener(id: listeners, category: category, includeFirstLoad: includeFirstLoad)
+            case .removeListener(let number): model.removeListener(id: number)
+            case .track: modelRefused = !model.track()
+            case .read(let category, let force):
+                reads = model.read(category: category, force: force)
+            case .setMode(let mode): model.setMode(mode)
+            case .flush: model.flush()
+            case .serverAnswers(let integration, let who, let segments): model.servers[integration]?.answers[who] = segments
+            case .serverFailsNextFetch(let integration, let failure): model.servers[integration]?.failNextFetches.append(failure)
+            case .serverFailsNextLink(let integration, let failure): model.servers[integration]?.failNextLinks.append(failure)
+            case .advance(let seconds): model.advance(to: model.now + seconds)
+            }
+            let refused = await world.perform(operation, listenerNumber: listeners, readNumber: reads)
+
+            let customer = world.customer(world.client.customerIds)
+            if customer != model.customer {
+                return Divergence(operation: index, what: "the customer is \(describe(customer)); the model says \(describe(model.customer))")
+            }
+            if refused != modelRefused {
+                return Divergence(operation: index, what: "the call was \(refused ? "" : "not ")refused; the model says it is\(modelRefused ? "" : " not")")
+            }
+            if let difference = firstDifference("delivery queue", client: world.delivered.value, model: model.deliveries) {
+                return Divergence(operation: index, what: difference)
+            }
+            if let difference = firstDifference("server requests", client: world.requests, model: model.requests) {
+                return Divergence(operation: index, what: difference)
+            }
+        }
+        return nil
+    }
+
+    /// The shortest list of operations (removing chunks, then single ones) that still diverges.
+    static func shrink(_ operations: [SimulatedOperation], divergingAt index: Int) async -> [SimulatedOperation] {
+        var scratch = SimulationCoverage()
+        var shortest = Array(operations.prefix(index + 1))
+        var chunk = max(shortest.count / 2, 1)
+        while true {
+            var start = 0
+            var removedAny = false
+            while start < shortest.count {
+                var candidate = shortest
+                candidate.removeSubrange(start..<min(start + chunk, shortest.count))
+                if let divergence = await run(candidate, coverage: &scratch) {
+                    shortest = Array(candidate.prefix(divergence.operation + 1))
+                    removedAny = true
+                } else {
+                    start += chunk
+                }
+            }
+            if chunk == 1 && !removedAny { return shortest }
+            if !removedAny { chunk = max(chunk / 2, 1) }
+        }
+    }
+
+    private static func describe(_ customer: SpecModel.Customer?) -> String {
+        customer.map(\.description) ?? "none (not configured)"
+    }
+
+    private static func firstDifference<T: Equatable & CustomStringConvertible>(_ what: String, client: [T], model: [T]) -> String? {
+        guard client != model else { return nil }
+        let index = zip(client, model).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(client.count, model.count)
+        func entry(_ list: [T]) -> String { index < list.count ? list[index].description : "nothing" }
+        let context = model.prefix(index).suffix(4).map { "    \($0)" }.joined(separator: "\n")
+        return """
+            \(what) differ at entry \(index): the client has \(entry(client)); the model has \(entry(model))
+              (client \(client.count) entries, model \(model.count); the entries before, which agree:
+            \(context))
+            """
+    }
+}
+
+/// The deterministic simulation (issue 21): random sessions of configure (integrations A and
+/// B), stop, anonymize, identify, listeners with and without includeFirstLoad, tracking,
+/// one-shot reads forced or not, flushing-mode changes, server answers that change, fail
+/// (404, 400, 429, 500, 503, with `Retry-After`) or arrive after a customer change, and time
+/// passing — on the real `SegmentsClient` with the shipped fakes on virtual time, compared after
+/// every operation with ``SpecModel``: every listener call and read answer (with its virtual
+/// time, in delivery-queue order), every server request, the customer, and refusals.
+///
+/// `SIMULATION_SESSIONS`, `SIMULATION_LENGTH` and `SIMULATION_SEED` change the campaign
+/// (`Scripts/simulate.sh`). A divergence prints its seed and a shrunk list of operations.
+@Suite(Hang.timeLimit(minutes: 10)) struct SpecSimulationTests {
+    static let environment = ProcessInfo.processInfo.environment
+    static let sessions = Int(environment["SIMULATION_SESSIONS"] ?? "") ?? 2_000
+    static let length = Int(environment["SIMULATION_LENGTH"] ?? "") ?? 60
+    static let seed = UInt64(environment["SIMULATION_SEED"] ?? "") ?? 21
+
+    @Test func tcdgae_randomSessionsOfTheRealClientMatchTheSpecModel() async {
+        var coverage = SimulationCoverage()
+        for session in 0..<Self.sessions {
+            let seed = Self.seed &+ UInt64(session)
+            var generator = SessionGenerator(seed: seed)
+            let operations = generator.session(length: Self.length)
+            guard let divergence = await Simulation.run(operations, coverage: &coverage) else { continue }
+            let shrunk = await Simulation.shrink(operations, divergingAt: divergence.operation)
+            var scratch = SimulationCoverage()
+            let shrunkDivergence = await Simulation.run(shrunk, coverage: &scratch)
+            Issue.record(
+                """
+                The client and the SPEC model diverge in session seed \(seed) (session \(session + 1) of the \
+                campaign; replay: Scripts/simulate.sh --sessions 1 --seed \(seed) --length \(Self.length))
+                \(divergence)
+                Shrunk to \(shrunk.count) operations:
+                \(shrunk.enumerated().map { "  \($0.offset). \($0.element)" }.joined(separator: "\n"))
+                which diverge \(shrunkDivergence.map(\.description) ?? "(no longer)")
+                """)
+            return
+        }
+        // The campaign was not hollow: every kind of outcome happened, many times.
+        #expect(coverage.sessions == Self.sessions)
+        #expect(coverage.operations == Self.sessions * Self.length)
+        let scale = Self.sessions * Self.length / 1_000
+        #expect(coverage.listenerCalls > scale)
+        #expect(coverage.fetches > scale)
+        #expect(coverage.links > 0)
+        #expect(coverage.uploads > 0)
+        for kind in ["segments", "httpStatus", "linkFailed", "stopped"] {
+            #expect(coverage.answers[kind, default: 0] > 0, "no read was answered with \(kind)")
+        }
+        if Self.sessions >= 2_000 {
+            // Every rule with a branch of its own was reached (the default campaign reaches each
+            // many times; see the printed counts).
+            for rule in SpecModel.rulesWithABranch {
+                #expect(coverage.applied[rule, default: 0] > 0, "the campaign never reached \(rule)")
+            }
+        }
+        print("simulation: \(coverage)")
+    }
+}
