@@ -192,3 +192,41 @@ enum Simulation {
         print("simulation: \(coverage)")
     }
 }
+
+/// Sessions the simulation shrank from defects it found, replayed on every run: each was seen
+/// diverging with its defect put back (Docs/Reliability.md, "Deterministic simulation").
+@Suite(Hang.timeLimit(minutes: 2)) struct SimulatedRegressionTests {
+    typealias Operation = SimulatedOperation
+
+    private func expectAgreement(_ operations: [Operation], sourceLocation: SourceLocation = #_sourceLocation) async {
+        var coverage = SimulationCoverage()
+        let divergence = await Simulation.run(operations, coverage: &coverage)
+        #expect(divergence == nil, "\(divergence.map(\.description) ?? "")", sourceLocation: sourceLocation)
+        #expect(coverage.operations == operations.count, sourceLocation: sourceLocation)
+    }
+
+    /// T6: a follow-up owed during a flight is scheduled even when the flight fails for good (404).
+    @Test func t6_theReloadOwedDuringAFetchThatGets404IsStillMade() async {
+        await expectAgreement([
+            .serverFailsNextFetch(.a, .init(status: 404)), .read(category: "merchandising", force: true), .configure(.a),
+            .addListener(category: "content", includeFirstLoad: false), .advance(2.5), .advance(4.75),
+        ])
+    }
+
+    /// A1, D6: anonymize right after configure cancels the first reload and requests one for the
+    /// new customer, so the includeFirstLoad promise is kept.
+    @Test func a1_d6_anAnonymizeBeforeTheFirstReloadDoesNotStrandIncludeFirstLoad() async {
+        await expectAgreement([
+            .addListener(category: "discovery", includeFirstLoad: true), .configure(.b), .anonymize, .advance(5.265625),
+        ])
+    }
+
+    /// D4: project A → B → A, where A's stored baseline already equals A's answer: the listener,
+    /// last told B's segments, is told A's.
+    @Test func d4_aListenerToldProjectBsSegmentsHearsProjectAsAfterAToBToA() async {
+        await expectAgreement([
+            .addListener(category: "content", includeFirstLoad: false), .serverAnswers(.b, who: "anonymous", ["content": ["s1"]]),
+            .configure(.a), .configure(.b), .advance(70.21875), .configure(.a), .advance(6.40625),
+        ])
+    }
+}
