@@ -24,6 +24,8 @@ enum SimulatedOperation: Hashable, Sendable, CustomStringConvertible {
     case serverFailsNextFetch(Integration, SpecModel.Failure)
     case serverFailsNextLink(Integration, SpecModel.Failure)
     case advance(Double)
+    /// The user sets the device's clock by this many seconds.
+    case moveWallClock(Double)
 
     var description: String {
         switch self {
@@ -42,6 +44,7 @@ enum SimulatedOperation: Hashable, Sendable, CustomStringConvertible {
         case .serverFailsNextFetch(let integration, let failure): "server \(integration) fails next fetch: \(failure)"
         case .serverFailsNextLink(let integration, let failure): "server \(integration) fails next link: \(failure)"
         case .advance(let seconds): "advance(\(seconds))"
+        case .moveWallClock(let seconds): "moveWallClock(by: \(seconds))"
         }
     }
 }
@@ -93,6 +96,7 @@ struct SessionGenerator {
             pattern = [.read(category: random.pick(Self.categories), force: true)]
             for _ in 0..<5 { pattern += [random.chance(0.5) ? .anonymize : .identify(random.pick(["u1", "u2"])), .advance(0.25)] }
             return pattern.removeFirst()
+        case 80..<82: return .moveWallClock(random.pick([-3600, -3, 4, 7200]))
         default:
             // Whole and half seconds plus a 1/64 s fraction: binary fractions, so virtual time is
             // exact on both sides, and the timers' (whole-second) moments are met now and then.
@@ -265,6 +269,8 @@ final class SimulatedWorld: Sendable {
             servers[integration]!.world.withLock { $0.failNextFetches.append(failure) }
         case .serverFailsNextLink(let integration, let failure):
             servers[integration]!.world.withLock { $0.failNextLinks.append(failure) }
+        case .moveWallClock(let seconds):
+            scheduler.moveWallClock(by: seconds)
         case .advance(let seconds):
             await advance(by: seconds)
             return false

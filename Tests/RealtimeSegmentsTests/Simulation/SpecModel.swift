@@ -134,8 +134,17 @@ struct SpecModel {
 
     /// What one integration's storage holds (D1, C4).
     struct Stored {
-        var snapshot: (customer: Customer, segments: Segments, fetchedAt: Double)?
+        var snapshot: Snapshot?
         var linked: Set<Customer> = []
+    }
+
+    /// D1: what the last successful fetch answered, for whom, and when — on the wall clock, as
+    /// stored, and on the monotonic clock while this process's configuration fetched it (T10).
+    struct Snapshot {
+        let customer: Customer
+        let segments: Segments
+        let fetchedAtWall: Double
+        var fetchedAtUptime: Double?
     }
 
     /// One fetch (with its link, C4) for one customer snapshot (C1).
@@ -171,13 +180,16 @@ struct SpecModel {
     }
 
     private(set) var now = 0.0
+    /// How far the device's wall clock was set away from the monotonic clock (T10).
+    private var wallClockOffset = 0.0
     private(set) var deliveries: [Delivery] = []
     private(set) var requests: [Request] = []
     /// The rules ``applied`` counts.
     static let rulesWithABranch = [
         "T2 another integration", "T5 max wait", "T6 follow-up after success", "T6 follow-up after a permanent failure",
         "T7 retry", "T7 retry with Retry-After", "C2 fetch not sent", "C3 answer discarded", "D4 told otherwise, baseline unchanged",
-        "D6 first load, nothing changed", "G1 cache answer", "G6 read retried", "G6 read given up",
+        "D6 first load, nothing changed", "G1 cache answer", "G1 cache answer from a stored baseline (T10)", "G6 read retried",
+        "G6 read given up",
     ]
     /// How often each rule with a branch of its own applied: evidence that a campaign reached it.
     private(set) var applied: [String: Int] = [:]
@@ -230,6 +242,11 @@ struct SpecModel {
             workFellDue()
         }
         now = time
+    }
+
+    /// T10: the user sets the device's clock; no duration changes.
+    mutating func moveWallClock(by seconds: Double) {
+        wallClockOffset += seconds
     }
 
     private mutating func workFellDue() {
@@ -285,6 +302,8 @@ struct SpecModel {
             if otherIntegration { applied["T2 another integration", default: 0] += 1 }
         }
         phase = .running(next)
+        // The baseline comes from storage: only its wall-clock fetchedAt is known (T10).
+        stored[next]?.snapshot?.fetchedAtUptime = nil
         if hasListeners {
             // T2: re-configuring to another integration owes listeners its answer (D4); so does
             // a kept includeFirstLoad promise.
@@ -459,7 +478,8 @@ struct SpecModel {
                     changed[category] = after
                 }
             }
-            stored[flight.integration]?.snapshot = (flight.customer, segments, now)
+            stored[flight.integration]?.snapshot = Snapshot(
+                customer: flight.customer, segments: segments, fetchedAtWall: now + wallClockOffset, fetchedAtUptime: now)
             deliver(changed: changed, answer: segments, firstLoad: true)
             answerReads(with: segments)
             if followUpOwed {
@@ -525,13 +545,15 @@ struct SpecModel {
         return read.id
     }
 
-    /// G1, G2: from the baseline when it is exactly this customer's and younger than 5 s, unless
-    /// forced; otherwise joins the flight or starts one.
+    /// G1, G2, T10: from the baseline when it is exactly this customer's and younger than 5 s
+    /// (on the monotonic clock when this configuration fetched it; a stored `fetchedAt` in the
+    /// future is stale), unless forced; otherwise joins the flight or starts one.
     private mutating func serve(_ read: Read) {
         if !read.force, let integration, let snapshot = stored[integration]?.snapshot, snapshot.customer == storedCustomer,
-            now - snapshot.fetchedAt >= 0, now - snapshot.fetchedAt < Self.cacheAge
+            case let age = snapshot.fetchedAtUptime.map({ now - $0 }) ?? (now + wallClockOffset - snapshot.fetchedAtWall),
+            age >= 0, age < Self.cacheAge
         {
-            applied["G1 cache answer", default: 0] += 1
+            applied[snapshot.fetchedAtUptime == nil ? "G1 cache answer from a stored baseline (T10)" : "G1 cache answer", default: 0] += 1
             deliveries.append(.answered(at: now, read: read.id, .segments(snapshot.segments[read.category] ?? [])))
             return
         }

@@ -74,6 +74,7 @@ enum Simulation {
             case .serverFailsNextFetch(let integration, let failure): model.servers[integration]?.failNextFetches.append(failure)
             case .serverFailsNextLink(let integration, let failure): model.servers[integration]?.failNextLinks.append(failure)
             case .advance(let seconds): model.advance(to: model.now + seconds)
+            case .moveWallClock(let seconds): model.moveWallClock(by: seconds)
             }
             let refused = await world.perform(operation, listenerNumber: listeners, readNumber: reads)
 
