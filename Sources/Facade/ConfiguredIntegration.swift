@@ -14,7 +14,8 @@ struct ConfiguredIntegration {
     /// The claim of the storage folder: its owner lock, held while configured (see Behaviour P5),
     /// and what its previous owner handed over; `nil` without files.
     let claim: FileStoreRegistry.Claim?
-    /// Names the integration: backend, base URL and storage (see Behaviour T2).
+    /// Names the integration: a digest of backend and base URL (see Behaviour T2, D1), never of the
+    /// storage folder, whose path changes when iOS moves an app's container.
     let integrationID: String
     /// Names where the customer is stored; `nil` for in-memory storage, new on every configure.
     let storageID: String?
@@ -80,6 +81,6 @@ struct ConfiguredIntegration {
             claim = nil
             storageID = "custom stores"
         }
-        integrationID = [configuration.backend.storageIntegrationId, endpoint, storageID ?? "in memory"].joined(separator: " | ")
+        integrationID = StorageLocation.integrationDigest(configuration.backend.storageIntegrationId + " | " + endpoint)
     }
 }

@@ -33,6 +33,12 @@ package enum StorageLocation {
         kind + "-" + String(SHA256.hexDigest(Array("RealtimeSegments storage folder\n\(secret)".utf8)).prefix(32))
     }
 
+    /// The digest that names an integration — its backend, base URL and storage — in what it
+    /// stores (see Behaviour D1): equal for equal descriptions, and revealing nothing of them.
+    package static func integrationDigest(_ description: String) -> String {
+        String(SHA256.hexDigest(Array("RealtimeSegments integration\n\(description)".utf8)).prefix(32))
+    }
+
     /// Renames the folder of an earlier version, named after the secret itself, to its hashed
     /// name, so no key is left in a folder name. Nothing happens when there is no old folder or the
     /// new one already exists; a failure is ignored (the new folder then starts empty).

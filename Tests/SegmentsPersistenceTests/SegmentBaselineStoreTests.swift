@@ -28,6 +28,24 @@ import Testing
         }
     }
 
+    @Test func d1_theIntegrationABaselineBelongsToSurvivesARestartAndAnOlderFileHasNone() throws {
+        try TemporaryDirectory.with { dir in
+            var owned = Fixtures.baseline
+            owned.integration = "digest-of-project-a"
+            try FileSegmentBaselineStore(directory: dir.storage, logger: LineLog()).save(owned)
+            #expect(FileSegmentBaselineStore(directory: dir.storage, logger: LineLog()).load().integration == "digest-of-project-a")
+
+            // A file written before baselines named their integration: adopted by any (nil).
+            let written = try #require(dir.contents(of: Self.fileName))
+            var object = try #require(try JSONSerialization.jsonObject(with: written) as? [String: Any])
+            object["integration"] = nil
+            try JSONSerialization.data(withJSONObject: object).write(to: dir.file(Self.fileName))
+            let older = FileSegmentBaselineStore(directory: dir.storage, logger: LineLog()).load()
+            #expect(older.integration == nil)
+            #expect(older.snapshot == Fixtures.baseline.snapshot)
+        }
+    }
+
     @Test func p1_fileIsVersionedJSONOwnerOnly() throws {
         try TemporaryDirectory.with { dir in
             try FileSegmentBaselineStore(directory: dir.storage, logger: LineLog()).save(Fixtures.baseline)

@@ -49,8 +49,9 @@ package final class SegmentationEngine: Sendable {
         /// The integration's event pipeline, if it tracks: started, switched and stopped with
         /// the configuration (see Behaviour A4).
         package var tracking: TrackingPipeline?
-        /// Names the integration (backend, base URL, storage): configuring another one requests a
-        /// reload whenever listeners exist (see Behaviour T2).
+        /// Names the integration (backend and base URL): configuring another one, or the same one on
+        /// other storage, requests a reload whenever listeners exist (see Behaviour T2); its
+        /// baseline is not used by another integration sharing the storage (D1).
         package var integrationID: String
         /// Names where the customer is stored; `nil` when every configuration gets new storage.
         /// While a save to it is pending, the customer in memory is the truth (see Behaviour R1).

@@ -305,7 +305,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
             case .idle: break
             }
             if let timer = currentTimer { actions.cancel(timer) }
-            otherIntegration = otherIntegration || old.ports.integrationID != ports.integrationID
+            otherIntegration = otherIntegration || old.ports.integrationID != ports.integrationID || old.ports.storageID != ports.storageID
             if let pipeline = old.ports.tracking, pipeline !== ports.tracking { actions.append(.stopTracking(pipeline)) }
             if old.ports.storageID == nil || old.ports.storageID != ports.storageID {
                 actions.append(.endConfiguration(old.ports, lastCustomer: old.customer))
@@ -334,12 +334,19 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     /// The baseline that `configure` asked for is in (see Behaviour R3): the initial reload is decided
     /// (T2) and the reads made meanwhile are served, in call order. A load that a later configure
-    /// or stop overtook is ignored; one that anonymize overtook keeps its empty baseline.
+    /// or stop overtook is ignored; one that anonymize overtook keeps its empty baseline. A
+    /// baseline of another integration (a storage shared by two) is not used (D1, C4, G1).
     mutating func baselineLoaded(_ loadID: Int, _ loaded: SegmentBaseline, at now: Moment) -> Actions {
         guard case .loading(var configured, let load) = state, load.id == loadID else { return Actions() }
-        if !load.discardLoaded { configured.baseline = loaded }
-        state = .running(configured)
         var actions = Actions()
+        if load.discardLoaded {
+            // anonymize deleted it meanwhile
+        } else if loaded.integration == nil || loaded.integration == configured.ports.integrationID {
+            configured.baseline = loaded
+        } else {
+            actions.append(.log(.verbose, SegmentsLogText.baselineOfAnotherIntegration))
+        }
+        state = .running(configured)
         pruneReleasedOwners(&actions)
         if listeners.isEmpty {
             actions.append(.log(.verbose, SegmentsLogText.initialSkippedNoCallback))
@@ -636,6 +643,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         if linked {
             let baseline = withRunning { configured -> SegmentBaseline in
                 configured.baseline.linkedCustomers.insert(flight.customer)
+                configured.baseline.integration = configured.ports.integrationID
                 return configured.baseline
             }
             if let baseline { actions.append(.saveBaseline(baseline, to: current.ports.baselineStore)) }
@@ -681,6 +689,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         let saved = withRunning { configured -> (SegmentsByCategory, SegmentBaseline, any SegmentBaselineStore) in
             let changes = SegmentDiff.changes(from: configured.baseline.snapshot, to: segments, for: flight.customer)
             configured.baseline.snapshot = SegmentSnapshot(customer: flight.customer, segments: segments, fetchedAt: now.wall)
+            configured.baseline.integration = configured.ports.integrationID
             configured.snapshotUptime = now.uptime
             return (changes, configured.baseline, configured.ports.baselineStore)
         }

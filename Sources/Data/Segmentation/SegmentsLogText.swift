@@ -11,6 +11,8 @@ enum SegmentsLogText {
     static let cancelledCustomerChanged = "Segments: Check process was canceled because customer has changed"
     static let ignoredDifferentCustomer = "Segments: New data are ignored because were loaded for different customer"
     static let cancelledMeanwhile = "Segments: Segments change check has been cancelled meanwhile"
+    static let baselineOfAnotherIntegration =
+        "Segments: The stored segments belong to another integration of the same storage; they are not used"
     static let flushingNotImmediate =
         "Segments: Segment accuracy needs the immediate flushing mode: events tracked in other modes reach the server late"
 

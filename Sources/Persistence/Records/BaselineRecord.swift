@@ -2,9 +2,10 @@ import Foundation
 import SegmentsDomain
 
 /// The segment baseline file, format version 1:
-/// `{"version":1,"snapshot":{"customerIds":{…},"segments":{"discovery":[{"id":…}]},"fetchedAt":…},"linkedCustomers":[{…}]}`.
+/// `{"version":1,"snapshot":{"customerIds":{…},"segments":{"discovery":[{"id":…}]},"fetchedAt":…},"linkedCustomers":[{…}],"integration":"…"}`.
 ///
-/// `snapshot` is absent when there is none. `fetchedAt` is seconds since 2001-01-01 UTC (Foundation's
+/// `snapshot` is absent when there is none; `integration` (the digest of the integration the baseline
+/// belongs to) is absent in files of earlier versions, which any integration adopts. `fetchedAt` is seconds since 2001-01-01 UTC (Foundation's
 /// reference date), which round-trips a `Date` exactly. Segments keep their wire objects.
 struct BaselineRecord: VersionedRecord {
     static let currentVersion = 1
@@ -25,6 +26,8 @@ struct BaselineRecord: VersionedRecord {
     var snapshot: Snapshot?
     /// Customers whose ids were linked, sorted so equal baselines give equal files.
     var linkedCustomers: [[String: String]]
+    /// The integration the baseline belongs to, if known.
+    var integration: String?
 
     /// The record of `baseline`.
     init(_ baseline: SegmentBaseline) {
@@ -37,6 +40,7 @@ struct BaselineRecord: VersionedRecord {
             )
         }
         self.linkedCustomers = baseline.linkedCustomers.sorted { $0.description < $1.description }.map(\.values)
+        self.integration = baseline.integration
     }
 
     /// The stored baseline.
@@ -49,7 +53,8 @@ struct BaselineRecord: VersionedRecord {
                     fetchedAt: Date(timeIntervalSinceReferenceDate: snapshot.fetchedAt)
                 )
             },
-            linkedCustomers: Set(linkedCustomers.map(CustomerIds.init))
+            linkedCustomers: Set(linkedCustomers.map(CustomerIds.init)),
+            integration: integration
         )
     }
 }
