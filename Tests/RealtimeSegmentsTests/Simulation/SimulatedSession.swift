@@ -54,12 +54,18 @@ struct SessionGenerator {
     static let categories = ["content", "discovery", "merchandising"]
     static let segmentIds = ["s1", "s2", "s3"]
 
+    /// The session's storage layout.
+    let layout: SpecModel.Layout
+
     private var random: SplitMix64
     private var listenersAdded = 0
     /// The rest of a pattern of several operations.
     private var pattern: [SimulatedOperation] = []
 
-    init(seed: UInt64) { random = SplitMix64(seed: seed) }
+    init(seed: UInt64) {
+        random = SplitMix64(seed: seed)
+        layout = random.chance(0.5) ? .oneStorage : .storagePerProject
+    }
 
     mutating func session(length: Int) -> [SimulatedOperation] {
         (0..<length).map { _ in next() }
@@ -105,10 +111,14 @@ struct SessionGenerator {
         }
     }
 
+    /// An answer: some categories, each with some segments, some of them altered (`s1*`), in any
+    /// order (D2).
     private mutating func segments() -> SpecModel.Segments {
         var answer: SpecModel.Segments = [:]
         for category in Self.categories where random.chance(0.6) {
-            answer[category] = Self.segmentIds.filter { _ in random.chance(0.4) }
+            var list = Self.segmentIds.filter { _ in random.chance(0.4) }.map { random.chance(0.2) ? $0 + "*" : $0 }
+            if list.count > 1, random.chance(0.5) { list.reverse() }
+            answer[category] = list
         }
         return answer
     }
@@ -166,8 +176,8 @@ final class SimulatedWorld: Sendable {
             await scheduler.sleep(for: SpecModel.fetchTime)
             switch result {
             case .success(let segments):
-                return Dictionary(uniqueKeysWithValues: segments.map { category, ids in
-                    (SegmentCategory(category), ids.map { Segment(id: $0, segmentationId: "g-\($0)") })
+                return Dictionary(uniqueKeysWithValues: segments.map { category, names in
+                    (SegmentCategory(category), names.map(SimulatedWorld.segment(named:)))
                 })
             case .failure(let failure): throw Self.error(failure)
             }
@@ -181,7 +191,7 @@ final class SimulatedWorld: Sendable {
         }
 
         func upload(_ event: TrackedEvent) async throws {
-            requests.withLock { $0.append(RequestRecord(at: scheduler.uptime(), integration: integration, kind: "upload", customer: nil)) }
+            requests.withLock { $0.append(RequestRecord(at: scheduler.uptime(), integration: integration, kind: "upload", customer: event.customerIds)) }
         }
 
         private static func error(_ failure: SpecModel.Failure) -> SegmentsError {
@@ -189,21 +199,36 @@ final class SimulatedWorld: Sendable {
         }
     }
 
-    /// The storage's baselines, one per integration (as folders per project would keep them),
-    /// chosen by the integration being configured: the session switches it only while nothing
-    /// is pending on the storage queue.
-    final class BaselinesPerIntegration: SegmentBaselineStore, Sendable {
-        let stores: [Integration: InMemorySegmentBaselineStore] = [.a: InMemorySegmentBaselineStore(), .b: InMemorySegmentBaselineStore()]
+    /// A baseline and an event queue per integration (as folders per project keep them), chosen
+    /// by the integration being configured: the session switches it only while nothing is
+    /// pending on the storage queue. In the one-storage layout both integrations use A's.
+    final class StoresPerIntegration: SegmentBaselineStore, EventQueueStore, Sendable {
+        let baselines: [Integration: InMemorySegmentBaselineStore] = [.a: InMemorySegmentBaselineStore(), .b: InMemorySegmentBaselineStore()]
+        let events: [Integration: InMemoryEventQueueStore] = [.a: InMemoryEventQueueStore(), .b: InMemoryEventQueueStore()]
         let route = Locked(Integration.a)
-        func load() -> SegmentBaseline { stores[route.value]!.load() }
-        func save(_ baseline: SegmentBaseline) throws { stores[route.value]!.save(baseline) }
+        func load() -> SegmentBaseline { baselines[route.value]!.load() }
+        func save(_ baseline: SegmentBaseline) throws { baselines[route.value]!.save(baseline) }
+        func load() -> [TrackedEvent] { events[route.value]!.load() }
+        func append(_ event: TrackedEvent) throws { events[route.value]!.append(event) }
+        func update(_ event: TrackedEvent) throws { events[route.value]!.update(event) }
+        func remove(id: TrackedEvent.ID) throws { events[route.value]!.remove(id: id) }
+    }
+
+    /// `s1` is segment s1; `s1*` is s1 altered (another segmentation id).
+    static func segment(named name: String) -> Segment {
+        name.hasSuffix("*") ? Segment(id: String(name.dropLast()), segmentationId: "g-altered") : Segment(id: name, segmentationId: "g")
+    }
+
+    static func name(of segment: Segment) -> String {
+        segment.segmentationId == "g-altered" ? segment.id + "*" : segment.id
     }
 
     let scheduler = TestScheduler()
     let deliveryQueue = DispatchQueue(label: "simulation.delivery")
     let storageQueue = DispatchQueue(label: "simulation.storage")
     let servers: [Integration: Server]
-    let baselines = BaselinesPerIntegration()
+    let layout: SpecModel.Layout
+    let stores = StoresPerIntegration()
     let client: SegmentsClient
     /// Listener calls and read answers, in the order the delivery queue ran them.
     let delivered = Locked<[SpecModel.Delivery]>([])
@@ -211,7 +236,8 @@ final class SimulatedWorld: Sendable {
     private let listenerTokens = Locked<[Int: ListenerToken]>([:])
     private let cookies = Locked<[String: Int]>([:])
 
-    init() {
+    init(layout: SpecModel.Layout) {
+        self.layout = layout
         let requests = Locked<[RequestRecord]>([])
         requestLog = requests
         servers = [.a: Server(.a, scheduler: scheduler, requests: requests), .b: Server(.b, scheduler: scheduler, requests: requests)]
@@ -220,7 +246,7 @@ final class SimulatedWorld: Sendable {
             options: .init(
                 runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: CapturingLogger(), deliveryQueue: deliveryQueue),
                 timings: timings, uploadRetry: RetryBackoff(jitter: 0), transport: MockTransport(),
-                storage: .custom(customer: InMemoryCustomerStore(), baseline: baselines, events: InMemoryEventQueueStore()),
+                storage: .custom(customer: InMemoryCustomerStore(), baseline: stores, events: stores),
                 storageQueue: storageQueue))
     }
 
@@ -229,7 +255,7 @@ final class SimulatedWorld: Sendable {
         var refused = false
         switch operation {
         case .configure(let integration):
-            baselines.route.withLock { $0 = integration }
+            if layout == .storagePerProject { stores.route.withLock { $0 = integration } }
             try? client.configure(.init(backend: .custom(id: integration.rawValue, repository: servers[integration]!, uploader: servers[integration]!)))
         case .stop:
             client.stop()
@@ -241,7 +267,7 @@ final class SimulatedWorld: Sendable {
             let scheduler = scheduler
             let delivered = delivered
             let token = client.addListener(category: SegmentCategory(category), includeFirstLoad: includeFirstLoad) { segments in
-                delivered.withLock { $0.append(.told(at: scheduler.uptime(), listener: listenerNumber, segments: segments.map(\.id).sorted())) }
+                delivered.withLock { $0.append(.told(at: scheduler.uptime(), listener: listenerNumber, segments: segments.map(SimulatedWorld.name(of:)).sorted())) }
             }
             listenerTokens.withLock { $0[listenerNumber] = token }
         case .removeListener(let number):
@@ -254,7 +280,7 @@ final class SimulatedWorld: Sendable {
             client.getSegments(force: force, category: SegmentCategory(category)) { result in
                 let answer: SpecModel.Answer
                 switch result {
-                case .success(let segments): answer = .segments(segments.map(\.id).sorted())
+                case .success(let segments): answer = .segments(segments.map(SimulatedWorld.name(of:)).sorted())
                 case .failure(let error): answer = .error(error.code.rawValue)
                 }
                 delivered.withLock { $0.append(.answered(at: scheduler.uptime(), read: readNumber, answer)) }
@@ -320,7 +346,7 @@ final class SimulatedWorld: Sendable {
             switch record.kind {
             case "link": return .link(at: record.at, record.integration, customer(record.customer)!)
             case "fetch": return .fetch(at: record.at, record.integration, customer(record.customer)!)
-            default: return .upload(at: record.at, record.integration)
+            default: return .upload(at: record.at, record.integration, customer(record.customer)!)
             }
         }
     }

@@ -9,9 +9,9 @@ import Foundation
 /// like the lines it cites. Where the contract leaves a choice open, the comment says which one
 /// the model makes (the engine documents the same choice in Docs/Behaviour.md).
 ///
-/// The simulated world: one client, one storage shared by two integrations `A` and `B` whose
-/// segment baselines (and link memory) are kept apart — as an app's folder per project would
-/// keep them — while the customer is the storage's one customer. Servers answer after
+/// The simulated world: one client, two integrations `A` and `B`, and one of two storage layouts
+/// (``Layout``): everything in one storage, or a baseline and an event queue per integration (as
+/// an app's folder per project keeps them) with one customer. Servers answer after
 /// ``fetchTime`` seconds; uploads always succeed at once; backoff has no jitter.
 struct SpecModel {
     // MARK: - The vocabulary
@@ -29,7 +29,8 @@ struct SpecModel {
         var description: String { "c\(cookie)" + (registered.map { "+\($0)" } ?? "") }
     }
 
-    /// Segments per category name; a category's list is sorted segment ids (D2: order is not a change).
+    /// Segments per category name, in the server's order; `s1*` is segment `s1` altered (another
+    /// `segmentationId`). The model compares and records lists sorted (D2: order is no change).
     typealias Segments = [String: [String]]
 
     /// A server's error for one request, as the custom backend throws it.
@@ -69,17 +70,28 @@ struct SpecModel {
     enum Request: Hashable, Sendable, CustomStringConvertible {
         case link(at: Double, Integration, Customer)
         case fetch(at: Double, Integration, Customer)
-        case upload(at: Double, Integration)
+        case upload(at: Double, Integration, Customer)
         var description: String {
             switch self {
             case .link(let at, let integration, let customer): "t=\(at) \(integration) link \(customer)"
             case .fetch(let at, let integration, let customer): "t=\(at) \(integration) fetch \(customer)"
-            case .upload(let at, let integration): "t=\(at) \(integration) upload"
+            case .upload(let at, let integration, let customer): "t=\(at) \(integration) upload for \(customer)"
             }
         }
     }
 
     enum FlushingMode: Hashable, Sendable { case immediate, manual }
+
+    /// Where the two integrations keep their baselines and queued items.
+    enum Layout: Hashable, Sendable, CaseIterable {
+        /// One storage for both (one folder, or one set of stores, for two projects).
+        case oneStorage
+        /// A baseline and an event queue per integration; the customer is shared.
+        case storagePerProject
+    }
+
+    /// The storage an integration's baseline and queue are in.
+    private func slot(_ integration: Integration) -> Integration { layout == .oneStorage ? .a : integration }
 
     // MARK: - The contract's numbers (T5, T7, G1, G6) and the simulated server's latency
 
@@ -132,10 +144,11 @@ struct SpecModel {
         var registered = true
     }
 
-    /// What one integration's storage holds (D1, C4).
+    /// What a baseline holds (D1, C4), and the integration it belongs to.
     struct Stored {
         var snapshot: Snapshot?
         var linked: Set<Customer> = []
+        var owner: Integration?
     }
 
     /// D1: what the last successful fetch answered, for whom, and when — on the wall clock, as
@@ -189,7 +202,7 @@ struct SpecModel {
         "T2 another integration", "T5 max wait", "T6 follow-up after success", "T6 follow-up after a permanent failure",
         "T7 retry", "T7 retry with Retry-After", "C2 fetch not sent", "C3 answer discarded", "D4 told otherwise, baseline unchanged",
         "D6 first load, nothing changed", "G1 cache answer", "G1 cache answer from a stored baseline (T10)", "G6 read retried",
-        "G6 read given up",
+        "G6 read given up", "D1 another integration's baseline not used",
     ]
     /// How often each rule with a branch of its own applied: evidence that a campaign reached it.
     private(set) var applied: [String: Int] = [:]
@@ -199,13 +212,22 @@ struct SpecModel {
     /// The storage's customer: it survives stop (A3 stops segments work; the customer stays).
     private var storedCustomer: Customer?
     private var cookiesMade = 0
-    private var stored: [Integration: Stored] = [.a: Stored(), .b: Stored()]
+    let layout: Layout
+    /// The baselines in storage, per ``slot(_:)``.
+    private var disk: [Integration: Stored] = [.a: Stored(), .b: Stored()]
+    /// The configuration's baseline.
+    private var baseline = Stored()
     private var listeners: [Listener] = []
     private var reload = Reload.idle
     private var reads: [Read] = []
     private var readsMade = 0
     private var mode = FlushingMode.immediate
-    private var queuedItems = 0
+    /// E1: queued items per ``slot(_:)``, each stamped with the customer at that moment.
+    private var queued: [Integration: [Customer]] = [.a: [], .b: []]
+
+    init(layout: Layout) {
+        self.layout = layout
+    }
 
     /// The customer a configured client reports (`nil` unless configured).
     var customer: Customer? {
@@ -262,7 +284,8 @@ struct SpecModel {
         case .fetching(var flight, let followUpOwed):
             if flight.linking, case .success = flight.outcome {
                 // C4: remembered; C2: the customer is checked again before the fetch is sent.
-                stored[flight.integration]?.linked.insert(flight.customer)
+                baseline.linked.insert(flight.customer)
+                save()
                 guard storedCustomer == flight.customer else {
                     applied["C2 fetch not sent", default: 0] += 1
                     reload = .idle
@@ -302,8 +325,14 @@ struct SpecModel {
             if otherIntegration { applied["T2 another integration", default: 0] += 1 }
         }
         phase = .running(next)
-        // The baseline comes from storage: only its wall-clock fetchedAt is known (T10).
-        stored[next]?.snapshot?.fetchedAtUptime = nil
+        // D1: the baseline comes from storage, unless it is another integration's; only its
+        // wall-clock fetchedAt is known (T10).
+        baseline = disk[slot(next)]!
+        if let owner = baseline.owner, owner != next {
+            applied["D1 another integration's baseline not used", default: 0] += 1
+            baseline = Stored()
+        }
+        baseline.snapshot?.fetchedAtUptime = nil
         if hasListeners {
             // T2: re-configuring to another integration owes listeners its answer (D4); so does
             // a kept includeFirstLoad promise.
@@ -321,7 +350,7 @@ struct SpecModel {
     /// `.stopped`, work rejected until configured again. Queued items stay for the next start.
     mutating func stop() {
         reload = .idle
-        if let integration { stored[integration] = Stored() }
+        if integration != nil { forgetSegments() }
         answerReads(.error("stopped"))
         for index in listeners.indices { listeners[index].registered = false }
         phase = .stopped
@@ -331,11 +360,11 @@ struct SpecModel {
     /// the baseline and link memory deleted; listeners of non-empty categories told `[]`;
     /// waiting reads answered `[]`; then, with listeners, a reload for the new customer.
     mutating func anonymize() {
-        guard let integration else { return }
+        guard integration != nil else { return }
         reload = .idle
         storedCustomer = makeCustomer()
-        let emptied = (stored[integration]?.snapshot?.segments ?? [:]).filter { !$0.value.isEmpty }.mapValues { _ in [String]() }
-        stored[integration] = Stored()
+        let emptied = (baseline.snapshot?.segments ?? [:]).filter { !$0.value.isEmpty }.mapValues { _ in [String]() }
+        forgetSegments()
         deliver(changed: emptied, answer: [:], firstLoad: false)
         answerReads(.segments([]))
         if hasListeners { requestReload() }
@@ -344,10 +373,10 @@ struct SpecModel {
     /// E1, T4: queues a customer update; merges the id; a change of ids ends a waiting backoff of
     /// the old ids (T7) and requests a reload. Returns false when refused (not configured).
     mutating func identify(_ registered: String) -> Bool {
-        guard integration != nil, let current = storedCustomer else { return false }
-        queuedItems += 1
+        guard let integration, let current = storedCustomer else { return false }
         var merged = current
         merged.registered = registered
+        queued[slot(integration)]!.append(merged)  // stamped with the ids it adds (A4)
         if merged != current {
             if case .retrying = reload { reload = .idle }
             storedCustomer = merged
@@ -359,8 +388,8 @@ struct SpecModel {
 
     /// E1: queues an event; refused when not configured.
     mutating func track() -> Bool {
-        guard integration != nil else { return false }
-        queuedItems += 1
+        guard let integration, let customer = storedCustomer else { return false }
+        queued[slot(integration)]!.append(customer)
         if mode == .immediate { uploadQueue() }
         return true
     }
@@ -376,12 +405,27 @@ struct SpecModel {
         if integration != nil { uploadQueue() }
     }
 
-    /// E3, T3: one request per item (they always succeed here); each success requests a reload.
+    /// E3, T3: one request per item, oldest first (they always succeed here); each success
+    /// requests a reload.
     private mutating func uploadQueue() {
-        guard let integration, queuedItems > 0 else { return }
-        for _ in 0..<queuedItems { requests.append(.upload(at: now, integration)) }
-        queuedItems = 0
+        guard let integration, let items = queued[slot(integration)], !items.isEmpty else { return }
+        for customer in items { requests.append(.upload(at: now, integration, customer)) }
+        queued[slot(integration)] = []
         if hasListeners { requestReload() }
+    }
+
+    /// D1: the configuration's baseline is written to its storage, naming its integration.
+    private mutating func save() {
+        guard let integration else { return }
+        baseline.owner = integration
+        disk[slot(integration)] = baseline
+    }
+
+    /// A1, A3: the baseline and link memory are deleted, in memory and in storage.
+    private mutating func forgetSegments() {
+        guard let integration else { return }
+        baseline = Stored()
+        disk[slot(integration)] = Stored()
     }
 
     private mutating func makeCustomer() -> Customer {
@@ -437,7 +481,7 @@ struct SpecModel {
             retryAttempt = attempt
         case .idle: break
         }
-        let needsLink = customer.registered != nil && stored[integration]?.linked.contains(customer) != true
+        let needsLink = customer.registered != nil && !baseline.linked.contains(customer)
         let outcome: Result<Segments, Failure>
         if needsLink {
             requests.append(.link(at: now, integration, customer))
@@ -467,19 +511,20 @@ struct SpecModel {
         }
         switch flight.outcome {
         case .success(let segments):
-            let base = stored[flight.integration]?.snapshot
+            let base = baseline.snapshot
             var changed: Segments = [:]
             for category in Set(segments.keys).union(base?.segments.keys ?? [:].keys) {
-                let before = base?.segments[category] ?? []
-                let after = segments[category] ?? []
+                let before = Set(base?.segments[category] ?? [])
+                let after = Set(segments[category] ?? [])
                 // D3: for other ids (or none) every category in the answer changed; D2, D4:
                 // otherwise a different set, or non-empty before and empty or absent now.
                 if (base?.customer != flight.customer && segments[category] != nil) || before != after {
-                    changed[category] = after
+                    changed[category] = segments[category] ?? []
                 }
             }
-            stored[flight.integration]?.snapshot = Snapshot(
+            baseline.snapshot = Snapshot(
                 customer: flight.customer, segments: segments, fetchedAtWall: now + wallClockOffset, fetchedAtUptime: now)
+            save()
             deliver(changed: changed, answer: segments, firstLoad: true)
             answerReads(with: segments)
             if followUpOwed {
@@ -549,12 +594,12 @@ struct SpecModel {
     /// (on the monotonic clock when this configuration fetched it; a stored `fetchedAt` in the
     /// future is stale), unless forced; otherwise joins the flight or starts one.
     private mutating func serve(_ read: Read) {
-        if !read.force, let integration, let snapshot = stored[integration]?.snapshot, snapshot.customer == storedCustomer,
+        if !read.force, integration != nil, let snapshot = baseline.snapshot, snapshot.customer == storedCustomer,
             case let age = snapshot.fetchedAtUptime.map({ now - $0 }) ?? (now + wallClockOffset - snapshot.fetchedAtWall),
             age >= 0, age < Self.cacheAge
         {
             applied[snapshot.fetchedAtUptime == nil ? "G1 cache answer from a stored baseline (T10)" : "G1 cache answer", default: 0] += 1
-            deliveries.append(.answered(at: now, read: read.id, .segments(snapshot.segments[read.category] ?? [])))
+            deliveries.append(.answered(at: now, read: read.id, .segments((snapshot.segments[read.category] ?? []).sorted())))
             return
         }
         var read = read
@@ -564,7 +609,7 @@ struct SpecModel {
     }
 
     private mutating func answerReads(with segments: Segments) {
-        for read in reads { deliveries.append(.answered(at: now, read: read.id, .segments(segments[read.category] ?? []))) }
+        for read in reads { deliveries.append(.answered(at: now, read: read.id, .segments((segments[read.category] ?? []).sorted()))) }
         reads = []
     }
 
@@ -581,7 +626,7 @@ struct SpecModel {
     private mutating func deliver(changed: Segments, answer: Segments, firstLoad: Bool) {
         let categories = Set(changed.keys).union(answer.keys).union(listeners.filter(\.registered).map(\.category))
         for category in categories.sorted() {
-            let segments = changed[category] ?? answer[category] ?? []
+            let segments = (changed[category] ?? answer[category] ?? []).sorted()
             for index in listeners.indices where listeners[index].registered && listeners[index].category == category {
                 let listener = listeners[index]
                 let owedFirstLoad = firstLoad && listener.awaitingFirstLoad

@@ -43,9 +43,11 @@ struct SimulationCoverage {
 /// "Deterministic simulation").
 enum Simulation {
     /// Plays `operations` on a new client and a new model; returns the first divergence.
-    static func run(_ operations: [SimulatedOperation], coverage: inout SimulationCoverage) async -> Divergence? {
-        let world = SimulatedWorld()
-        var model = SpecModel()
+    static func run(
+        _ operations: [SimulatedOperation], layout: SpecModel.Layout, coverage: inout SimulationCoverage
+    ) async -> Divergence? {
+        let world = SimulatedWorld(layout: layout)
+        var model = SpecModel(layout: layout)
         var listeners = 0
         var reads = 0
         defer {
@@ -96,7 +98,9 @@ enum Simulation {
     }
 
     /// The shortest list of operations (removing chunks, then single ones) that still diverges.
-    static func shrink(_ operations: [SimulatedOperation], divergingAt index: Int) async -> [SimulatedOperation] {
+    static func shrink(
+        _ operations: [SimulatedOperation], layout: SpecModel.Layout, divergingAt index: Int
+    ) async -> [SimulatedOperation] {
         var scratch = SimulationCoverage()
         var shortest = Array(operations.prefix(index + 1))
         var chunk = max(shortest.count / 2, 1)
@@ -106,7 +110,7 @@ enum Simulation {
             while start < shortest.count {
                 var candidate = shortest
                 candidate.removeSubrange(start..<min(start + chunk, shortest.count))
-                if let divergence = await run(candidate, coverage: &scratch) {
+                if let divergence = await run(candidate, layout: layout, coverage: &scratch) {
                     shortest = Array(candidate.prefix(divergence.operation + 1))
                     removedAny = true
                 } else {
@@ -157,16 +161,16 @@ enum Simulation {
             let seed = Self.seed &+ UInt64(session)
             var generator = SessionGenerator(seed: seed)
             let operations = generator.session(length: Self.length)
-            guard let divergence = await Simulation.run(operations, coverage: &coverage) else { continue }
-            let shrunk = await Simulation.shrink(operations, divergingAt: divergence.operation)
+            guard let divergence = await Simulation.run(operations, layout: generator.layout, coverage: &coverage) else { continue }
+            let shrunk = await Simulation.shrink(operations, layout: generator.layout, divergingAt: divergence.operation)
             var scratch = SimulationCoverage()
-            let shrunkDivergence = await Simulation.run(shrunk, coverage: &scratch)
+            let shrunkDivergence = await Simulation.run(shrunk, layout: generator.layout, coverage: &scratch)
             Issue.record(
                 """
                 The client and the SPEC model diverge in session seed \(seed) (session \(session + 1) of the \
                 campaign; replay: Scripts/simulate.sh --sessions 1 --seed \(seed) --length \(Self.length))
                 \(divergence)
-                Shrunk to \(shrunk.count) operations:
+                Storage layout: .\(generator.layout). Shrunk to \(shrunk.count) operations:
                 \(shrunk.enumerated().map { "  \($0.offset). \($0.element)" }.joined(separator: "\n"))
                 which diverge \(shrunkDivergence.map(\.description) ?? "(no longer)")
                 """)
@@ -199,9 +203,11 @@ enum Simulation {
 @Suite(Hang.timeLimit(minutes: 2)) struct SimulatedRegressionTests {
     typealias Operation = SimulatedOperation
 
-    private func expectAgreement(_ operations: [Operation], sourceLocation: SourceLocation = #_sourceLocation) async {
+    private func expectAgreement(
+        _ operations: [Operation], layout: SpecModel.Layout = .storagePerProject, sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         var coverage = SimulationCoverage()
-        let divergence = await Simulation.run(operations, coverage: &coverage)
+        let divergence = await Simulation.run(operations, layout: layout, coverage: &coverage)
         #expect(divergence == nil, "\(divergence.map(\.description) ?? "")", sourceLocation: sourceLocation)
         #expect(coverage.operations == operations.count, sourceLocation: sourceLocation)
     }
