@@ -41,8 +41,8 @@ struct SegmentationStateMachine: DrivenStateMachine {
         var ports: SegmentationEngine.Ports
         var customer: CustomerIds
         var baseline: SegmentBaseline
-        /// When `baseline.snapshot` was fetched on the monotonic clock; `nil` for one loaded from
-        /// disk, whose wall-clock `fetchedAt` is all there is (see Behaviour T10).
+        /// When `baseline.snapshot` was fetched on the monotonic clock; `nil` for one another
+        /// process fetched, whose wall-clock `fetchedAt` is all there is (see Behaviour T10).
         var snapshotUptime: TimeInterval?
         var reload: Reload
     }
@@ -167,6 +167,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
     private var counters = Counters()
     private var flushing = Flushing()
     private var unsavedCustomers: [String: UnsavedCustomer] = [:]
+    /// The last snapshot this process fetched per integration, with its monotonic moment: a
+    /// re-configure that loads it back ages it on the monotonic clock, not the wall clock (T10).
+    private var fetchedByThisProcess: [String: (snapshot: SegmentSnapshot, uptime: TimeInterval)] = [:]
 
     init(timings: SegmentationTimings) {
         self.timings = timings
@@ -343,6 +346,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
             // anonymize deleted it meanwhile
         } else if loaded.integration == nil || loaded.integration == configured.ports.integrationID {
             configured.baseline = loaded
+            if let fetched = fetchedByThisProcess[configured.ports.integrationID], fetched.snapshot == loaded.snapshot {
+                configured.snapshotUptime = fetched.uptime
+            }
         } else {
             actions.append(.log(.verbose, SegmentsLogText.baselineOfAnotherIntegration))
         }
@@ -694,6 +700,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
             return (changes, configured.baseline, configured.ports.baselineStore)
         }
         guard let (changes, baseline, store) = saved else { return }
+        if let snapshot = baseline.snapshot, let integration = baseline.integration {
+            fetchedByThisProcess[integration] = (snapshot, now.uptime)
+        }
         actions.append(.saveBaseline(baseline, to: store))
         let categories = changes.keys.map(\.name).sorted().joined(separator: ", ")
         actions.append(.log(.verbose, "Segments: Segments fetched; changed categories: [\(categories)]"))

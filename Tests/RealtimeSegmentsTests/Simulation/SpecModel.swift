@@ -149,15 +149,17 @@ struct SpecModel {
         var snapshot: Snapshot?
         var linked: Set<Customer> = []
         var owner: Integration?
+        /// Read from storage by a configure (rather than fetched by this configuration).
+        var loaded = false
     }
 
-    /// D1: what the last successful fetch answered, for whom, and when — on the wall clock, as
-    /// stored, and on the monotonic clock while this process's configuration fetched it (T10).
+    /// D1: what the last successful fetch answered, for whom, and when on the monotonic clock:
+    /// every snapshot of a session was fetched by its one process, so no wall-clock time is
+    /// needed to age it (T10).
     struct Snapshot {
         let customer: Customer
         let segments: Segments
-        let fetchedAtWall: Double
-        var fetchedAtUptime: Double?
+        let fetchedAt: Double
     }
 
     /// One fetch (with its link, C4) for one customer snapshot (C1).
@@ -193,15 +195,13 @@ struct SpecModel {
     }
 
     private(set) var now = 0.0
-    /// How far the device's wall clock was set away from the monotonic clock (T10).
-    private var wallClockOffset = 0.0
     private(set) var deliveries: [Delivery] = []
     private(set) var requests: [Request] = []
     /// The rules ``applied`` counts.
     static let rulesWithABranch = [
         "T2 another integration", "T5 max wait", "T6 follow-up after success", "T6 follow-up after a permanent failure",
         "T7 retry", "T7 retry with Retry-After", "C2 fetch not sent", "C3 answer discarded", "D4 told otherwise, baseline unchanged",
-        "D6 first load, nothing changed", "G1 cache answer", "G1 cache answer from a stored baseline (T10)", "G6 read retried",
+        "D6 first load, nothing changed", "G1 cache answer", "G1 cache answer from a stored baseline", "G6 read retried",
         "G6 read given up", "D1 another integration's baseline not used",
     ]
     /// How often each rule with a branch of its own applied: evidence that a campaign reached it.
@@ -266,10 +266,8 @@ struct SpecModel {
         now = time
     }
 
-    /// T10: the user sets the device's clock; no duration changes.
-    mutating func moveWallClock(by seconds: Double) {
-        wallClockOffset += seconds
-    }
+    /// T10: the user sets the device's clock; no duration changes, so nothing does.
+    mutating func moveWallClock(by seconds: Double) {}
 
     private mutating func workFellDue() {
         switch reload {
@@ -325,14 +323,14 @@ struct SpecModel {
             if otherIntegration { applied["T2 another integration", default: 0] += 1 }
         }
         phase = .running(next)
-        // D1: the baseline comes from storage, unless it is another integration's; only its
-        // wall-clock fetchedAt is known (T10).
+        // D1: the baseline comes from storage, unless it is another integration's. It was fetched
+        // by this process (sessions have no restarts), so it still ages on the monotonic clock (T10).
         baseline = disk[slot(next)]!
+        baseline.loaded = true
         if let owner = baseline.owner, owner != next {
             applied["D1 another integration's baseline not used", default: 0] += 1
             baseline = Stored()
         }
-        baseline.snapshot?.fetchedAtUptime = nil
         if hasListeners {
             // T2: re-configuring to another integration owes listeners its answer (D4); so does
             // a kept includeFirstLoad promise.
@@ -418,6 +416,7 @@ struct SpecModel {
     private mutating func save() {
         guard let integration else { return }
         baseline.owner = integration
+        baseline.loaded = false
         disk[slot(integration)] = baseline
     }
 
@@ -523,7 +522,7 @@ struct SpecModel {
                 }
             }
             baseline.snapshot = Snapshot(
-                customer: flight.customer, segments: segments, fetchedAtWall: now + wallClockOffset, fetchedAtUptime: now)
+                customer: flight.customer, segments: segments, fetchedAt: now)
             save()
             deliver(changed: changed, answer: segments, firstLoad: true)
             answerReads(with: segments)
@@ -590,15 +589,13 @@ struct SpecModel {
         return read.id
     }
 
-    /// G1, G2, T10: from the baseline when it is exactly this customer's and younger than 5 s
-    /// (on the monotonic clock when this configuration fetched it; a stored `fetchedAt` in the
-    /// future is stale), unless forced; otherwise joins the flight or starts one.
+    /// G1, G2, T10: from the baseline when it is exactly this customer's and younger than 5 s on
+    /// the monotonic clock, unless forced; otherwise joins the flight or starts one.
     private mutating func serve(_ read: Read) {
         if !read.force, integration != nil, let snapshot = baseline.snapshot, snapshot.customer == storedCustomer,
-            case let age = snapshot.fetchedAtUptime.map({ now - $0 }) ?? (now + wallClockOffset - snapshot.fetchedAtWall),
-            age >= 0, age < Self.cacheAge
+            now - snapshot.fetchedAt < Self.cacheAge
         {
-            applied[snapshot.fetchedAtUptime == nil ? "G1 cache answer from a stored baseline (T10)" : "G1 cache answer", default: 0] += 1
+            applied[baseline.loaded ? "G1 cache answer from a stored baseline" : "G1 cache answer", default: 0] += 1
             deliveries.append(.answered(at: now, read: read.id, .segments((snapshot.segments[read.category] ?? []).sorted())))
             return
         }

@@ -170,7 +170,7 @@ enum Simulation {
                 The client and the SPEC model diverge in session seed \(seed) (session \(session + 1) of the \
                 campaign; replay: Scripts/simulate.sh --sessions 1 --seed \(seed) --length \(Self.length))
                 \(divergence)
-                Storage layout: .\(generator.layout). Shrunk to \(shrunk.count) operations:
+                Storage layout: \(generator.layout). Shrunk to \(shrunk.count) operations:
                 \(shrunk.enumerated().map { "  \($0.offset). \($0.element)" }.joined(separator: "\n"))
                 which diverge \(shrunkDivergence.map(\.description) ?? "(no longer)")
                 """)
