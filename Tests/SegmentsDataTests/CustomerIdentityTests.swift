@@ -1,6 +1,7 @@
 import Foundation
 import SegmentsData
 import SegmentsDomain
+import SegmentsPersistence
 import SegmentsTesting
 import Testing
 
@@ -67,15 +68,23 @@ import Testing
         #expect(harness.baselineStore.load().linkedCustomers == [Self.jane])
     }
 
-    @Test func c4_linkMemorySurvivesARestart() async {
+    /// A restart from disk: the second engine gets a new file store over the folder the first one
+    /// wrote, so only what reached the file can tell it that Jane's ids were linked.
+    @Test func c4_linkMemorySurvivesARestart() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("c4-restart-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let firstStore = FileSegmentBaselineStore(directory: folder, logger: CapturingLogger())
         let first = EngineHarness(customer: Self.jane)
-        first.configure()
+        first.engine.configure(first.ports(baselineStore: firstStore))
         first.listen()
         await first.advance(by: 5)
         #expect(first.repository.links == [Self.jane])
+        first.drainDeliveries()  // the save ran; the first process "dies" here, without a stop (which forgets links)
 
-        let second = EngineHarness(customer: Self.jane, baseline: first.baselineStore.load())
-        second.configure()
+        let secondStore = FileSegmentBaselineStore(directory: folder, logger: CapturingLogger())
+        #expect(secondStore !== firstStore)
+        let second = EngineHarness(customer: Self.jane)
+        second.engine.configure(second.ports(baselineStore: secondStore))
         second.listen()
         await second.advance(by: 5)
         #expect(second.repository.links.isEmpty)

@@ -2,6 +2,7 @@ import Foundation
 import SegmentsData
 import SegmentsDomain
 import SegmentsTesting
+import Testing
 
 /// Collects values handed to a callback from any thread.
 final class Recorder<Value: Sendable>: Sendable {
@@ -41,6 +42,12 @@ final class EngineHarness: Sendable {
                 }))
     }
 
+    /// This harness's repository and customer store over another baseline store (a file store,
+    /// for restart tests).
+    func ports(baselineStore: any SegmentBaselineStore) -> SegmentationEngine.Ports {
+        .init(repository: repository, customerStore: customerStore, baselineStore: baselineStore)
+    }
+
     var backend: SegmentationEngine.Ports {
         .init(repository: repository, customerStore: customerStore, baselineStore: baselineStore)
     }
@@ -48,7 +55,7 @@ final class EngineHarness: Sendable {
     /// Configures, and waits until the baseline has loaded on the storage queue (see Behaviour R3).
     func configure() {
         engine.configure(backend)
-        storageQueue.sync {}
+        drained(storageQueue)
     }
 
     /// Re-configures with another project: its own repository and stores, customer `cookie`.
@@ -67,15 +74,15 @@ final class EngineHarness: Sendable {
 
     /// Advances virtual time, then waits until every queued delivery has run.
     func advance(by seconds: TimeInterval = 0) async {
-        storageQueue.sync {}  // loads the engine asked for come in before time moves (see Behaviour R3)
+        drained(storageQueue)  // loads the engine asked for come in before time moves (see Behaviour R3)
         await scheduler.advance(by: seconds)
         drainDeliveries()
     }
 
     /// Waits until every queued delivery and every queued save has run.
     func drainDeliveries() {
-        storageQueue.sync {}
-        deliveryQueue.sync {}
+        drained(storageQueue)
+        drained(deliveryQueue)
     }
 
     /// Registers a listener that records every list it is told.
@@ -116,6 +123,22 @@ extension Result where Failure == SegmentsError {
         if case .failure(let error) = self { return error }
         return nil
     }
+}
+
+/// Waits until the work queued on `queue` so far has run, at most `seconds`; records an issue
+/// naming the queue when it has not (a deadlocked queue), where `queue.sync {}` would wait forever
+/// and keep the whole run from ending.
+@discardableResult
+func drained(
+    _ queue: DispatchQueue, within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation
+) -> Bool {
+    let reached = DispatchSemaphore(value: 0)
+    queue.async { reached.signal() }
+    guard reached.wait(timeout: .now() + seconds) == .success else {
+        Issue.record("the queue \(queue.label) did not drain within \(Int(seconds)) s (deadlocked?)", sourceLocation: sourceLocation)
+        return false
+    }
+    return true
 }
 
 /// Waits for `semaphore` on a thread of its own — not on a cooperative or global-queue thread,

@@ -31,12 +31,12 @@ import Testing
             pipeline = TrackingPipeline(
                 dependencies: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger, random: { 0.5 }), storageQueue: storageQueue, capacity: capacity),
                 store: store ?? self.store, uploader: self.uploader, mode: mode, onUploaded: { uploads.record(1) })
-            if !suspendStorage { storageQueue.sync {} }
+            if !suspendStorage { drained(storageQueue) }
         }
 
         /// Waits until the storage queue has run everything queued on it so far.
         func settle() {
-            storageQueue.sync {}
+            drained(storageQueue)
         }
 
         func track(_ type: String, customer: CustomerIds = Fixture.customerA, properties: [String: JSONValue] = [:]) {

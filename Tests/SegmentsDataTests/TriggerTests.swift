@@ -1,6 +1,7 @@
 import Foundation
 import SegmentsData
 import SegmentsDomain
+import SegmentsPersistence
 import SegmentsTesting
 import Testing
 
@@ -519,16 +520,30 @@ import Testing
         #expect(harness.fetchCount == 1)
     }
 
-    @Test func t10_aPersistedFetchedAtSecondsAgoStillAnswersAfterARestart() async {
-        let recent = SegmentSnapshot(
-            customer: Fixture.customerA, segments: [.discovery(): [Fixture.s1]],
-            fetchedAt: TestScheduler().now().addingTimeInterval(-2))
-        let harness = EngineHarness(baseline: SegmentBaseline(snapshot: recent))
-        harness.configure()
-        let read = harness.read()
-        await harness.advance()
+    /// A restart from disk: the first engine fetches and saves through a file store; the second
+    /// one, 2 s later on the wall clock (its uptime starts over), reads a new store instance over
+    /// the same folder and answers from what the file holds.
+    @Test func t10_aPersistedFetchedAtSecondsAgoStillAnswersAfterARestart() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("t10-restart-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let firstStore = FileSegmentBaselineStore(directory: folder, logger: CapturingLogger())
+        let first = EngineHarness()
+        first.repository.answer([.discovery(): [Fixture.s1]])
+        first.engine.configure(first.ports(baselineStore: firstStore))
+        let fetched = first.read(force: true)
+        await first.advance()
+        #expect(fetched.all.first?.value == [Fixture.s1])
+        first.drainDeliveries()  // the baseline's save ran
+
+        let secondStore = FileSegmentBaselineStore(directory: folder, logger: CapturingLogger())
+        #expect(secondStore !== firstStore)
+        let second = EngineHarness()
+        second.scheduler.moveWallClock(by: 2)
+        second.engine.configure(second.ports(baselineStore: secondStore))
+        let read = second.read()
+        await second.advance()
         #expect(read.all.first?.value == [Fixture.s1])
-        #expect(harness.fetchCount == 0)
+        #expect(second.fetchCount == 0)
     }
 
     /// Defect: a stored empty cookie passed the nil check and failed every fetch forever.

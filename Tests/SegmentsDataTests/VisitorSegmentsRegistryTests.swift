@@ -1,6 +1,7 @@
 import Foundation
 import SegmentsData
 import SegmentsDomain
+import SegmentsPersistence
 import SegmentsTesting
 import Testing
 
@@ -49,14 +50,30 @@ import Testing
         #expect(after.country == "US")
     }
 
-    @Test func v3_everyCallIsPersistedPerVisitorAndSurvivesARestart() {
+    @Test func v3_everyCallIsPersistedPerVisitor() {
         registry.setDefaultSegments(["country": "US"], forVisitor: "v1")
         registry.setCustomSegments(["vip"], forVisitor: "v1")
         registry.setCustomSegments(["beta"], forVisitor: "v2")
         registry.waitUntilSaved()  // saves run on the registry's storage queue, in order (see Behaviour R1)
         #expect(store.saveCount == 3)
         #expect(store.visitors["v1"] == VisitorSegments(country: "US", customSegments: ["vip"]))
-        let restarted = VisitorSegmentsRegistry(store: store, logger: logger)
+    }
+
+    /// A restart from disk: the second registry reads a new file store over the folder the first
+    /// one wrote.
+    @Test func v3_segmentsSurviveARestart() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("v3-restart-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let firstStore = FileVisitorSegmentsStore(directory: folder, logger: logger)
+        let first = VisitorSegmentsRegistry(store: firstStore, logger: logger)
+        first.setDefaultSegments(["country": "US"], forVisitor: "v1")
+        first.setCustomSegments(["vip"], forVisitor: "v1")
+        first.setCustomSegments(["beta"], forVisitor: "v2")
+        first.waitUntilSaved()
+
+        let secondStore = FileVisitorSegmentsStore(directory: folder, logger: logger)
+        #expect(secondStore !== firstStore)
+        let restarted = VisitorSegmentsRegistry(store: secondStore, logger: logger)
         #expect(restarted.segments(forVisitor: "v1") == VisitorSegments(country: "US", customSegments: ["vip"]))
         #expect(restarted.setCustomSegments(["vip", "new"], forVisitor: "v2").customSegments == ["beta", "vip", "new"])
     }

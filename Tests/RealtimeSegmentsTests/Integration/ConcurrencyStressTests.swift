@@ -4,17 +4,12 @@ import RealtimeSegments
 import SegmentsTesting
 import Testing
 
-/// Issue 7, item 5: 8 threads × 10,000 mixed calls on one client with the live scheduler.
+/// Issue 7, item 5: 8 threads × 10,000 mixed calls on one client with the live scheduler: no
+/// crash, no deadlock, no read lost or answered twice. Its listeners are rarely called (the answer
+/// never changes); that a removed listener is never called, while listeners really are being
+/// called, is `ListenerRemovalRaceTests`' claim.
 @Suite(Hang.timeLimit(minutes: 2)) struct ConcurrencyStressTests {
-    /// One listener's promise: once its removal returned, it is never called again.
-    final class Watched: Sendable {
-        private let state = Locked((removed: false, calledAfterRemoval: false))
-        func called() { state.withLock { if $0.removed { $0.calledAfterRemoval = true } } }
-        func markRemoved() { state.withLock { $0.removed = true } }
-        var violated: Bool { state.withLock { $0.calledAfterRemoval } }
-    }
-
-    @Test func eightThreadsOfMixedCallsNeverCrashDeadlockLoseAReadOrCallARemovedListener() async throws {
+    @Test func eightThreadsOfMixedCallsNeverCrashDeadlockOrLoseARead() async throws {
         let repository = RecordingSegmentRepository()
         repository.answer([.discovery(): [Segment(id: "s1", segmentationId: "g1")], .content(): []])
         let client = SegmentsClient(
@@ -26,24 +21,17 @@ import Testing
         let callsPerThread = 10_000
         let answers = Locked([Int](repeating: 0, count: threads * callsPerThread))
         let issuedReads = Locked(0)
-        let watched = Locked<[Watched]>([])
 
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            var tokens: [(ListenerToken, Watched)] = []
+            var tokens: [ListenerToken] = []
             for call in 0..<callsPerThread {
                 let id = thread * callsPerThread + call
                 switch call % 8 {
                 case 0, 1:
-                    let watch = Watched()
                     let category: SegmentCategory = call % 16 == 0 ? .content() : .discovery()
-                    let token = client.addListener(category: category, includeFirstLoad: true) { _ in watch.called() }
-                    tokens.append((token, watch))
-                    watched.withLock { $0.append(watch) }
+                    tokens.append(client.addListener(category: category, includeFirstLoad: true) { _ in })
                 case 2, 3:
-                    if let (token, watch) = tokens.popLast() {
-                        client.removeListener(token)
-                        watch.markRemoved()
-                    }
+                    if let token = tokens.popLast() { client.removeListener(token) }
                 case 4, 5:
                     issuedReads.withLock { $0 += 1 }
                     client.getSegments(force: call % 10 == 4, category: .discovery()) { _ in
@@ -70,7 +58,6 @@ import Testing
         let counts = answers.value
         #expect(counts.reduce(0, +) == expected)
         #expect(counts.allSatisfy { $0 <= 1 })  // none answered twice
-        #expect(!watched.value.contains { $0.violated })
     }
 
     @Test func d7_aHandlerMayRemoveItsOwnListener() async throws {
