@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import SegmentsDomain
 import RealtimeSegments
 import SegmentsTesting
@@ -83,9 +84,9 @@ final class ClientHarness: Sendable {
 
     /// Lets what configure loads in the background come in (see Behaviour R3), then advances virtual time.
     func advance(by seconds: TimeInterval = 0) async {
-        storageQueue.sync {}
+        drained(storageQueue)
         await scheduler.advance(by: seconds)
-        deliveryQueue.sync {}
+        drained(deliveryQueue)
     }
 }
 

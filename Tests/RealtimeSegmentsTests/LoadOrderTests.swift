@@ -38,9 +38,9 @@ import Testing
         try client.configure(.init(
             backend: .custom(id: "r3", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()),
             flushingMode: .manual))
-        storageQueue.sync {}
+        drained(storageQueue)
         #expect(loads.order.value == ["baseline", "events"])
         client.stop()
-        storageQueue.sync {}
+        drained(storageQueue)
     }
 }
