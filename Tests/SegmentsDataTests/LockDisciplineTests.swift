@@ -122,16 +122,16 @@ import Testing
         })
         engine.configure(
             .init(repository: ReenteringRepository(repository, reentry), customerStore: customers, baselineStore: baselines))
-        storage.sync {}  // the baseline loads on the storage queue (see Behaviour R3)
+        drained(storage)  // the baseline loads on the storage queue (see Behaviour R3)
         engine.identify(hardIds: ["registered": "jane"])
         await scheduler.advance(by: 5)
-        storage.sync {}
-        delivery.sync {}
+        drained(storage)
+        drained(delivery)
         engine.anonymize()
         await scheduler.advance(by: 5)
         engine.stop()
-        storage.sync {}
-        delivery.sync {}
+        drained(storage)
+        drained(delivery)
 
         #expect(told.all.first == [Fixture.s1])
         #expect(customers.inner.saveCount >= 2)  // new cookie, identify, anonymize
