@@ -56,6 +56,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
         var otherIntegration: Bool
         /// Anonymize deleted the baseline while it loaded: the loaded one is stale.
         var discardLoaded: Bool
+        /// The first request of a burst the previous configuration was debouncing: the reload
+        /// owed again still starts at most the max wait after it (see Behaviour T5, T6).
+        var burstStarted: TimeInterval?
     }
 
     /// The automatic reload and the one fetch the engine may have in flight (see Behaviour T5–T7, G2).
@@ -296,15 +299,20 @@ struct SegmentationStateMachine: DrivenStateMachine {
         let previous = state
         var reloadWasPending = false
         var otherIntegration = false
+        var burstStarted: TimeInterval?
         switch previous {
         case .running(let old), .loading(let old, _):
             if case .loading(_, let load) = previous {
                 reloadWasPending = load.reloadOwed
                 otherIntegration = load.otherIntegration  // the listeners have not heard that one yet
+                burstStarted = load.burstStarted
             }
             switch old.reload {
             case .fetching(let flight, let followUpOwed): reloadWasPending = reloadWasPending || flight.carriesReload || followUpOwed
-            case .debouncing, .retrying: reloadWasPending = true
+            case .debouncing(let burst):
+                reloadWasPending = true
+                burstStarted = burst.firstRequest
+            case .retrying: reloadWasPending = true
             case .idle: break
             }
             if let timer = currentTimer { actions.cancel(timer) }
@@ -319,7 +327,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
             preconditionFailure("configure started while another transition was modifying the state")
         }
         counters.load += 1
-        let load = BaselineLoad(id: counters.load, reloadOwed: reloadWasPending, otherIntegration: otherIntegration, discardLoaded: false)
+        let load = BaselineLoad(
+            id: counters.load, reloadOwed: reloadWasPending, otherIntegration: otherIntegration, discardLoaded: false,
+            burstStarted: burstStarted)
         state = .loading(
             Configured(
                 ports: ports, customer: customer, baseline: .empty,
@@ -357,7 +367,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         if listeners.isEmpty {
             actions.append(.log(.verbose, SegmentsLogText.initialSkippedNoCallback))
         } else if load.reloadOwed || load.otherIntegration || listeners.anyIncludesFirstLoad {
-            requestReload(at: now, &actions)
+            requestReload(at: now, burstStarted: load.burstStarted, &actions)
         } else {
             actions.append(.log(.verbose, SegmentsLogText.initialSkippedNotRequired))
         }
@@ -535,8 +545,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
     /// Coalesces a reload request (see Behaviour T5, T6): while the baseline loads it is owed; during a
     /// flight it owes one follow-up; while a retry waits it is absorbed (the retry reloads); while
     /// the debounce waits it only moves the burst's last request (the timer re-arms itself when it
-    /// fires early, so a burst costs one timer); otherwise it starts a burst.
-    private mutating func requestReload(at now: Moment, _ actions: inout Actions) {
+    /// fires early, so a burst costs one timer); otherwise it starts a burst — or goes on with the
+    /// one a re-configure interrupted, which `burstStarted` names (T6: the max wait still counts).
+    private mutating func requestReload(at now: Moment, burstStarted: TimeInterval? = nil, _ actions: inout Actions) {
         if case .loading(let configured, var load) = state {
             load.reloadOwed = true
             state = .loading(configured, load)
@@ -553,12 +564,13 @@ struct SegmentationStateMachine: DrivenStateMachine {
                 burst.lastRequest = now.uptime
                 configured.reload = .debouncing(burst)
             case .idle:
-                configured.reload = .debouncing(Burst(firstRequest: now.uptime, lastRequest: now.uptime, timer: timer))
+                configured.reload = .debouncing(Burst(firstRequest: burstStarted ?? now.uptime, lastRequest: now.uptime, timer: timer))
                 return true
             }
             return false
         }
         guard started == true else { return }
+        let firstRequest = burstStarted ?? now.uptime
         if timings.debounce.delay <= 0 {
             // No debounce to wait for: the timer would fire at once, so the reload starts now.
             withRunning { $0.reload = .idle }
@@ -566,7 +578,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
             return
         }
         counters.timer += 1
-        actions.schedule(timer, after: timings.debounce.delay)
+        actions.schedule(timer, after: max(timings.debounce.fireTime(firstRequest: firstRequest, lastRequest: now.uptime) - now.uptime, 0))
     }
 
     /// A timer fired: the debounce either waits for the rest of its burst or starts the reload;

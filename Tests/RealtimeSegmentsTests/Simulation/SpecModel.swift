@@ -312,10 +312,15 @@ struct SpecModel {
         if storedCustomer == nil { storedCustomer = makeCustomer() }
         var owed = false
         var otherIntegration = false
+        var burstStarted: Double?
         if case .running(let previous) = phase {
             switch reload {
             case .idle: break
-            case .debouncing, .retrying: owed = true
+            case .debouncing(let first, _):
+                // T5, T6: the burst goes on; its max wait still counts from its first request.
+                owed = true
+                burstStarted = first
+            case .retrying: owed = true
             case .fetching(let flight, let followUpOwed): owed = flight.carriesReload || followUpOwed
             }
             reload = .idle  // a late answer of the old integration is dropped
@@ -335,7 +340,11 @@ struct SpecModel {
             // T2: re-configuring to another integration owes listeners its answer (D4); so does
             // a kept includeFirstLoad promise.
             if owed || otherIntegration || listeners.contains(where: { $0.registered && $0.includeFirstLoad }) {
-                requestReload()
+                if let burstStarted {
+                    reload = .debouncing(firstRequest: burstStarted, lastRequest: now)
+                } else {
+                    requestReload()
+                }
             }
         }
         let waiting = reads
