@@ -230,6 +230,7 @@ final class SimulatedWorld: Sendable {
     let layout: SpecModel.Layout
     let stores = StoresPerIntegration()
     let client: SegmentsClient
+    let logger = ContractLines()
     /// Listener calls and read answers, in the order the delivery queue ran them.
     let delivered = Locked<[SpecModel.Delivery]>([])
     private let requestLog: Locked<[RequestRecord]>
@@ -244,7 +245,7 @@ final class SimulatedWorld: Sendable {
         let timings = SegmentationTimings(retry: RetryBackoff(jitter: 0))
         client = SegmentsClient(
             options: .init(
-                runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: CapturingLogger(), deliveryQueue: deliveryQueue),
+                runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: deliveryQueue),
                 timings: timings, uploadRetry: RetryBackoff(jitter: 0), transport: MockTransport(),
                 storage: .custom(customer: InMemoryCustomerStore(), baseline: stores, events: stores),
                 storageQueue: storageQueue))
@@ -343,6 +344,18 @@ final class SimulatedWorld: Sendable {
             return cookies.count - 1
         }
         return SpecModel.Customer(cookie: number, registered: ids.values["registered"])
+    }
+
+    /// The contract's log lines written so far, in order.
+    var logs: [String] { logger.lines.value }
+
+    /// A logger that keeps the contract's lines (``SpecModel/Log``) and drops the rest.
+    final class ContractLines: SegmentsLogger, Sendable {
+        let lines = Locked<[String]>([])
+        var logLevel: LogLevel { .verbose }
+        func log(_ level: LogLevel, _ message: String) {
+            if SpecModel.Log.all.contains(message) { lines.withLock { $0.append(message) } }
+        }
     }
 
     /// The servers' requests as the model writes them.

@@ -93,6 +93,22 @@ struct SpecModel {
     /// The storage an integration's baseline and queue are in.
     private func slot(_ integration: Integration) -> Integration { layout == .oneStorage ? .a : integration }
 
+    // MARK: - The contract's log lines (T2, T3, T7, C2, C3, A1), word for word
+
+    enum Log {
+        static let initialSkippedNoCallback = "Segments: Skipping initial segments update process for no callback"
+        static let initialSkippedNotRequired = "Segments: Skipping initial segments update process as is not required"
+        static let trackedSkippedNoCallback = "Segments: Skipping segments update process after tracked event due to no callback registered"
+        static let reloadSkippedNoCallback = "Segments: Skipping segments reload process for no callback"
+        static let checkCanceled = "Segments: Check process was canceled because customer has changed"
+        static let dataIgnored = "Segments: New data are ignored because were loaded for different customer"
+        static let cancelledMeanwhile = "Segments: Segments change check has been cancelled meanwhile"
+        static let all: Set<String> = [
+            initialSkippedNoCallback, initialSkippedNotRequired, trackedSkippedNoCallback, reloadSkippedNoCallback,
+            checkCanceled, dataIgnored, cancelledMeanwhile,
+        ]
+    }
+
     // MARK: - The contract's numbers (T5, T7, G1, G6) and the simulated server's latency
 
     static let debounce = 5.0
@@ -197,6 +213,8 @@ struct SpecModel {
     private(set) var now = 0.0
     private(set) var deliveries: [Delivery] = []
     private(set) var requests: [Request] = []
+    /// The lines of ``Log`` written, in order.
+    private(set) var logs: [String] = []
     /// The rules ``applied`` counts.
     static let rulesWithABranch = [
         "T2 another integration", "T5 max wait", "T6 follow-up after success", "T6 follow-up after a permanent failure",
@@ -286,6 +304,7 @@ struct SpecModel {
                 save()
                 guard storedCustomer == flight.customer else {
                     applied["C2 fetch not sent", default: 0] += 1
+                    logs.append(Log.checkCanceled)
                     reload = .idle
                     customerChanged(during: flight, followUpOwed: followUpOwed)
                     return
@@ -336,16 +355,18 @@ struct SpecModel {
             applied["D1 another integration's baseline not used", default: 0] += 1
             baseline = Stored()
         }
-        if hasListeners {
+        if !hasListeners {
+            logs.append(Log.initialSkippedNoCallback)
+        } else if owed || otherIntegration || listeners.contains(where: { $0.registered && $0.includeFirstLoad }) {
             // T2: re-configuring to another integration owes listeners its answer (D4); so does
             // a kept includeFirstLoad promise.
-            if owed || otherIntegration || listeners.contains(where: { $0.registered && $0.includeFirstLoad }) {
-                if let burstStarted {
-                    reload = .debouncing(firstRequest: burstStarted, lastRequest: now)
-                } else {
-                    requestReload()
-                }
+            if let burstStarted {
+                reload = .debouncing(firstRequest: burstStarted, lastRequest: now)
+            } else {
+                requestReload()
             }
+        } else {
+            logs.append(Log.initialSkippedNotRequired)
         }
         let waiting = reads
         reads = []
@@ -356,7 +377,7 @@ struct SpecModel {
     /// A3: everything anonymize does for segments, listeners removed, waiting reads failed with
     /// `.stopped`, work rejected until configured again. Queued items stay for the next start.
     mutating func stop() {
-        reload = .idle
+        cancelReload()
         if integration != nil { forgetSegments() }
         answerReads(.error("stopped"))
         for index in listeners.indices { listeners[index].registered = false }
@@ -368,7 +389,7 @@ struct SpecModel {
     /// waiting reads answered `[]`; then, with listeners, a reload for the new customer.
     mutating func anonymize() {
         guard integration != nil else { return }
-        reload = .idle
+        cancelReload()
         storedCustomer = makeCustomer()
         let emptied = (baseline.snapshot?.segments ?? [:]).filter { !$0.value.isEmpty }.mapValues { _ in [String]() }
         forgetSegments()
@@ -416,9 +437,19 @@ struct SpecModel {
     /// requests a reload.
     private mutating func uploadQueue() {
         guard let integration, let items = queued[slot(integration)], !items.isEmpty else { return }
-        for customer in items { requests.append(.upload(at: now, integration, customer)) }
+        for customer in items {
+            requests.append(.upload(at: now, integration, customer))
+            if !hasListeners { logs.append(Log.trackedSkippedNoCallback) }
+        }
         queued[slot(integration)] = []
         if hasListeners { requestReload() }
+    }
+
+    /// A1, A3: the debounce, backoff or flight is dropped; the log says so only when there was one.
+    private mutating func cancelReload() {
+        if case .idle = reload { return }
+        reload = .idle
+        logs.append(Log.cancelledMeanwhile)
     }
 
     /// D1: the configuration's baseline is written to its storage, naming its integration.
@@ -472,7 +503,10 @@ struct SpecModel {
 
     /// T7: when the debounce or backoff fires with no listener left, nothing is fetched.
     private mutating func startAutomaticReload(attempt: Int) {
-        guard hasListeners else { return }
+        guard hasListeners else {
+            logs.append(Log.reloadSkippedNoCallback)
+            return
+        }
         startFlight(carriesReload: true, retryAttempt: attempt)
     }
 
@@ -514,6 +548,7 @@ struct SpecModel {
     private mutating func flightFinished(_ flight: Flight, followUpOwed: Bool) {
         guard storedCustomer == flight.customer else {
             applied["C3 answer discarded", default: 0] += 1
+            logs.append(Log.dataIgnored)
             customerChanged(during: flight, followUpOwed: followUpOwed)
             return
         }

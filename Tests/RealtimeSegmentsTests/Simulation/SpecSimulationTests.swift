@@ -93,6 +93,9 @@ enum Simulation {
             if let difference = firstDifference("server requests", client: world.requests, model: model.requests) {
                 return Divergence(operation: index, what: difference)
             }
+            if let difference = firstDifference("log lines", client: world.logs, model: model.logs) {
+                return Divergence(operation: index, what: difference)
+            }
         }
         return nil
     }
