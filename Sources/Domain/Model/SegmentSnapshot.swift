@@ -29,8 +29,8 @@ public struct SegmentBaseline: Hashable, Sendable, Codable {
     public var snapshot: SegmentSnapshot?
     /// Customers whose exact ids were linked to their cookie successfully.
     public var linkedCustomers: Set<CustomerIds>
-    /// The integration the snapshot and the link memory belong to (an opaque digest of backend,
-    /// base URL and storage), or `nil` when not known — a baseline saved by an earlier version,
+    /// The integration the snapshot and the link memory belong to (an opaque digest of the backend
+    /// and its base URL), or `nil` when not known — a baseline saved by an earlier version,
     /// which any integration adopts. One integration never uses another's baseline: a storage
     /// folder shared by two projects answers neither with the other's segments (see Behaviour D1, C4, G1).
     public var integration: String?
