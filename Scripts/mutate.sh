@@ -3,6 +3,7 @@
 #
 #   Scripts/mutate.sh [--files PATH]... [--per-module N | --sample N] [--seed S] [--json FILE] [--list]
 #   Scripts/mutate.sh --rerun FILE [--only OUTCOMES]
+#   Scripts/mutate.sh --json FILE --merge FILE...
 #
 #   --files P       source files or folders to mutate, repeatable (default: Sources/Domain, Data,
 #                   Persistence, Networking and Facade)
@@ -18,6 +19,8 @@
 #                   longer there is recorded as `gone`
 #   --only LIST     with --rerun: only the mutants whose outcome is in LIST (comma-separated, e.g.
 #                   survived or survived,timeout)
+#   --merge FILE... one results file (--json) from several, e.g. of runs made side by side with
+#                   different --files and --scratch: their runs and mutants, renumbered
 #   --scratch DIR   where the mutated copy and its build live (default .build-mutate)
 #   --build-timeout S / --test-timeout S   per mutant (defaults 900 / auto: three times the
 #                   module's unmutated test run, at least 20 s); a test run that times out counts
@@ -52,7 +55,8 @@ only=""
 scratch=.build-mutate
 build_timeout=900
 test_timeout=auto
-usage() { sed -n '4,26p' "$script" | sed 's/^# \{0,1\}//'; }
+merge=()
+usage() { sed -n '4,29p' "$script" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
     case "$1" in
         --files) files+=("${2:?--files needs a path}"); shift 2 ;;
@@ -63,6 +67,7 @@ while (($#)); do
         --list) list_only=true; shift ;;
         --rerun) rerun=${2:?--rerun needs a results file}; shift 2 ;;
         --only) only=${2:?--only needs outcomes}; shift 2 ;;
+        --merge) shift; while (($#)) && [[ $1 != --* ]]; do merge+=("$1"); shift; done ;;
         --scratch) scratch=${2:?--scratch needs a folder}; shift 2 ;;
         --build-timeout) build_timeout=${2:?}; shift 2 ;;
         --test-timeout) test_timeout=${2:?}; shift 2 ;;
@@ -77,6 +82,7 @@ if [[ -n $rerun ]]; then
     json=$rerun
 fi
 [[ -n $json ]] || json=$scratch/results.json
+case $scratch in /*) scratch_dir=$scratch ;; *) scratch_dir=$root/$scratch ;; esac
 modules_in_order=(Domain Data Persistence Networking Facade)
 
 # The module a source file belongs to (its folder under Sources), and the tests that judge its
@@ -219,145 +225,33 @@ function jget(s, k,    p, i, c, out) {
     }
     return out
 }
+function jset(s, k, v,    p, rest) {
+    p = index(s, "\"" k "\": ")
+    if (!p) return s
+    p += length(k) + 4; rest = substr(s, p); match(rest, /^[^,}]*/)
+    return substr(s, 1, p - 1) v substr(rest, RLENGTH + 1)
+}
 function unlisted(s) { sub(/,[ \t]*$/, "", s); sub(/^[ \t]*/, "", s); return s }
 AWK
 export LC_ALL=C
 
-sources=()
-for f in "${files[@]}"; do
-    [[ -e $f ]] || { echo "mutate.sh: no such file or folder: $f" >&2; exit 2; }
-    while IFS= read -r s; do module_of "$s" >/dev/null && sources+=("$s"); done < <(find "$f" -name '*.swift' | sort)
-done
-((${#sources[@]})) || { echo "mutate.sh: no Swift files selected" >&2; exit 2; }
-
-# The mutants to run, one a line: id, file, line, operator.
-site_counts=""
-if [[ -z $rerun ]]; then
-    all_sites=$(awk -v mode=list "$MUTATOR" "${sources[@]}")
-    site_counts=$(printf '%s\n' "$all_sites" | awk -F'\t' '{ split($1, p, "/"); n[p[2]]++ } END { for (m in n) printf "%s=%d ", m, n[m] }')
-    if [[ -n $sample ]]; then limit_all=$sample limit_each=0; else limit_all=0 limit_each=$per_module; fi
-    # Shuffled by the seed (awk's rand), the first N overall or of each module kept, then sorted by
-    # module and file (consecutive mutants in one file make the incremental build recompile less).
-    sites=$(printf '%s\n' "$all_sites" |
-        awk -v seed="$seed" 'BEGIN { srand(seed) } { printf "%.12f\t%s\n", rand(), $0 }' | sort -k1,1 | cut -f2- |
-        awk -F'\t' -v all="$limit_all" -v each="$limit_each" '
-            { split($1, p, "/"); m = p[2] }
-            (all == 0 || ++n <= all) && (each == 0 || ++k[m] <= each)' |
-        awk -F'\t' -v order="${modules_in_order[*]}" '
-            BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) rank[o[i]] = i }
-            { split($1, p, "/"); print rank[p[2]] "\t" $0 }' |
-        sort -t "$(printf '\t')" -k1,1n -k2,2 -k3,3n -k4,4 | cut -f2- | awk '{ print NR "\t" $0 }')
-    echo "mutate.sh: $(printf '%s\n' "$all_sites" | grep -c .) mutation sites in ${#sources[@]} files ($site_counts); running $(printf '%s\n' "$sites" | grep -c .) (seed $seed)" >&2
-else
-    # Each mutant of the results file at the line whose text is its original line, the nearest to
-    # where it was; line 0 when no line has that text any more.
-    sites=$(awk -v only="$only" "$JSONLIB"'
-        BEGIN { n = split(only, o, ","); for (i = 1; i <= n; i++) wanted[o[i]] = 1 }
-        index($0, "{\"id\": ") {
-            if (only != "" && !(jget($0, "outcome") in wanted)) next
-            file = jget($0, "file"); old = jget($0, "line") + 0; text = jget($0, "original")
-            best = 0; bd = 0; ln = 0
-            while ((getline l < file) > 0) { ln++; if (l == text) { d = ln - old; if (d < 0) d = -d; if (!best || d < bd) { best = ln; bd = d } } }
-            close(file)
-            print jget($0, "id") "\t" file "\t" best "\t" jget($0, "operator")
-        }' "$rerun")
-    echo "mutate.sh: judging again $(printf '%s\n' "$sites" | grep -c .) mutants of $rerun${only:+ (outcome $only)}" >&2
-fi
-[[ -n $sites ]] || { echo "mutate.sh: no mutants selected" >&2; exit 2; }
-
-if $list_only; then
-    while IFS=$'\t' read -r id file line op; do
-        if ((line == 0)); then printf '%s\t%s\t%s\tgone: its line is no longer there\n' "$id" "$file" "$op"; continue; fi
-        mutated=$(awk -v mode=apply -v target="$line" -v op="$op" "$MUTATOR" "$file" | sed -n "${line}p")
-        printf '%s\t%s:%s\t%s\t%s\n' "$id" "$file" "$line" "$op" "$(echo "$mutated" | sed 's/^[ \t]*//')"
-    done <<<"$sites"
-    exit 0
-fi
-
-# A copy of the tracked files (plus uncommitted changes to them) in the scratch folder: mutants are
-# applied there, never to the working tree.
-mkdir -p "$root/$scratch"
-copy="$root/$scratch/src"
-mkdir -p "$copy"
-# Only files whose content differs are copied (with a new modification time), so the copy's build
-# stays incremental and a file restored after an earlier run's last mutant is still rebuilt.
-staging="$root/$scratch/staging"
-rm -rf "$staging" && mkdir -p "$staging"
-git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | (cd "$staging" && tar -xf -)
-(cd "$staging" && find . -type f -print0) | while IFS= read -r -d '' f; do
-    if ! cmp -s "$staging/$f" "$copy/$f"; then mkdir -p "$(dirname "$copy/$f")" && cp "$staging/$f" "$copy/$f"; fi
-done
-(cd "$copy" && find . -type f -print0) | while IFS= read -r -d '' f; do
-    [[ -e $staging/$f ]] || rm -f "$copy/$f"
-done
-rm -rf "$staging"
-# The copy's manifest keeps only the targets the selected modules' tests need, so a mutant
-# rebuilds and links as little as possible (PackageDescription's `targets` and `products` are
-# mutable; the lines are appended to the copy's Package.swift only).
-declare -A keep=([SegmentsDomain]=1 [SegmentsData]=1 [SegmentsNetworking]=1 [SegmentsPersistence]=1 [SegmentsTesting]=1)
-declare -A selected=()
-while IFS=$'\t' read -r _ file _; do
-    module=$(module_of "$file")
-    selected[$module]=1
-    case $module in
-        Domain) keep[SegmentsDomainTests]=1; keep[SegmentsDataTests]=1 ;;
-        Data) keep[SegmentsDataTests]=1 ;;
-        Persistence) keep[SegmentsPersistenceTests]=1 ;;
-        Networking) keep[SegmentsNetworkingTests]=1; keep[SegmentsEmulator]=1 ;;
-        Facade) keep[RealtimeSegments]=1; keep[RealtimeSegmentsTests]=1; keep[SegmentsEmulator]=1
-            keep[segments]=1; keep[CombineStandIn]=1 ;;
-    esac
-done <<<"$sites"
-{
-    echo
-    echo "// Added by Scripts/mutate.sh in its copy: only what the mutated modules' tests need."
-    printf 'let mutateKeeps: Set<String> = [%s]\n' "$(printf '"%s"\n' "${!keep[@]}" | sort | paste -sd, - | sed 's/,/, /g')"
-    echo 'package.targets.removeAll { !mutateKeeps.contains($0.name) }'
-    echo 'package.products = []'
-} >>"$copy/Package.swift"
-
-current_file=""
-backup="$root/$scratch/original.swift"
-restore() {
-    if [[ -n $current_file && -f $backup ]]; then cp "$backup" "$copy/$current_file"; current_file=""; fi
-}
-# Builds and test runs go to the background and are waited for, so a signal reaches the trap at
-# once; the trap stops the running command (timeout passes the signal to its whole process group)
-# before restoring the file.
-child=""
-run() {
-    "$@" &
-    child=$!
-    local status=0
-    wait "$child" || status=$?
-    child=""
-    return "$status"
-}
 now() { printf '%s' "${EPOCHREALTIME:-$SECONDS}"; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-build() {
-    run timeout -k 10 "$build_timeout" swift build --package-path "$copy" --build-tests --scratch-path "$root/$scratch/build" \
-        >"$root/$scratch/build.log" 2>&1
-}
-# The test bundle is run directly (what `swift test --skip-build` runs), so that timeout's signal
-# reaches it: swift-test does not pass a signal on to the bundle it started.
-unit_tests() { # filter, time limit
-    run timeout -k 10 "$2" "$root/$scratch/build/debug/RealtimeSegmentsPackageTests.xctest" \
-        --testing-library swift-testing --filter "$1" >"$root/$scratch/test.log" 2>&1
-}
-
 started=$(now)
+mkdir -p "$scratch_dir"
 commit=$(git rev-parse --short=10 HEAD)
 # Judged code that is not a commit is said so: a commit with uncommitted changes to the package.
 [[ -z $(git status --porcelain -- Sources Tests Package.swift) ]] || commit="$commit+uncommitted"
 date_started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 machine="$(uname -sm), $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') cores"
 swift_version=$(swift --version 2>/dev/null | grep -m1 -o 'Swift version [^ ]*' || echo unknown)
-judged="$root/$scratch/judged.jsonl"
-: >"$judged"
+judged="$scratch_dir/judged.jsonl"
 old=/dev/null
-if [[ -n $rerun ]]; then old="$root/$scratch/rerun-before.json"; cp "$rerun" "$old"; fi
+if [[ -n $rerun ]]; then old="$scratch_dir/rerun-before.json"; cp "$rerun" "$old"; fi
+olds=("$old")
+new_run=1
+site_counts=""
 declare -A limit_of=()
 
 # The results file: the runs (an earlier file's, then this one), each module's counts and score,
@@ -373,17 +267,25 @@ write_json() { # complete
     mkdir -p "$(dirname "$json")"
     COMMAND="$command_line" COMMIT="$commit" DATE="$date_started" MACHINE="$machine" SWIFT="$swift_version" \
         LIMITS="$limits" TESTS="$tests" SITES="$site_counts" \
-        awk -v complete="$1" -v seconds="$(since "$started")" -v order="${modules_in_order[*]}" -v judged="$judged" "$JSONLIB"'
-        FILENAME != judged && index($0, "{\"run\": ") { runs[++nr] = unlisted($0) }
+        awk -v complete="$1" -v seconds="$(since "$started")" -v order="${modules_in_order[*]}" -v judged="$judged" \
+            -v new_run="$new_run" "$JSONLIB"'
+        # Earlier results files: their runs and mutants, renumbered after the files before them.
+        FILENAME != judged && FNR == 1 { run_base = nr; id_base = max_id }
+        FILENAME != judged && index($0, "{\"run\": ") { line = unlisted($0); runs[++nr] = jset(line, "run", jget(line, "run") + run_base) }
         FILENAME != judged && index($0, "{\"module\": ") { sites[jget($0, "module")] = jget($0, "sites") }
-        FILENAME != judged && index($0, "{\"id\": ") { oldm[++no] = unlisted($0) }
+        FILENAME != judged && index($0, "{\"id\": ") {
+            line = unlisted($0); id = jget(line, "id") + id_base; if (id > max_id) max_id = id
+            line = jset(jset(line, "id", id), "run", jget(line, "run") + run_base)
+            if (jget(line, "firstRun") != "") line = jset(line, "firstRun", jget(line, "firstRun") + run_base)
+            oldm[++no] = line
+        }
         FILENAME == judged { id = jget($0, "id"); new[id] = $0; order_new[++nn] = id }
         END {
             n = split(ENVIRON["SITES"], s, " ")
             for (i = 1; i <= n; i++) { split(s[i], kv, "="); sites[kv[1]] = kv[2] }
             n = split(ENVIRON["TESTS"], s, " ")
             for (i = 1; i <= n; i++) { p = index(s[i], "="); tests[substr(s[i], 1, p - 1)] = substr(s[i], p + 1) }
-            runs[++nr] = "{\"run\": " nr ", \"command\": " jstr(ENVIRON["COMMAND"]) ", \"commit\": " jstr(ENVIRON["COMMIT"]) \
+            if (new_run) runs[++nr] = "{\"run\": " nr ", \"command\": " jstr(ENVIRON["COMMAND"]) ", \"commit\": " jstr(ENVIRON["COMMIT"]) \
                 ", \"date\": " jstr(ENVIRON["DATE"]) ", \"machine\": " jstr(ENVIRON["MACHINE"]) ", \"swift\": " jstr(ENVIRON["SWIFT"]) \
                 ", \"testTimeLimits\": " jstr(ENVIRON["LIMITS"]) ", \"judged\": " nn ", \"seconds\": " seconds ", \"complete\": " complete "}"
             # A mutant judged again keeps its first judgement.
@@ -430,17 +332,146 @@ write_json() { # complete
             for (i = 1; i <= nm; i++) print "    " mutants[i] (i < nm ? "," : "")
             print "  ]"
             print "}"
-        }' "$old" "$judged" >"$json.next"
+        }' "${olds[@]}" "$judged" >"$json.next"
     mv "$json.next" "$json"
 }
 summary() {
     awk "$JSONLIB"'
         BEGIN { print "module       killed (time-outs) survived build-failed gone  score (killed / compiling mutants)" }
         index($0, "{\"module\": ") {
-            printf "%-12s %6d %11s %8d %12d %4d  %s%%\n", jget($0, "module"), jget($0, "killed"), "(" jget($0, "timeouts") ")", \
-                jget($0, "survived"), jget($0, "buildFailed"), jget($0, "gone"), jget($0, "score")
+            printf "%-12s %6d %11s %8d %12d %4d  %s\n", jget($0, "module"), jget($0, "killed"), "(" jget($0, "timeouts") ")", \
+                jget($0, "survived"), jget($0, "buildFailed"), jget($0, "gone"), (jget($0, "score") == "null" ? "-" : jget($0, "score") "%")
         }' "$json"
     echo "results: $json"
+}
+
+if ((${#merge[@]})); then
+    olds=("${merge[@]}") new_run=0 judged=/dev/null
+    write_json true
+    summary
+    exit 0
+fi
+
+sources=()
+for f in "${files[@]}"; do
+    [[ -e $f ]] || { echo "mutate.sh: no such file or folder: $f" >&2; exit 2; }
+    while IFS= read -r s; do module_of "$s" >/dev/null && sources+=("$s"); done < <(find "$f" -name '*.swift' | sort)
+done
+((${#sources[@]})) || { echo "mutate.sh: no Swift files selected" >&2; exit 2; }
+
+# The mutants to run, one a line: id, file, line, operator.
+if [[ -z $rerun ]]; then
+    all_sites=$(awk -v mode=list "$MUTATOR" "${sources[@]}")
+    site_counts=$(printf '%s\n' "$all_sites" | awk -F'\t' '{ split($1, p, "/"); n[p[2]]++ } END { for (m in n) printf "%s=%d ", m, n[m] }')
+    if [[ -n $sample ]]; then limit_all=$sample limit_each=0; else limit_all=0 limit_each=$per_module; fi
+    # Shuffled by the seed (awk's rand), the first N overall or of each module kept, then sorted by
+    # module and file (consecutive mutants in one file make the incremental build recompile less).
+    sites=$(printf '%s\n' "$all_sites" |
+        awk -v seed="$seed" 'BEGIN { srand(seed) } { printf "%.12f\t%s\n", rand(), $0 }' | sort -k1,1 | cut -f2- |
+        awk -F'\t' -v all="$limit_all" -v each="$limit_each" '
+            { split($1, p, "/"); m = p[2] }
+            (all == 0 || ++n <= all) && (each == 0 || ++k[m] <= each)' |
+        awk -F'\t' -v order="${modules_in_order[*]}" '
+            BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) rank[o[i]] = i }
+            { split($1, p, "/"); print rank[p[2]] "\t" $0 }' |
+        sort -t "$(printf '\t')" -k1,1n -k2,2 -k3,3n -k4,4 | cut -f2- | awk '{ print NR "\t" $0 }')
+    echo "mutate.sh: $(printf '%s\n' "$all_sites" | grep -c .) mutation sites in ${#sources[@]} files ($site_counts); running $(printf '%s\n' "$sites" | grep -c .) (seed $seed)" >&2
+else
+    # Each mutant of the results file at the line whose text is its original line, the nearest to
+    # where it was; line 0 when no line has that text any more.
+    sites=$(awk -v only="$only" "$JSONLIB"'
+        BEGIN { n = split(only, o, ","); for (i = 1; i <= n; i++) wanted[o[i]] = 1 }
+        index($0, "{\"id\": ") {
+            if (only != "" && !(jget($0, "outcome") in wanted)) next
+            file = jget($0, "file"); old = jget($0, "line") + 0; text = jget($0, "original")
+            best = 0; bd = 0; ln = 0
+            while ((getline l < file) > 0) { ln++; if (l == text) { d = ln - old; if (d < 0) d = -d; if (!best || d < bd) { best = ln; bd = d } } }
+            close(file)
+            print jget($0, "id") "\t" file "\t" best "\t" jget($0, "operator")
+        }' "$rerun")
+    echo "mutate.sh: judging again $(printf '%s\n' "$sites" | grep -c .) mutants of $rerun${only:+ (outcome $only)}" >&2
+fi
+[[ -n $sites ]] || { echo "mutate.sh: no mutants selected" >&2; exit 2; }
+
+if $list_only; then
+    while IFS=$'\t' read -r id file line op; do
+        if ((line == 0)); then printf '%s\t%s\t%s\tgone: its line is no longer there\n' "$id" "$file" "$op"; continue; fi
+        if ! mutated=$(awk -v mode=apply -v target="$line" -v op="$op" "$MUTATOR" "$file" 2>/dev/null | sed -n "${line}p"); then
+            printf '%s\t%s:%s\t%s\tgone: the operator no longer applies to its line\n' "$id" "$file" "$line" "$op"; continue
+        fi
+        printf '%s\t%s:%s\t%s\t%s\n' "$id" "$file" "$line" "$op" "$(echo "$mutated" | sed 's/^[ \t]*//')"
+    done <<<"$sites"
+    exit 0
+fi
+
+# A copy of the tracked files (plus uncommitted changes to them) in the scratch folder: mutants are
+# applied there, never to the working tree.
+mkdir -p "$scratch_dir"
+copy="$scratch_dir/src"
+mkdir -p "$copy"
+# Only files whose content differs are copied (with a new modification time), so the copy's build
+# stays incremental and a file restored after an earlier run's last mutant is still rebuilt.
+staging="$scratch_dir/staging"
+rm -rf "$staging" && mkdir -p "$staging"
+git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | (cd "$staging" && tar -xf -)
+(cd "$staging" && find . -type f -print0) | while IFS= read -r -d '' f; do
+    if ! cmp -s "$staging/$f" "$copy/$f"; then mkdir -p "$(dirname "$copy/$f")" && cp "$staging/$f" "$copy/$f"; fi
+done
+(cd "$copy" && find . -type f -print0) | while IFS= read -r -d '' f; do
+    [[ -e $staging/$f ]] || rm -f "$copy/$f"
+done
+rm -rf "$staging"
+# The copy's manifest keeps only the targets the selected modules' tests need, so a mutant
+# rebuilds and links as little as possible (PackageDescription's `targets` and `products` are
+# mutable; the lines are appended to the copy's Package.swift only).
+declare -A keep=([SegmentsDomain]=1 [SegmentsData]=1 [SegmentsNetworking]=1 [SegmentsPersistence]=1 [SegmentsTesting]=1)
+declare -A selected=()
+while IFS=$'\t' read -r _ file _; do
+    module=$(module_of "$file")
+    selected[$module]=1
+    case $module in
+        Domain) keep[SegmentsDomainTests]=1; keep[SegmentsDataTests]=1 ;;
+        Data) keep[SegmentsDataTests]=1 ;;
+        Persistence) keep[SegmentsPersistenceTests]=1 ;;
+        Networking) keep[SegmentsNetworkingTests]=1; keep[SegmentsEmulator]=1 ;;
+        Facade) keep[RealtimeSegments]=1; keep[RealtimeSegmentsTests]=1; keep[SegmentsEmulator]=1
+            keep[segments]=1; keep[CombineStandIn]=1 ;;
+    esac
+done <<<"$sites"
+{
+    echo
+    echo "// Added by Scripts/mutate.sh in its copy: only what the mutated modules' tests need."
+    printf 'let mutateKeeps: Set<String> = [%s]\n' "$(printf '"%s"\n' "${!keep[@]}" | sort | paste -sd, - | sed 's/,/, /g')"
+    echo 'package.targets.removeAll { !mutateKeeps.contains($0.name) }'
+    echo 'package.products = []'
+} >>"$copy/Package.swift"
+
+current_file=""
+backup="$scratch_dir/original.swift"
+restore() {
+    if [[ -n $current_file && -f $backup ]]; then cp "$backup" "$copy/$current_file"; current_file=""; fi
+}
+# Builds and test runs go to the background and are waited for, so a signal reaches the trap at
+# once; the trap stops the running command (timeout passes the signal to its whole process group)
+# before restoring the file.
+child=""
+run() {
+    "$@" &
+    child=$!
+    local status=0
+    wait "$child" || status=$?
+    child=""
+    return "$status"
+}
+build() {
+    run timeout -k 10 "$build_timeout" swift build --package-path "$copy" --build-tests --scratch-path "$scratch_dir/build" \
+        >"$scratch_dir/build.log" 2>&1
+}
+# The test bundle is run directly (what `swift test --skip-build` runs), so that timeout's signal
+# reaches it: swift-test does not pass a signal on to the bundle it started.
+unit_tests() { # filter, time limit
+    run timeout -k 10 "$2" "$scratch_dir/build/debug/RealtimeSegmentsPackageTests.xctest" \
+        --testing-library swift-testing --filter "$1" >"$scratch_dir/test.log" 2>&1
 }
 
 interrupted() {
@@ -474,13 +505,14 @@ for module in "${modules_in_order[@]}"; do
     echo "mutate.sh: $module tests pass without a mutant in $took s; time limit per mutant ${limit_of[$module]} s" >&2
 done
 
+: >"$judged"
 count=$(printf '%s\n' "$sites" | grep -c .)
 index=0
 while IFS=$'\t' read -r id file line op; do
     index=$((index + 1))
     module=$(module_of "$file")
     t0=$(now)
-    original="" mutated=""
+    original="" mutated="" failing=""
     if ((line == 0)); then
         outcome=gone
         original=$(OLD="$old" ID="$id" awk "$JSONLIB"'index($0, "{\"id\": " ENVIRON["ID"] ",") { print jget($0, "original") }' "$old")
@@ -499,16 +531,21 @@ while IFS=$'\t' read -r id file line op; do
                 unit_tests "$(tests_of "$module")" "${limit_of[$module]}" || status=$?
                 if ((status == 0)); then outcome=survived
                 elif ((status == 124 || status == 137)); then outcome=timeout
-                else outcome=killed; fi
+                else
+                    outcome=killed
+                    # The tests that failed (the first three), so a test added for a mutant is seen killing it.
+                    failing=$(sed 's/\x1b\[[0-9;]*m//g' "$scratch_dir/test.log" | sed -n 's/^[^ ]* Test \(.*\) failed after .*$/\1/p' | grep -v '^run with ' |
+                        sort -u | head -n 3 | paste -sd, - | sed 's/,/, /g')
+                fi
             fi
         fi
         restore
     fi
-    ORIGINAL="$original" MUTATED="$mutated" awk -v id="$id" -v module="$module" -v file="$file" -v line="$line" -v op="$op" \
+    ORIGINAL="$original" MUTATED="$mutated" FAILING="$failing" awk -v id="$id" -v module="$module" -v file="$file" -v line="$line" -v op="$op" \
         -v outcome="$outcome" -v commit="$commit" -v seconds="$(since "$t0")" -v run_of="$(grep -c '{"run": ' "$old" || true)" "$JSONLIB"'
         BEGIN {
-            printf "{\"id\": %d, \"module\": %s, \"file\": %s, \"line\": %d, \"operator\": %s, \"outcome\": %s, \"run\": %d, \"commit\": %s, \"seconds\": %s, \"original\": %s, \"mutated\": %s}\n", \
-                id, jstr(module), jstr(file), line, jstr(op), jstr(outcome), run_of + 1, jstr(commit), seconds, jstr(ENVIRON["ORIGINAL"]), jstr(ENVIRON["MUTATED"])
+            printf "{\"id\": %d, \"module\": %s, \"file\": %s, \"line\": %d, \"operator\": %s, \"outcome\": %s, \"run\": %d, \"commit\": %s, \"seconds\": %s, \"failing\": %s, \"original\": %s, \"mutated\": %s}\n", \
+                id, jstr(module), jstr(file), line, jstr(op), jstr(outcome), run_of + 1, jstr(commit), seconds, jstr(ENVIRON["FAILING"]), jstr(ENVIRON["ORIGINAL"]), jstr(ENVIRON["MUTATED"])
         }' >>"$judged"
     write_json false
     printf '%-12s %4d/%d %s:%s\t%s\t%s\n' "$outcome" "$index" "$count" "$file" "$line" "$op" "$(echo "$mutated" | sed 's/^[ \t]*//')"
