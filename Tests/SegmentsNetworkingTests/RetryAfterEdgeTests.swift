@@ -28,4 +28,10 @@ import Testing
         #expect(RetryAfter.seconds(from: padded(to: 64), now: Self.now) == 0)
         #expect(RetryAfter.seconds(from: padded(to: 65), now: Self.now) == nil)
     }
+
+    /// A time of day runs to 23:59:59: hour 24 makes the value no date.
+    @Test func t7_hourTwentyFourIsNoDate() {
+        #expect(RetryAfter.seconds(from: "Sun, 06 Nov 1994 23:59:59 GMT", now: Self.now) == 0)
+        #expect(RetryAfter.seconds(from: "Sun, 06 Nov 1994 24:00:00 GMT", now: Self.now) == nil)
+    }
 }
