@@ -34,4 +34,10 @@ import Testing
         #expect(RetryAfter.seconds(from: "Sun, 06 Nov 1994 23:59:59 GMT", now: Self.now) == 0)
         #expect(RetryAfter.seconds(from: "Sun, 06 Nov 1994 24:00:00 GMT", now: Self.now) == nil)
     }
+
+    /// A month has the days it has: 31 January is a date, 32 January is none.
+    @Test func t7_theThirtySecondOfAMonthIsNoDate() {
+        #expect(RetryAfter.seconds(from: "Mon, 31 Jan 1994 08:49:37 GMT", now: Self.now) == 0)
+        #expect(RetryAfter.seconds(from: "Tue, 32 Jan 1994 08:49:37 GMT", now: Self.now) == nil)
+    }
 }
