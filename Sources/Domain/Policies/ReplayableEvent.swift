@@ -61,12 +61,13 @@ package enum ReplayableEvent {
             "The event's properties nest deeper than \(maximumDepth) levels; it could not be replayed after a restart")
     }
 
-    /// An upper bound of the string's JSON encoding: quotes, and six bytes for a character that
-    /// needs an escape.
+    /// An upper bound of the string's JSON encoding: quotes, six bytes for a control character,
+    /// two for a quote, backslash or slash (`JSONEncoder` writes `\/`).
     private static func encodedSize(of text: String) -> Int {
         var size = 2
         for byte in text.utf8 {
             size += byte < 0x20 ? 6 : (byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")) ? 2 : 1
+            if byte == UInt8(ascii: "/") { size += 1 }
         }
         return size
     }
