@@ -13,7 +13,8 @@
 # Docs/MutationSurvivors.tsv has one line per survivor: file, operator and the mutated line's
 # original text (trimmed), TAB-separated, then why it survives. A reason starting with
 # `equivalent:` says why no test can tell the mutant from the code; anything else (e.g. `not
-# killed:`) explains a survivor that stays one. Lines starting with `#` are comments. A survivor
+# killed:`) explains a survivor that stays one. Lines starting with `#` are comments.
+# Identical lines of one file mutated by the same operator share one line (the key is the text). A survivor
 # that a later test kills needs no line: `mutate.sh --rerun` records the tests that failed with it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
