@@ -30,6 +30,8 @@ struct FileOperationCounts: Hashable, Sendable {
 enum FileOperationKind: Hashable, Sendable {
     /// Every `open` of ``POSIXFile``, creating ones included.
     case open
+    /// `read` in ``POSIXFile/contents(of:maximumSize:)``, `pread` in ``POSIXFile/bytes(of:in:)``.
+    case read
     /// `write` in ``POSIXFile/writeAll(_:_:path:)``.
     case write
     /// `rename` in ``POSIXFile/move(_:over:)``.
@@ -44,7 +46,8 @@ enum FileOperationKind: Hashable, Sendable {
 struct InjectedFileFault: Hashable, Sendable {
     /// Which call fails.
     let kind: FileOperationKind
-    /// The `errno` it sets; `0` makes a `write` return 0 (nothing written, no error) instead of -1.
+    /// The `errno` it sets; `0` makes a `write` or `read` return 0 (nothing written, or the end of the
+    /// file) instead of -1.
     let code: Int32
     /// How many calls in a row fail, from the first one under the directory.
     let times: Int

@@ -78,7 +78,8 @@ extension POSIXFile {
         var filled = 0
         while filled < range.count {
             let count = data.withUnsafeMutableBytes { buffer in
-                pread(fd, buffer.baseAddress! + filled, range.count - filled, off_t(range.lowerBound + filled))
+                injected(.read, path).map(Int.init)
+                    ?? pread(fd, buffer.baseAddress! + filled, range.count - filled, off_t(range.lowerBound + filled))
             }
             if count < 0 {
                 if errno == EINTR { continue }

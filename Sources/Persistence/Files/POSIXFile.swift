@@ -77,7 +77,7 @@ enum POSIXFile {
             if filled > maximumSize { throw UntrustedFile.tooLarge }
             if filled == data.count { data.count += min(max(data.count, 4096), maximumSize + 1) }
             let count = data.withUnsafeMutableBytes { buffer in
-                read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+                injected(.read, path).map(Int.init) ?? read(fd, buffer.baseAddress! + filled, buffer.count - filled)
             }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -165,11 +165,11 @@ enum POSIXFile {
 
     /// Test seam (see ``FileOperationLog``): when a test injected a failure of this `kind` of call on
     /// `path`, sets `errno` and returns what the call would (-1; 0 for a `write` that wrote
-    /// nothing); `nil`, always outside tests, for the real call.
+    /// nothing, or a `read` at the end of the file); `nil`, always outside tests, for the real call.
     static func injected(_ kind: FileOperationKind, _ path: String) -> Int32? {
         guard let code = FileOperationLog.injectedFailure(kind, path) else { return nil }
         errno = code
-        return code == 0 && kind == .write ? 0 : -1
+        return code == 0 && (kind == .write || kind == .read) ? 0 : -1
     }
 
     /// A storage error for the failed `operation`, naming only the file (never the directory, which
