@@ -118,4 +118,56 @@ import Darwin
             #expect(FileEventQueueStore(directory: dir.storage, logger: LineLog()).load() == [events[2]])
         }
     }
+
+    /// A journal of `stored` with an unreadable line between its records.
+    static func writeJournalWithAnUnreadableLine(_ stored: [TrackedEvent], in dir: TemporaryDirectory) throws -> Data {
+        try writeJournal(stored, in: dir)
+        let valid = try #require(dir.contents(of: fileName))
+        let lines = valid.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        var damaged = Data()
+        for (index, line) in lines.dropLast().enumerated() {
+            damaged += line + Data("\n".utf8)
+            if index == 1 { damaged += Data("not a record\n".utf8) }
+        }
+        try dir.write(damaged, to: fileName)
+        return damaged
+    }
+
+    @Test func p2_unreadableRecordsWhoseCopyCannotBeKeptAreStillSkippedAndTheQueueRewritten() throws {
+        try TemporaryDirectory.with { dir in
+            let stored = Fixtures.events(2)
+            _ = try Self.writeJournalWithAnUnreadableLine(stored, in: dir)
+
+            let log = LineLog(level: .warning)
+            let loaded = FileOperationLog.failing([InjectedFileFault(.link, errno: EPERM)], under: dir.root.path) {
+                FileEventQueueStore(directory: dir.storage, logger: log).load()
+            }
+
+            #expect(loaded == stored)
+            #expect(log.problems.contains { $0.contains("no copy could be kept") }, "\(log.problems)")
+            #expect(dir.entries().allSatisfy { !$0.contains("corrupt") }, "\(dir.entries())")
+            let next = LineLog(level: .warning)
+            #expect(FileEventQueueStore(directory: dir.storage, logger: next).load() == stored)
+            #expect(next.problems.isEmpty, "the rewritten queue is sound: \(next.problems)")
+        }
+    }
+
+    @Test func p2_unreadableRecordsWhoseRewriteFailsStayInTheFileAndAreSkippedAgainLater() throws {
+        try TemporaryDirectory.with { dir in
+            let stored = Fixtures.events(2)
+            let damaged = try Self.writeJournalWithAnUnreadableLine(stored, in: dir)
+
+            let log = LineLog(level: .warning)
+            let loaded = FileOperationLog.failing([InjectedFileFault(.write, errno: ENOSPC)], under: dir.root.path) {
+                FileEventQueueStore(directory: dir.storage, logger: log).load()
+            }
+
+            #expect(loaded == stored)
+            #expect(log.problems.contains { $0.contains("rewriting it failed") }, "\(log.problems)")
+            #expect(dir.contents(of: Self.fileName) == damaged, "the damaged file stays in use, nothing lost")
+            let next = LineLog(level: .warning)
+            #expect(FileEventQueueStore(directory: dir.storage, logger: next).load() == stored)
+            #expect(next.problems.contains { $0.contains("and the queue was rewritten") }, "\(next.problems)")
+        }
+    }
 }
