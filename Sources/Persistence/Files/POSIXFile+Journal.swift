@@ -27,15 +27,15 @@ extension POSIXFile {
         var created = false
         var fd: Int32
         if tellingCreation {
-            fd = open(path, flags)
+            fd = injected(.open, path) ?? open(path, flags)
             FileOperationLog.record(path) { $0.opens += 1 }
             if fd < 0, errno == ENOENT {
-                fd = open(path, flags | O_CREAT | O_EXCL, fileMode)
+                fd = injected(.open, path) ?? open(path, flags | O_CREAT | O_EXCL, fileMode)
                 FileOperationLog.record(path) { $0.opens += 1; $0.creations += 1 }
                 created = fd >= 0
             }
         } else {
-            fd = open(path, flags | O_CREAT, fileMode)
+            fd = injected(.open, path) ?? open(path, flags | O_CREAT, fileMode)
             FileOperationLog.record(path) { $0.opens += 1; $0.creations += 1 }
         }
         if fd < 0 {
@@ -70,7 +70,7 @@ extension POSIXFile {
     /// symbolic link.
     static func bytes(of path: String, in range: Range<Int>) throws -> Data {
         guard !range.isEmpty else { return Data() }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        let fd = injected(.open, path) ?? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         FileOperationLog.record(path) { $0.opens += 1 }
         guard fd >= 0 else { throw failure("open", path) }
         defer { _ = close(fd) }
@@ -78,7 +78,8 @@ extension POSIXFile {
         var filled = 0
         while filled < range.count {
             let count = data.withUnsafeMutableBytes { buffer in
-                pread(fd, buffer.baseAddress! + filled, range.count - filled, off_t(range.lowerBound + filled))
+                injected(.read, path).map(Int.init)
+                    ?? pread(fd, buffer.baseAddress! + filled, range.count - filled, off_t(range.lowerBound + filled))
             }
             if count < 0 {
                 if errno == EINTR { continue }

@@ -21,7 +21,7 @@ enum POSIXFile {
 
     /// Creates a new file that must not exist yet, owner-only whatever the umask, open for writing.
     static func createExclusive(_ path: String) throws -> Int32 {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
+        let fd = injected(.open, path) ?? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
         FileOperationLog.record(path) { $0.opens += 1; $0.creations += 1 }
         guard fd >= 0 else { throw failure("create", path) }
         // The umask may have removed bits from `fileMode`; set it exactly.
@@ -36,7 +36,7 @@ enum POSIXFile {
 
     /// Opens an existing file for appending; a symbolic link is refused, not followed.
     static func openForAppending(_ path: String) throws -> Int32 {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
+        let fd = injected(.open, path) ?? open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
         FileOperationLog.record(path) { $0.opens += 1 }
         guard fd >= 0 else { throw failure("open", path) }
         return fd
@@ -52,7 +52,7 @@ enum POSIXFile {
     /// - Throws: ``UntrustedFile`` for a file that must be set aside unread; ``SegmentsError``
     ///   `.storage` when the system refuses.
     static func contents(of path: String, maximumSize: Int = maximumDocumentSize) throws -> Data? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        let fd = injected(.open, path) ?? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         FileOperationLog.record(path) { $0.opens += 1 }
         if fd < 0 {
             let code = errno
@@ -77,7 +77,7 @@ enum POSIXFile {
             if filled > maximumSize { throw UntrustedFile.tooLarge }
             if filled == data.count { data.count += min(max(data.count, 4096), maximumSize + 1) }
             let count = data.withUnsafeMutableBytes { buffer in
-                read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+                injected(.read, path).map(Int.init) ?? read(fd, buffer.baseAddress! + filled, buffer.count - filled)
             }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -97,7 +97,7 @@ enum POSIXFile {
             guard let base = buffer.baseAddress else { return }
             var written = 0
             while written < buffer.count {
-                let count = write(fd, base + written, buffer.count - written)
+                let count = injected(.write, path).map(Int.init) ?? write(fd, base + written, buffer.count - written)
                 if count < 0 {
                     if errno == EINTR { continue }
                     throw failure("write", path)
@@ -137,6 +137,7 @@ enum POSIXFile {
     @discardableResult
     static func cut(_ fd: Int32, to size: Int, path: String) -> Bool {
         FileOperationLog.record(path) { $0.truncations += 1 }
+        if injected(.truncate, path) != nil { return false }
         return ftruncate(fd, off_t(size)) == 0
     }
 
@@ -148,7 +149,7 @@ enum POSIXFile {
     /// Atomically replaces `path` with `source`.
     static func move(_ source: String, over path: String) throws {
         FileOperationLog.record(path) { $0.renames += 1 }
-        guard rename(source, path) == 0 else { throw failure("rename", path) }
+        guard (injected(.rename, path) ?? rename(source, path)) == 0 else { throw failure("rename", path) }
     }
 
     /// Removes a file; a missing file is not an error.
@@ -159,7 +160,16 @@ enum POSIXFile {
     /// Gives `path` a second name without copying its bytes.
     static func hardLink(_ path: String, to newPath: String) throws {
         FileOperationLog.record(path) { $0.links += 1 }
-        guard link(path, newPath) == 0 else { throw failure("link", newPath) }
+        guard (injected(.link, path) ?? link(path, newPath)) == 0 else { throw failure("link", newPath) }
+    }
+
+    /// Test seam (see ``FileOperationLog``): when a test injected a failure of this `kind` of call on
+    /// `path`, sets `errno` and returns what the call would (-1; 0 for a `write` that wrote
+    /// nothing, or a `read` at the end of the file); `nil`, always outside tests, for the real call.
+    static func injected(_ kind: FileOperationKind, _ path: String) -> Int32? {
+        guard let code = FileOperationLog.injectedFailure(kind, path) else { return nil }
+        errno = code
+        return code == 0 && (kind == .write || kind == .read) ? 0 : -1
     }
 
     /// A storage error for the failed `operation`, naming only the file (never the directory, which
