@@ -48,6 +48,17 @@ enum PeakMemory {
         var seconds: Double
     }
 
+    /// Child processes need `Process`, which exists only on macOS and Linux.
+    struct NoChildProcesses: Error, CustomStringConvertible {
+        var description: String { "this platform cannot start child processes (Foundation's Process is macOS and Linux only)" }
+    }
+
+    #if !(os(macOS) || os(Linux))
+    /// Where `Process` does not exist (iOS, tvOS, watchOS): benchmark 8 cannot run.
+    static func run(_ executable: URL, _ arguments: [String]) throws -> ChildRun {
+        throw NoChildProcesses()
+    }
+    #else
     /// Runs `executable` with `arguments` to its end (standard output discarded) and reads its peak
     /// resident set: from `/usr/bin/time -v` when present (exact: the kernel's rusage of the
     /// reaped child), else by polling `/proc/<pid>/status` every 2 ms (may miss a final spike).
@@ -84,4 +95,5 @@ enum PeakMemory {
             .flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
         return ChildRun(peakKiB: peak, method: "/usr/bin/time -v", exitStatus: process.terminationStatus, seconds: seconds)
     }
+    #endif
 }
