@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 // RealtimeSegments: real-time customer segments for Swift apps. No package dependencies.
 import PackageDescription
 

@@ -18,10 +18,13 @@ import Testing
         harness.track("a")
         await harness.scheduler.advance()
         #expect(harness.scheduler.pendingDelays == [120])
+        var advancing: Task<Void, Never>?
         let result = await withCheckedContinuation { continuation in
             harness.pipeline.flush { continuation.resume(returning: $0) }
-            Task { await harness.scheduler.advance() }
+            advancing = Task { await harness.scheduler.advance() }
         }
+        // The flush can answer before that advance has returned: let it end before advancing again.
+        await advancing?.value
         #expect((try? result.get()) == 1)
         #expect(harness.scheduler.pendingWorkCount == 0, "the 120 s backoff ended with the success")
         harness.track("b")
