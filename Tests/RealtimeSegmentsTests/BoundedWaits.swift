@@ -11,17 +11,3 @@ func signalled(_ semaphore: DispatchSemaphore, within seconds: TimeInterval = 30
     await onDedicatedThread { semaphore.wait(timeout: .now() + seconds) == .success }
 }
 
-/// Waits until the work queued on `queue` so far has run, at most `seconds`; records an issue
-/// naming the queue when it has not (a deadlocked queue), instead of `queue.sync {}` waiting forever.
-@discardableResult
-func drained(
-    _ queue: DispatchQueue, within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation
-) -> Bool {
-    let reached = DispatchSemaphore(value: 0)
-    queue.async { reached.signal() }
-    guard reached.wait(timeout: .now() + seconds) == .success else {
-        Issue.record("the queue \(queue.label) did not drain within \(Int(seconds)) s (deadlocked?)", sourceLocation: sourceLocation)
-        return false
-    }
-    return true
-}

@@ -125,22 +125,6 @@ extension Result where Failure == SegmentsError {
     }
 }
 
-/// Waits until the work queued on `queue` so far has run, at most `seconds`; records an issue
-/// naming the queue when it has not (a deadlocked queue), where `queue.sync {}` would wait forever
-/// and keep the whole run from ending.
-@discardableResult
-func drained(
-    _ queue: DispatchQueue, within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation
-) -> Bool {
-    let reached = DispatchSemaphore(value: 0)
-    queue.async { reached.signal() }
-    guard reached.wait(timeout: .now() + seconds) == .success else {
-        Issue.record("the queue \(queue.label) did not drain within \(Int(seconds)) s (deadlocked?)", sourceLocation: sourceLocation)
-        return false
-    }
-    return true
-}
-
 /// Waits for `semaphore` on a thread of its own — not on a cooperative or global-queue thread,
 /// which other tests' tasks need: `true` when it was signalled within `seconds` (generous: only a
 /// hang takes that long).

@@ -180,7 +180,7 @@ import Testing
     ])
     func o3_randomOperationsMatchASimpleReferenceModel(capacity: Int, timeout: Double) {
         for seed in UInt64(1)...8 {
-            var random = SplitMix64(seed: seed &* 7919 &+ UInt64(capacity))
+            var random = SeededGenerator(seed: seed &* 7919 &+ UInt64(capacity))
             var cache = ExpiringLRUCache<Int, Int>(capacity: capacity, timeout: timeout)
             var model = ReferenceLRU(capacity: capacity, timeout: timeout)
             var now = Self.t0
@@ -300,23 +300,3 @@ struct ReferenceLRU {
     }
 }
 
-/// A small deterministic random number generator, so every run checks the same operations.
-struct SplitMix64 {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func next(below bound: UInt64) -> UInt64 {
-        next() % bound
-    }
-}

@@ -57,13 +57,13 @@ struct SessionGenerator {
     /// The session's storage layout.
     let layout: SpecModel.Layout
 
-    private var random: SplitMix64
+    private var random: SeededGenerator
     private var listenersAdded = 0
     /// The rest of a pattern of several operations.
     private var pattern: [SimulatedOperation] = []
 
     init(seed: UInt64) {
-        random = SplitMix64(seed: seed)
+        random = SeededGenerator(seed: seed)
         layout = random.chance(0.5) ? .oneStorage : .storagePerProject
     }
 
@@ -74,7 +74,7 @@ struct SessionGenerator {
     private mutating func next() -> SimulatedOperation {
         if !pattern.isEmpty { return pattern.removeFirst() }
         let integration: SpecModel.Integration = random.chance(0.6) ? .a : .b
-        switch random.below(100) {
+        switch random.next(below: 100) {
         case 0..<7: return .configure(integration)
         case 7..<9: return .stop
         case 9..<13: return .anonymize
@@ -82,7 +82,7 @@ struct SessionGenerator {
         case 18..<31:
             listenersAdded += 1
             return .addListener(category: random.pick(Self.categories), includeFirstLoad: random.chance(0.4))
-        case 31..<36: return .removeListener(Int(random.below(UInt64(listenersAdded + 1))) + 1)
+        case 31..<36: return .removeListener(Int(random.next(below: UInt64(listenersAdded + 1))) + 1)
         case 36..<43: return .track
         case 43..<53: return .read(category: random.pick(Self.categories), force: random.chance(0.3))
         case 53..<57: return .setMode(random.chance(0.5) ? .immediate : .manual)
@@ -107,7 +107,7 @@ struct SessionGenerator {
             // Whole and half seconds plus a 1/64 s fraction: binary fractions, so virtual time is
             // exact on both sides, and the timers' (whole-second) moments are met now and then.
             let base = random.pick([0.25, 1, 2.5, 4.75, 5, 5.5, 12, 30, 31, 70])
-            return .advance(base + (random.chance(0.5) ? Double(random.below(64)) / 64 : 0))
+            return .advance(base + (random.chance(0.5) ? Double(random.next(below: 64)) / 64 : 0))
         }
     }
 
@@ -124,20 +124,9 @@ struct SessionGenerator {
     }
 }
 
-/// A small, fast, seedable generator (SplitMix64).
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: UInt64) -> UInt64 { next() % bound }
+extension SeededGenerator {
     mutating func chance(_ probability: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < probability }
-    mutating func pick<T>(_ values: [T]) -> T { values[Int(below(UInt64(values.count)))] }
+    mutating func pick<T>(_ values: [T]) -> T { values[Int(next(below: UInt64(values.count)))] }
 }
 
 /// One request a simulated server received.
