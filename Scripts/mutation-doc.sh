@@ -26,21 +26,9 @@ doc=Docs/Reliability.md
 check=false
 [[ ${1:-} == --check ]] && check=true
 
-read -r -d '' JSONLIB <<'AWK' || true
-function jget(s, k,    p, i, c, out) {
-    p = index(s, "\"" k "\": ")
-    if (!p) return ""
-    p += length(k) + 4
-    if (substr(s, p, 1) != "\"") { out = substr(s, p); sub(/[,}].*/, "", out); return out }
-    out = ""
-    for (i = p + 1; i <= length(s); i++) {
-        c = substr(s, i, 1)
-        if (c == "\\") { i++; c = substr(s, i, 1); if (c == "t") c = "\t"; out = out c; continue }
-        if (c == "\"") break
-        out = out c
-    }
-    return out
-}
+# jget and the other JSON helpers are mutate.sh's (Scripts/mutation-json.awk).
+JSONLIB=$(cat "$(dirname "$0")/mutation-json.awk")
+read -r -d '' DOCLIB <<'AWK' || true
 function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
 # Inline code in a Markdown table cell: a pipe must be escaped even inside backticks.
 function code(s) { gsub(/\|/, "\\|", s); return "`" s "`" }
@@ -48,9 +36,10 @@ function cell(s) { gsub(/\|/, "\\|", s); return s }
 function pct(a, b) { return b ? sprintf("%.1f%%", 100 * a / b) : "–" }
 function key(file, op, original) { return file "\t" op "\t" trim(original) }
 AWK
+LIB="$JSONLIB"$'\n'"$DOCLIB"
 
 agree=0
-table=$(awk -F'\t' -v results="$results" "$JSONLIB"'
+table=$(awk -F'\t' -v results="$results" "$LIB"'
     # The reasons file first: key (file, operator, trimmed original) → reason.
     FILENAME != results {
         if ($0 ~ /^#/ || $0 ~ /^[ \t]*$/) next
