@@ -352,15 +352,12 @@ struct SegmentationStateMachine: DrivenStateMachine {
     mutating func baselineLoaded(_ loadID: Int, _ loaded: SegmentBaseline, at now: Moment) -> Actions {
         guard case .loading(var configured, let load) = state, load.id == loadID else { return Actions() }
         var actions = Actions()
-        if load.discardLoaded {
-            // anonymize deleted it meanwhile
-        } else if loaded.integration == nil || loaded.integration == configured.ports.integrationID {
+        let ours = loaded.integration == nil || loaded.integration == configured.ports.integrationID
+        if !ours { actions.append(.log(.verbose, SegmentsLogText.baselineOfAnotherIntegration)) }
+        if ours, !load.discardLoaded {  // (anonymize deleted it meanwhile: the empty one stays)
             configured.baseline = loaded
-            if let fetched = fetchedByThisProcess[configured.ports.integrationID], fetched.snapshot == loaded.snapshot {
-                configured.snapshotUptime = fetched.uptime
-            }
-        } else {
-            actions.append(.log(.verbose, SegmentsLogText.baselineOfAnotherIntegration))
+            let fetched = fetchedByThisProcess[configured.ports.integrationID]
+            if let fetched, fetched.snapshot == loaded.snapshot { configured.snapshotUptime = fetched.uptime }
         }
         state = .running(configured)
         pruneReleasedOwners(&actions)
