@@ -7,20 +7,20 @@ import Testing
 
 /// Every descriptor a store opens is closed once it is no longer needed (see Behaviour E4, P2,
 /// P5): a rewrite closes the replaced file's, a refused lock closes the lock file's, and a
-/// compaction leaves exactly one open, on the new file. Counted from /proc/self/fd (Linux), only
-/// for this test's folder, so tests running in parallel do not disturb the figures.
+/// compaction leaves exactly one open, on the new file. Counted with ``OpenDescriptors``
+/// (`/proc/self/fd` on Linux, `F_GETPATH` on Darwin), only for this test's folder, so tests running
+/// in parallel do not disturb the figures.
 @Suite(Hang.timeLimit(minutes: 2)) struct DescriptorReleaseTests {
     static let fileName = EventJournal.fileName
-    static let hasProcFD = FileManager.default.fileExists(atPath: "/proc/self/fd")
 
     private func descriptors(under dir: TemporaryDirectory) -> Int {
-        FileEventQueueStoreTests.openDescriptors(under: dir.root)
+        OpenDescriptors.count(under: dir.root)
     }
 
     /// A store's first append after a torn line, then a restart whose first call is a removal:
     /// the removal reads the queue whole and rewrites it to drop the torn line, closing the
     /// descriptor of the file it replaced.
-    @Test(.enabled(if: hasProcFD))
+    @Test(.enabled(if: OpenDescriptors.available))
     func p2_e4_theSynchronousRewriteOfADamagedQueueClosesTheReplacedFile() throws {
         try TemporaryDirectory.with { dir in
             let stored = Fixtures.events(3)
@@ -52,7 +52,7 @@ import Testing
 
     /// A background compaction re-opens the new file at once: right after it one descriptor is
     /// open, and the next append and sync pay no open and no read.
-    @Test(.enabled(if: hasProcFD))
+    @Test(.enabled(if: OpenDescriptors.available))
     func e4_r1_aCompactionLeavesTheNewFileOpenSoTheNextAppendDoesNotReopenIt() throws {
         try TemporaryDirectory.with { dir in
             let events = Fixtures.events(600)
@@ -79,7 +79,7 @@ import Testing
 
     /// Two open file descriptions exclude each other's `flock`, even in one process: the second
     /// acquisition is refused and closes the lock file it opened.
-    @Test(.enabled(if: hasProcFD))
+    @Test(.enabled(if: OpenDescriptors.available))
     func p5_aRefusedLockClosesTheLockFileItOpened() throws {
         try TemporaryDirectory.with { dir in
             do {

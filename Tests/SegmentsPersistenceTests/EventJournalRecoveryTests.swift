@@ -107,7 +107,7 @@ import Testing
 
     /// The rebuild leaves exactly one descriptor open on the journal (the rewritten file, for
     /// appending): the store does not open it a second time after a successful rebuild.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    @Test(.enabled(if: OpenDescriptors.available))
     func p2_aRebuiltJournalIsOpenOnce() throws {
         try TemporaryDirectory.with { dir in
             let valid = try journal(with: Fixtures.events(3), in: dir)
@@ -116,7 +116,7 @@ import Testing
             try dir.write(Data(lines.joined(separator: [UInt8(ascii: "\n")])), to: Self.fileName)
             let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
             #expect(store.load().count == 3)
-            #expect(FileEventQueueStoreTests.openDescriptors(under: dir.root) == 1)
+            #expect(OpenDescriptors.count(under: dir.root) == 1)
         }
     }
 

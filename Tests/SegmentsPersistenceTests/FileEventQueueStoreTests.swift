@@ -159,20 +159,9 @@ import Testing
         journal.close(&state)
     }
 
-    /// Descriptors this process has open on files under `directory`, from /proc/self/fd (Linux).
-    /// Only this test's folder counts, so tests running in parallel do not disturb the figure; a
-    /// descriptor of a replaced file ("… (deleted)") still counts.
-    static func openDescriptors(under directory: URL) -> Int {
-        let prefix = directory.resolvingSymlinksInPath().path + "/"
-        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return fds.filter { fd in
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"))?.hasPrefix(prefix) == true
-        }.count
-    }
-
     /// A compaction replaces the file and re-opens it: the old descriptor must be closed, or
     /// every compaction leaks one. Closing the store releases the last one.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    @Test(.enabled(if: OpenDescriptors.available))
     func e4_aCompactionAndClosingTheStoreReleaseEveryDescriptor() throws {
         try TemporaryDirectory.with { dir in
             do {
@@ -180,7 +169,7 @@ import Testing
                 try Self.writeJournal(events, in: dir)
                 let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
                 #expect(store.load() == events)
-                #expect(Self.openDescriptors(under: dir.root) == 1)  // the journal, open for appending
+                #expect(OpenDescriptors.count(under: dir.root) == 1)  // the journal, open for appending
                 let before = try #require(dir.contents(of: Self.fileName)?.count)
                 // Draining oldest first: each removal kills two lines (the item's and its own), so
                 // after 256 removals the dead lines reach 512 and outnumber the live ones: the file
@@ -188,9 +177,9 @@ import Testing
                 for event in events.prefix(300) { try store.remove(id: event.id) }
                 let after = try #require(dir.contents(of: Self.fileName)?.count)
                 #expect(after < before * 3 / 4)  // it did compact
-                #expect(Self.openDescriptors(under: dir.root) == 1)
+                #expect(OpenDescriptors.count(under: dir.root) == 1)
             }
-            #expect(Self.openDescriptors(under: dir.root) == 0)  // deinit closed it
+            #expect(OpenDescriptors.count(under: dir.root) == 0)  // deinit closed it
         }
     }
 

@@ -108,18 +108,17 @@ enum POSIXFile {
         }
     }
 
-    /// Flushes the file's data to stable storage (see Behaviour R2).
-    static func sync(_ fd: Int32, path: String) throws {
-        #if canImport(Darwin)
-        // Darwin's fsync reaches the drive but not its volatile cache; F_FULLFSYNC reaches the
-        // media. The journal's group commit pays it once per batch, off the caller's thread. A file
-        // system that refuses it (some network volumes) gets fsync.
-        var result = fcntl(fd, F_FULLFSYNC)
-        if result == -1 { result = fsync(fd) }
-        #else
-        // The data and the new size are all a reader needs; skipping other metadata is cheaper.
-        let result = fdatasync(fd)
-        #endif
+    /// Flushes the file's data to stable storage (see Behaviour R2): tries the calls of `plan` in
+    /// order and stops at the first that succeeds. `perform` is the system call; tests replace it.
+    static func sync(
+        _ fd: Int32, path: String, plan: [SyncCall] = SyncCall.platformPlan,
+        perform: (SyncCall, Int32) -> Int32 = SyncCall.perform
+    ) throws {
+        var result: Int32 = -1
+        for call in plan {
+            result = perform(call, fd)
+            if result == 0 { break }
+        }
         FileOperationLog.record(path) { $0.syncs += 1 }
         guard result == 0 else { throw failure("sync", path) }
     }
@@ -180,6 +179,51 @@ enum POSIXFile {
         let file = (path as NSString).lastPathComponent
         let reason = String(cString: strerror(code))
         return SegmentsError(.storage, "\(operation) \(file) failed: \(reason)", underlying: SystemCallError(code: code))
+    }
+}
+
+/// One way to flush a file to stable storage; ``POSIXFile/sync(_:path:plan:perform:)`` tries a
+/// platform's plan in order (see Behaviour R2).
+enum SyncCall: Hashable, Sendable {
+    /// `fcntl(F_FULLFSYNC)`, Darwin only: reaches the drive's media, as Darwin's `fsync` does not
+    /// (it stops at the drive's volatile cache). Elsewhere it fails with `ENOTSUP`.
+    case fullFsync
+    /// `fsync`: for Darwin file systems that refuse `F_FULLFSYNC` (some network volumes).
+    case fsync
+    /// `fdatasync`: the data and the new size, all a reader needs; cheaper than `fsync`.
+    case fdatasync
+
+    /// The calls tried on Darwin (`darwin`) or elsewhere. The journal's group commit pays for the
+    /// sync once per batch, off the caller's thread, so `F_FULLFSYNC`'s cost is paid rarely.
+    static func plan(darwin: Bool) -> [SyncCall] { darwin ? [.fullFsync, .fsync] : [.fdatasync] }
+
+    /// This platform's plan.
+    static var platformPlan: [SyncCall] {
+        #if canImport(Darwin)
+        plan(darwin: true)
+        #else
+        plan(darwin: false)
+        #endif
+    }
+
+    /// Makes the system call; `-1` with `errno` set on failure.
+    static func perform(_ call: SyncCall, _ fd: Int32) -> Int32 {
+        switch call {
+        case .fullFsync:
+            #if canImport(Darwin)
+            return fcntl(fd, F_FULLFSYNC)
+            #else
+            errno = ENOTSUP
+            return -1
+            #endif
+        case .fsync: return Foundation.fsync(fd)
+        case .fdatasync:
+            #if canImport(Darwin)
+            return Foundation.fsync(fd)  // Darwin's fdatasync is not public API before macOS 11
+            #else
+            return Foundation.fdatasync(fd)
+            #endif
+        }
     }
 }
 

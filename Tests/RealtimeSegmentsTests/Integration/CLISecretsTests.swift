@@ -4,6 +4,8 @@ import SegmentsEmulator
 import SegmentsTesting
 import Testing
 
+#if os(macOS) || os(Linux)  // starts child processes (`Process`)
+
 /// Behaviour P4 for the `segments` command: keys come from `SEGMENTS_API_KEY` or `--api-key-file`,
 /// never from an argument (visible in `ps` and shell history), and `--help` says so.
 @Suite(Hang.timeLimit(minutes: 2)) struct CLISecretsTests {
@@ -90,3 +92,5 @@ import Testing
         #expect(run.output.contains("--api-key-file"))
     }
 }
+
+#endif

@@ -10,6 +10,8 @@ import Glibc
 import Darwin
 #endif
 
+#if os(macOS) || os(Linux)  // starts child processes (`Process`)
+
 /// `segments serve` prints every request path; a client must not be able to drive the developer's
 /// terminal with escape sequences hidden in a path (issue 13).
 @Suite(Hang.timeLimit(minutes: 2)) struct ServeCommandTests {
@@ -60,26 +62,4 @@ import Darwin
     }
 }
 
-/// Reads lines from a pipe as they come (blocking), for a child process's standard output.
-final class LineReader {
-    private let handle: FileHandle
-    private var pending = Data()
-
-    init(_ handle: FileHandle) {
-        self.handle = handle
-    }
-
-    /// The next line, or `nil` at end of stream.
-    func next() -> String? {
-        while true {
-            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                pending.removeSubrange(pending.startIndex...newline)
-                return line
-            }
-            let chunk = handle.availableData
-            if chunk.isEmpty { return nil }
-            pending.append(chunk)
-        }
-    }
-}
+#endif
