@@ -10,6 +10,10 @@ public enum SegmentsStorage<Custom: Sendable>: Sendable {
     /// Files in the directory; when `nil`, in the platform's application-support directory, one
     /// folder per integration (on tvOS the caches directory; on Linux `$XDG_DATA_HOME` or
     /// `~/.local/share`).
+    ///
+    /// Do not give a folder inside an App Group container: the client holds a file lock on its
+    /// folder while configured (see Behaviour P5), and iOS terminates a suspended app that holds a
+    /// file lock in a shared container (termination code `0xdead10cc`).
     case directory(URL?)
     /// Nothing on disk: the state ends with the process.
     case inMemory
