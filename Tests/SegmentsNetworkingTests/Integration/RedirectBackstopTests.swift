@@ -37,6 +37,9 @@ import FoundationNetworking
         #expect(error?.code == .httpStatus)
         #expect(redirecting.received.count == 1)
         // The seam did bypass the refusal: the redirect was followed, and the thief answered 200.
+        // What the thief saw is the platform's business, not the backstop's: FoundationNetworking
+        // (curl 7.88) re-sent `Authorization: Token SECRET` to it. Only the delegate's refusal keeps
+        // credentials home, which is why `DelegateWitnessTests` checks that URLSession calls it.
         let seen = try #require(thief.received.first, "the redirect was not followed: the seam did not work")
         #expect(thief.received.count == 1)
         #expect(seen.head.hasPrefix("GET /steal HTTP/1.1\r\n"))
