@@ -68,9 +68,10 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     // The two methods below are optional requirements on Apple platforms (Objective-C protocols):
-    // a signature that only nearly matches (a missing `@Sendable`, another parameter type) is not
-    // an error there, only a warning, and URLSession would silently skip the method — follow the
-    // redirect, or wait for the body. Their declarations are copied from Apple's
+    // a signature that only nearly matches (another parameter type, a misspelt label) is no error
+    // there, at most a warning, and URLSession would silently skip the method — follow the
+    // redirect, or wait for the body. On Linux the protocol extension's default (follow, allow)
+    // takes over without a word. Their declarations are copied from Apple's
     // (`URLSessionTaskDelegate`, `URLSessionDataDelegate`) and swift-corelibs-foundation's, which
     // agree; `DelegateWitnessTests` calls them through the protocols, as URLSession does, so a
     // near miss fails a test on every platform.
