@@ -11,8 +11,9 @@ import FoundationNetworking
 /// - The deadline covers the whole exchange: ``SegmentsHTTPRequest/timeout`` or, when the request
 ///   has none, ``timeout`` (10 s by default). Exceeding it throws ``SegmentsError`` `.timeout`.
 /// - A response body larger than ``maximumResponseSize`` (1 MiB by default) throws
-///   `.invalidResponse`; the download is cancelled as soon as the announced length or the bytes
-///   received exceed the cap, so a hostile or broken server cannot make the SDK buffer without bound.
+///   `.invalidResponse`; the download is cancelled as soon as the announced length (checked when
+///   the headers arrive, before any body) or the bytes received exceed the cap, so a hostile or
+///   broken server cannot make the SDK buffer without bound, nor wait for a body it announced.
 /// - A deadline that is not finite, 0 or less, or over 300 s throws `.invalidConfiguration` before
 ///   anything is sent (see Behaviour P7).
 /// - Redirects are never followed (see Behaviour P6): a 3xx is returned as the response, and nothing is
@@ -70,22 +71,7 @@ public final class URLSessionSegmentsTransport: SegmentsTransport {
         // would fail at once: refuse it before anything is created (see Behaviour P7).
         try DurationRules.checkTimeout(deadline, "The request time-out")
         let task = session.dataTask(with: urlRequest(for: request, timeout: deadline))
-        let id = task.taskIdentifier
-        let tasks = self.tasks
-        let limit = maximumResponseSize
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                tasks.register(task, limit: limit, continuation: continuation)
-                // A cancellation that came before registration found nothing to cancel.
-                if Task.isCancelled {
-                    tasks.finish(id, with: .failure(Self.cancelled))
-                } else {
-                    tasks.start(id, deadline: deadline)
-                }
-            }
-        } onCancel: {
-            tasks.finish(id, with: .failure(Self.cancelled))
-        }
+        return try await tasks.send(task, limit: maximumResponseSize, deadline: deadline)
     }
 
     private func urlRequest(for request: SegmentsHTTPRequest, timeout: TimeInterval) -> URLRequest {
@@ -98,8 +84,6 @@ public final class URLSessionSegmentsTransport: SegmentsTransport {
         urlRequest.httpShouldHandleCookies = false
         return urlRequest
     }
-
-    private static let cancelled = SegmentsError(.cancelled, "The request was cancelled", underlying: CancellationError())
 
     private static func ephemeralConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral

@@ -21,6 +21,27 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
 
     private let entries = Locked<[Int: Entry]>([:])
 
+    /// Runs `task` to its end and answers what it got: the response, or the first of the size
+    /// cap, the deadline and cancellation of the calling `Task` (see ``URLSessionSegmentsTransport``).
+    ///
+    /// `task` must belong to a session whose delegate is this registry (or forwards to it).
+    func send(_ task: URLSessionDataTask, limit: Int, deadline: TimeInterval) async throws -> SegmentsHTTPResponse {
+        let id = task.taskIdentifier
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                register(task, limit: limit, continuation: continuation)
+                // A cancellation that came before registration found nothing to cancel.
+                if Task.isCancelled {
+                    finish(id, with: .failure(Self.cancelled))
+                } else {
+                    start(id, deadline: deadline)
+                }
+            }
+        } onCancel: {
+            finish(id, with: .failure(Self.cancelled))
+        }
+    }
+
     /// Remembers `task` until it finishes.
     func register(
         _ task: URLSessionDataTask, limit: Int, continuation: CheckedContinuation<SegmentsHTTPResponse, any Error>
@@ -46,6 +67,15 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
         entry.continuation.resume(with: result)
     }
 
+    // The two methods below are optional requirements on Apple platforms (Objective-C protocols):
+    // a signature that only nearly matches (another parameter type, a misspelt label) is no error
+    // there, at most a warning, and URLSession would silently skip the method — follow the
+    // redirect, or wait for the body. On Linux the protocol extension's default (follow, allow)
+    // takes over without a word. Their declarations are copied from Apple's
+    // (`URLSessionTaskDelegate`, `URLSessionDataDelegate`) and swift-corelibs-foundation's, which
+    // agree; `DelegateWitnessTests` calls them through the protocols, as URLSession does, so a
+    // near miss fails a test on every platform.
+
     /// Refuses every redirect (see Behaviour P6): URLSession would otherwise re-send the headers —
     /// `Authorization`, `x-api-key` — and the body to the `Location`, whatever its host or scheme.
     /// Declining makes the 3xx itself the task's response, which ``HTTPStatusMapping`` turns into an error.
@@ -56,8 +86,31 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(nil)
     }
 
+    /// Refuses an announced length over the cap as soon as the headers arrive. On Apple platforms
+    /// this is the only early check that can fire: without `Content-Type: application/json`,
+    /// content sniffing holds the body back from `didReceive data` until 512 bytes or the end, so a
+    /// server announcing 5 MiB and sending a few bytes would hold the request until its deadline.
+    /// (FoundationNetworking ignores the disposition, so finishing also cancels the task.)
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let id = dataTask.taskIdentifier
+        guard let limit = entries.withLock({ $0[id]?.limit }) else {
+            completionHandler(.cancel)  // finished already (deadline, cancellation)
+            return
+        }
+        if response.expectedContentLength > Int64(limit) {
+            finish(id, with: .failure(Self.tooLarge))
+            completionHandler(.cancel)
+        } else {
+            completionHandler(.allow)
+        }
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
+        // Also checked here: FoundationNetworking does not wait for the disposition above.
         let expected = dataTask.response?.expectedContentLength ?? -1
         let overLimit = entries.withLock { entries -> Bool in
             guard var entry = entries.removeValue(forKey: id) else { return false }
@@ -94,6 +147,7 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private static let tooLarge = SegmentsError(.invalidResponse, "The response body exceeds the size limit")
+    private static let cancelled = SegmentsError(.cancelled, "The request was cancelled", underlying: CancellationError())
 
     /// Whether the final response came from another scheme, host or port than the request went to.
     private static func wasRedirectedElsewhere(_ task: URLSessionTask, _ response: HTTPURLResponse) -> Bool {

@@ -1,5 +1,6 @@
 import Foundation
 import SegmentsDomain
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -10,6 +11,12 @@ import Darwin
 /// A tiny HTTP/1.1 peer on 127.0.0.1 for exercising `URLSessionSegmentsTransport` without the
 /// emulator: one thread accepts connections one at a time, reads one request, and writes the raw
 /// bytes the test scripted.
+///
+/// Only the accept thread closes the listener and the connection it is serving, as the emulator's
+/// server does: ``stop()`` wakes its `poll` through a pipe and waits for it to finish. Closing the
+/// listener from the stopping thread would free its descriptor number while the accept thread may
+/// still be about to call `accept` on it, and a listener created meanwhile by another test could
+/// get that number and have its connections stolen by this server.
 final class LoopbackServer: Sendable {
     /// One received request: the head (request line and headers) and the body.
     struct Received: Sendable {
@@ -29,9 +36,20 @@ final class LoopbackServer: Sendable {
         let call: String
     }
 
+    private struct State: Sendable {
+        var received: [Received] = []
+        /// Connections kept open by `.hang`, closed by ``stop()``.
+        var open: [Int32] = []
+        /// The connection the accept thread is serving; ``stop()`` only shuts it down.
+        var serving: Int32?
+        var stopped = false
+    }
+
     let port: UInt16
     private let listener: Int32
-    private let state = Locked<(received: [Received], open: [Int32])>(([], []))
+    private let wake: (read: Int32, write: Int32)
+    private let finished = DispatchSemaphore(value: 0)
+    private let state = Locked(State())
 
     init(reply: @escaping @Sendable (Received) -> Reply) throws {
         #if os(Linux)
@@ -52,11 +70,15 @@ final class LoopbackServer: Sendable {
                 bind(fd, generic, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, generic, &length) == 0
             }
         }
-        guard bound else {
+        var pipeEnds: [Int32] = [0, 0]
+        guard bound, pipe(&pipeEnds) == 0 else {
             close(fd)
-            throw SocketError(call: "bind")
+            throw SocketError(call: bound ? "pipe" : "bind")
         }
+        // Non-blocking, so `accept` after `poll` never blocks if the connection went away meanwhile.
+        Self.setNonBlocking(fd, true)
         listener = fd
+        wake = (pipeEnds[0], pipeEnds[1])
         port = UInt16(bigEndian: address.sin_port)
         Thread.detachNewThread { [self] in
             acceptLoop(reply)
@@ -66,21 +88,24 @@ final class LoopbackServer: Sendable {
     /// Every request read so far.
     var received: [Received] { state.value.received }
 
-    /// Stops listening and closes every connection kept open.
-    ///
-    /// On Linux it only shuts the listener down, which stops listening and fails `accept`; the
-    /// accept thread then closes it. Closing it here would free its descriptor number while the
-    /// thread may still be about to call `accept` on it, and a listener created meanwhile by
-    /// another test could get that number and have its connections stolen by this server.
-    /// Elsewhere `shutdown` does not stop a listener, so it is closed here as before.
+    /// Stops listening and closes every connection kept open; waits (bounded) for the accept
+    /// thread, which closes the listener. Idempotent.
     func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        #if !os(Linux)
-        close(listener)
-        #endif
-        for fd in state.withLock({ state in defer { state.open.removeAll() }; return state.open }) {
-            close(fd)
+        let kept: [Int32]? = state.withLock { state in
+            guard !state.stopped else { return nil }
+            state.stopped = true
+            // Under the lock: the accept thread clears `serving` under it before closing it.
+            if let serving = state.serving { shutdown(serving, Int32(SHUT_RDWR)) }
+            Self.poke(wake.write)
+            defer { state.open.removeAll() }
+            return state.open
         }
+        guard let kept else { return }
+        for fd in kept { close(fd) }
+        if finished.wait(timeout: .now() + 30) == .timedOut {
+            Issue.record("the loopback server's accept thread did not finish within 30 s")
+        }
+        close(wake.write)  // after the wait: a stuck accept thread must not poll a reused number
     }
 
     /// `http://127.0.0.1:<port><path>`.
@@ -89,32 +114,66 @@ final class LoopbackServer: Sendable {
     }
 
     private func acceptLoop(_ reply: @Sendable (Received) -> Reply) {
+        defer {
+            close(listener)
+            close(wake.read)
+            finished.signal()
+        }
         while true {
+            var polled = [listener, wake.read].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            guard poll(&polled, nfds_t(polled.count), -1) >= 0 else {
+                if errno == EINTR { continue }
+                return
+            }
+            if polled[1].revents != 0 { return }
             let client = accept(listener, nil, nil)
-            guard client >= 0 else {
-                #if os(Linux)
-                close(listener)
-                #endif
+            guard client >= 0 else { continue }  // the connection went away before `accept`
+            // Darwin's accepted sockets inherit the listener's O_NONBLOCK; Linux's do not.
+            Self.setNonBlocking(client, false)
+            guard state.withLock({ state in
+                if !state.stopped { state.serving = client }
+                return !state.stopped
+            }) else {
+                close(client)
                 return
             }
             #if canImport(Darwin)
             var on: Int32 = 1
             setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
             #endif
-            guard let request = read(client) else {
-                close(client)
-                continue
+            var keepsOpen = false
+            if let request = read(client) {
+                state.withLock { $0.received.append(request) }
+                switch reply(request) {
+                case .close(let bytes):
+                    write(bytes, to: client)
+                case .hang(let bytes):
+                    write(bytes, to: client)
+                    keepsOpen = true
+                }
             }
-            state.withLock { $0.received.append(request) }
-            switch reply(request) {
-            case .close(let bytes):
-                write(bytes, to: client)
-                close(client)
-            case .hang(let bytes):
-                write(bytes, to: client)
-                state.withLock { $0.open.append(client) }
+            let closesNow = state.withLock { state in
+                state.serving = nil
+                if keepsOpen && !state.stopped { state.open.append(client) }
+                return !(keepsOpen && !state.stopped)
             }
+            if closesNow { close(client) }
         }
+    }
+
+    private static func poke(_ fd: Int32) {
+        var byte: UInt8 = 1
+        #if canImport(Glibc)
+        _ = Glibc.write(fd, &byte, 1)
+        #else
+        _ = Darwin.write(fd, &byte, 1)
+        #endif
+    }
+
+    private static func setNonBlocking(_ fd: Int32, _ on: Bool) {
+        let flags = fcntl(fd, F_GETFL, 0)
+        guard flags >= 0 else { return }
+        _ = fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK)
     }
 
     private func read(_ fd: Int32) -> Received? {

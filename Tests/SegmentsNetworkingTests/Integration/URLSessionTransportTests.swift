@@ -57,6 +57,25 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 60)
     }
 
+    @Test func p7_contentSniffing_anAnnouncedLengthOverTheCapFailsOnTheHeadersAlone() async throws {
+        // Apple's condition: no Content-Type, so content sniffing holds a body under 512 bytes back
+        // from the data delegate. Here not one body byte is sent — the headers announce 5 MiB, then
+        // the server stalls — so only the check made when the headers arrive can answer before
+        // the 30 s deadline, on every platform.
+        let head = LoopbackServer.response("200 OK", announcedLength: 5 << 20)
+        #expect(!String(decoding: head, as: UTF8.self).lowercased().contains("content-type"))
+        #expect(head.suffix(4) == Data("\r\n\r\n".utf8), "the reply is the head and nothing after it")
+        let server = try LoopbackServer { _ in .hang(after: head) }
+        defer { server.stop() }
+        let started = Date()
+        let error = await segmentsError {
+            _ = try await URLSessionSegmentsTransport().send(SegmentsHTTPRequest(url: server.url(), timeout: 30))
+        }
+        #expect(error?.code == .invalidResponse)
+        #expect(Date().timeIntervalSince(started) < 20)
+        #expect(server.received.count == 1)
+    }
+
     @Test func streamedBodyOverTheCapFails() async throws {
         let server = try LoopbackServer { _ in
             .close(after: LoopbackServer.response("200 OK", body: Data(repeating: 0x61, count: 200_000), sendsLength: false))
