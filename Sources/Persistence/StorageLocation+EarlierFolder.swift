@@ -62,9 +62,10 @@ extension StorageLocation {
         guard DirectoryIdentity.of(current.path) != identity else { return .nothingToMove }
         let lock: StorageDirectoryLock
         do {
-            lock = try StorageDirectoryLock.acquire(earlier)
+            // Not `creating`: a folder another process moved away meanwhile must not come back.
+            lock = try StorageDirectoryLock.acquire(earlier, creating: false)
         } catch {
-            return .earlierFolderInUse
+            return DirectoryIdentity.ofEntry(earlier.path) == identity ? .earlierFolderInUse : .nothingToMove
         }
         defer { withExtendedLifetime(lock) {} }
         // Under the lock: another process may have moved it in the meantime.

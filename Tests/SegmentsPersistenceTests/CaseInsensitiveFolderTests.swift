@@ -146,6 +146,7 @@ import Testing
             #expect(outcomes.allSatisfy { $0 == .moved || $0 == .nothingToMove || $0 == .earlierFolderInUse }, "\(outcomes)")
             let current = dir.root.appendingPathComponent(StorageLocation.folderName(forIntegrationId: id), isDirectory: true)
             #expect(FileCustomerStore(directory: current, logger: LineLog()).load()?.cookie == "raced")
+            #expect(!FileManager.default.fileExists(atPath: earlier.path), "a late attempt made the earlier folder again")
         }
     }
 }
