@@ -91,4 +91,30 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: earlier.path))
         #expect(FileCustomerStore(directory: current, logger: CapturingLogger()).load()?.cookie == "stored-before-the-upgrade")
     }
+
+    /// The ODP folder an older version named after the API key (Behaviour P4) carries the key's
+    /// letter case: it is looked for under that name, not under the case-safe name of the same
+    /// string, and still renamed to the hashed name.
+    @Test func p4_p10_anODPFolderNamedAfterAMixedCaseKeyByAnOlderVersionIsStillFound() async throws {
+        let key = "KeyWithCase-\(UUID().uuidString.prefix(8))"
+        let backend = SegmentsClient.Backend.odp(ODPConfiguration(apiKey: key), candidates: ["a"])
+        let keyNamed = StorageLocation.defaultParentDirectory().appendingPathComponent("odp-\(key)", isDirectory: true)
+        let current = StorageLocation.defaultDirectory(integrationId: backend.storageIntegrationId)
+        defer {
+            try? FileManager.default.removeItem(at: keyNamed)
+            try? FileManager.default.removeItem(at: current)
+        }
+        try FileCustomerStore(directory: keyNamed, logger: CapturingLogger()).save(CustomerIds(cookie: "odp-customer-before-the-upgrade"))
+
+        let client = SegmentsClient(
+            options: .init(
+                runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: CapturingLogger()), transport: MockTransport(),
+                storage: .directory(nil)))
+        try client.configure(.init(backend: backend, flushingMode: .manual))
+        #expect(await eventually(timeout: 10) { client.customerCookie == "odp-customer-before-the-upgrade" }, "\(String(describing: client.customerCookie))")
+        client.stop()
+
+        #expect(!FileManager.default.fileExists(atPath: keyNamed.path), "the key-named folder is gone")
+        #expect(FileCustomerStore(directory: current, logger: CapturingLogger()).load()?.cookie == "odp-customer-before-the-upgrade")
+    }
 }
