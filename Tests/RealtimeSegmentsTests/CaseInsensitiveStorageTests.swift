@@ -19,6 +19,15 @@ import Testing
         return DirectoryIdentity.of(url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent.lowercased()).path)
     }
 
+    /// Waits, at most 10 s and off the test's thread, until the work queued on `queue` so far has run.
+    private static func settled(_ queue: DispatchQueue) async -> Bool {
+        await onDedicatedThread {
+            let done = DispatchSemaphore(value: 0)
+            queue.async { done.signal() }
+            return done.wait(timeout: .now() + 10) == .success
+        }
+    }
+
     @Test func p10_p5_twoSpellingsOfOneFolderAreOneEntryOfTheDirectoryTable() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -81,12 +90,16 @@ import Testing
         #expect(earlier.lastPathComponent == integrationId && current.lastPathComponent != integrationId)
         try FileCustomerStore(directory: earlier, logger: CapturingLogger()).save(CustomerIds(cookie: "stored-before-the-upgrade"))
 
+        let storageQueue = DispatchQueue(label: "test.p10.storage")
         let client = SegmentsClient(
-            options: .init(runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: CapturingLogger()), storage: .directory(nil)))
+            options: .init(
+                runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: CapturingLogger()), storage: .directory(nil),
+                storageQueue: storageQueue))
         try client.configure(
             .init(backend: .custom(id: id, repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()), flushingMode: .manual))
         #expect(await eventually(timeout: 10) { client.customerCookie == "stored-before-the-upgrade" }, "\(String(describing: client.customerCookie))")
         client.stop()
+        #expect(await Self.settled(storageQueue), "the client's disk work ends before the folder is read and removed")
 
         #expect(!FileManager.default.fileExists(atPath: earlier.path))
         #expect(FileCustomerStore(directory: current, logger: CapturingLogger()).load()?.cookie == "stored-before-the-upgrade")
@@ -105,14 +118,16 @@ import Testing
             try? FileManager.default.removeItem(at: current)
         }
         try FileCustomerStore(directory: keyNamed, logger: CapturingLogger()).save(CustomerIds(cookie: "odp-customer-before-the-upgrade"))
+        let storageQueue = DispatchQueue(label: "test.p10.storage")
 
         let client = SegmentsClient(
             options: .init(
                 runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: CapturingLogger()), transport: MockTransport(),
-                storage: .directory(nil)))
+                storage: .directory(nil), storageQueue: storageQueue))
         try client.configure(.init(backend: backend, flushingMode: .manual))
         #expect(await eventually(timeout: 10) { client.customerCookie == "odp-customer-before-the-upgrade" }, "\(String(describing: client.customerCookie))")
         client.stop()
+        #expect(await Self.settled(storageQueue), "the client's disk work ends before the folder is read and removed")
 
         #expect(!FileManager.default.fileExists(atPath: keyNamed.path), "the key-named folder is gone")
         #expect(FileCustomerStore(directory: current, logger: CapturingLogger()).load()?.cookie == "odp-customer-before-the-upgrade")
