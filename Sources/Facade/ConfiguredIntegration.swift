@@ -58,9 +58,13 @@ struct ConfiguredIntegration {
         case .directory(let directory):
             let backend = configuration.backend
             let folder = directory ?? StorageLocation.defaultDirectory(integrationId: backend.storageIntegrationId)
-            if directory == nil, let legacyIntegrationId = backend.legacyStorageIntegrationId {
-                StorageLocation.moveLegacyFolder(
-                    StorageLocation.defaultDirectory(integrationId: legacyIntegrationId), to: folder)
+            if directory == nil {
+                if let legacyIntegrationId = backend.legacyStorageIntegrationId {
+                    // Named by the rule of the version that made it (before the case rule).
+                    StorageLocation.moveLegacyFolder(
+                        StorageLocation.earlierDefaultDirectory(integrationId: legacyIntegrationId), to: folder)
+                }
+                Self.moveEarlierFolder(integrationId: backend.storageIntegrationId, logger: options.runtime.logger)
             }
             let claim = try FileStoreRegistry.claim(folder, for: owner, queue: storageQueue, logger: options.runtime.logger)
             customer = claim.stores.customer
@@ -82,5 +86,29 @@ struct ConfiguredIntegration {
             storageID = "custom stores"
         }
         integrationID = StorageLocation.integrationDigest(configuration.backend.storageIntegrationId + " | " + endpoint)
+    }
+}
+
+extension ConfiguredIntegration {
+    /// Moves the default folder an earlier version gave the integration under another name (before
+    /// the case rule; see Behaviour P10) to its current name, and says what happened. The log lines
+    /// name no folder: its name carries the integration id.
+    static func moveEarlierFolder(integrationId: String, logger: any SegmentsLogger) {
+        switch StorageLocation.moveEarlierFolder(integrationId: integrationId, in: StorageLocation.defaultParentDirectory()) {
+        case .nothingToMove:
+            break
+        case .moved:
+            logger.log(.verbose, "Segments: Storage folder renamed to its case-safe name")
+        case .setAside:
+            logger.log(
+                .warning,
+                "Segments: Storage folders under the earlier and the case-safe name both existed; the case-safe one is used, the earlier one was renamed with the suffix \(StorageLocation.setAsideSuffix)")
+        case .earlierFolderInUse:
+            logger.log(
+                .warning,
+                "Segments: The storage folder under its earlier name is in use by another process; it is left as it is and moved at a later configure")
+        case .failed(let code):
+            logger.log(.warning, "Segments: The storage folder under its earlier name could not be renamed (errno \(code))")
+        }
     }
 }

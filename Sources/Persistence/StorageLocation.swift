@@ -16,13 +16,20 @@ package enum StorageLocation {
     /// - Linux and others: `$XDG_DATA_HOME/RealtimeSegments/<id>`, or `~/.local/share/…` when
     ///   `XDG_DATA_HOME` is unset or not absolute (as the XDG specification says).
     ///
-    /// The id is turned into a safe folder name: letters, digits, `-`, `_` and `.` are kept, and an id
-    /// that needed changes gets a stable hash appended so distinct ids never share a folder. Nothing is
-    /// created here: the stores create the directory, owner-only, on first use.
+    /// The id is turned into a safe folder name (``folderName(forIntegrationId:)``): letters, digits,
+    /// `-`, `_` and `.` are kept, upper-case letters are lowered, and an id that needed changes gets a
+    /// stable hash appended so distinct ids never share a folder, on a case-insensitive volume
+    /// either (see Behaviour P10). Nothing is created here: the stores create the directory,
+    /// owner-only, on first use; ``moveEarlierFolder(integrationId:in:)`` moves a folder that an
+    /// earlier version named differently.
     package static func defaultDirectory(integrationId: String) -> URL {
-        applicationDataDirectory()
-            .appendingPathComponent(sdkFolderName, isDirectory: true)
-            .appendingPathComponent(folderName(forIntegrationId: integrationId), isDirectory: true)
+        defaultParentDirectory().appendingPathComponent(folderName(forIntegrationId: integrationId), isDirectory: true)
+    }
+
+    /// The default directory earlier versions gave `integrationId`, before the case rule of
+    /// ``folderName(forIntegrationId:)``: where a folder from before an upgrade may still be.
+    package static func earlierDefaultDirectory(integrationId: String) -> URL {
+        defaultParentDirectory().appendingPathComponent(earlierFolderName(forIntegrationId: integrationId), isDirectory: true)
     }
 
     /// An integration id for an integration identified by a secret (an API key): `<kind>-` and the
@@ -50,17 +57,50 @@ package enum StorageLocation {
         try? POSIXFile.move(legacy.path, over: current.path)
     }
 
-    /// A folder name for `integrationId` that is safe on every file system and distinct for
-    /// distinct ids: letters, digits, `-`, `_` and `.` are kept; when anything had to change
-    /// (other characters, a leading dot, an empty or over-long id) a stable hash of the original
-    /// id is appended, so `a/b` and `a_b` never share a folder.
+    /// A folder name for `integrationId` that is safe on every file system, case-insensitive ones
+    /// included (see Behaviour P1, P10), and distinct for distinct ids:
+    ///
+    /// - letters, digits, `-`, `_` and `.` are kept; when anything had to change (other characters,
+    ///   a leading dot, an empty or over-long id) a stable hash of the original id is appended, so
+    ///   `a/b` and `a_b` never share a folder;
+    /// - a name that would contain an upper-case letter is lower-cased and gets
+    ///   ``caseSafeHash(of:)`` of the original id appended instead (`project-ABC` →
+    ///   `project-abc-<16 hex digits>`), so ids that differ only in letter case never name one
+    ///   folder on APFS or HFS+, which fold case. Names never contain an upper-case letter.
+    ///
+    /// An id without upper-case letters keeps the name earlier versions gave it.
     static func folderName(forIntegrationId integrationId: String) -> String {
-        let safe = String(integrationId.unicodeScalars.map { isSafe($0) ? Character($0) : "_" })
-        var name = safe
-        if name.hasPrefix(".") { name = "_" + name.dropFirst() }
-        if name.count > maximumFolderNameLength { name = String(name.prefix(maximumFolderNameLength)) }
+        let earlier = earlierFolderName(forIntegrationId: integrationId)
+        guard earlier.unicodeScalars.contains(where: { ("A"..."Z").contains($0) }) else { return earlier }
+        return safePrefix(of: integrationId).lowercased() + "-" + caseSafeHash(of: integrationId)
+    }
+
+    /// The folder name earlier versions gave `integrationId` (before the case rule): the safe
+    /// characters of the id as they were, with ``stableHash(_:)`` appended when anything had to
+    /// change. Kept to find those folders and move them (``moveEarlierFolder(integrationId:in:)``),
+    /// and for the bundle-id folder of Apple platforms, whose name follows the platform's own
+    /// convention.
+    static func earlierFolderName(forIntegrationId integrationId: String) -> String {
+        let name = safePrefix(of: integrationId)
         if name == integrationId && !name.isEmpty { return name }
         return (name.isEmpty ? "integration" : name) + "-" + stableHash(integrationId)
+    }
+
+    /// The id with every unsafe character replaced by `_`, a leading dot by `_`, and cut to
+    /// ``maximumFolderNameLength`` characters.
+    private static func safePrefix(of integrationId: String) -> String {
+        var name = String(integrationId.unicodeScalars.map { isSafe($0) ? Character($0) : "_" })
+        if name.hasPrefix(".") { name = "_" + name.dropFirst() }
+        if name.count > maximumFolderNameLength { name = String(name.prefix(maximumFolderNameLength)) }
+        return name
+    }
+
+    /// The suffix that keeps a lower-cased folder name distinct (see Behaviour P10): the first 16 hex
+    /// digits (lower case) of the SHA-256 of `RealtimeSegments folder case\n` followed by the id's
+    /// UTF-8 bytes. A fixed function of the id's bytes, so every version and platform finds the
+    /// same folder; changing it would orphan folders.
+    static func caseSafeHash(of integrationId: String) -> String {
+        String(SHA256.hexDigest(Array("RealtimeSegments folder case\n\(integrationId)".utf8)).prefix(16))
     }
 
     /// The per-user data directory of the platform.
@@ -78,7 +118,9 @@ package enum StorageLocation {
         let support = FileManager.default.urls(for: directory, in: .userDomainMask).first
             ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(fallback)
         guard let bundleId = Bundle.main.bundleIdentifier, !bundleId.isEmpty else { return support }
-        return support.appendingPathComponent(folderName(forIntegrationId: bundleId), isDirectory: true)
+        // The bundle id keeps its earlier name (no case rule): it is the platform's convention for
+        // this folder, and moving every app's folder would cost more than the case rule buys here.
+        return support.appendingPathComponent(earlierFolderName(forIntegrationId: bundleId), isDirectory: true)
         #else
         return dataHome(environment: ProcessInfo.processInfo.environment, homeDirectory: NSHomeDirectory())
         #endif
@@ -102,7 +144,8 @@ package enum StorageLocation {
     }
 
     /// FNV-1a over the UTF-8 bytes, as 16 hex digits: stable across launches and platforms,
-    /// unlike `hashValue`, so the same id always finds the same folder.
+    /// unlike `hashValue`, so the same id always finds the same folder (the suffix of sanitised
+    /// ids without upper-case letters, as in earlier versions).
     private static func stableHash(_ text: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {

@@ -53,8 +53,12 @@ enum FileStoreRegistry {
         }
     }
 
-    private final class Entry: @unchecked Sendable {
+    /// What the table keeps per directory.
+    final class Entry: @unchecked Sendable {
         // Audited: only read and written under `table`'s lock.
+        /// The path the current owner claimed the directory by: another client claiming it by
+        /// another path is told that the two paths name one folder.
+        var ownerPath: String?
         weak var customer: FileCustomerStore?
         weak var baseline: FileSegmentBaselineStore?
         weak var events: FileEventQueueStore?
@@ -70,9 +74,16 @@ enum FileStoreRegistry {
         var lastCustomer: CustomerIds?
     }
 
-    private static let table = DirectoryTable<Entry>(keepingWhile: { entry in
-        entry.events != nil || entry.lock != nil || entry.lastQueue != nil
-    })
+    private static let table = makeTable()
+
+    /// A table of directories, each kept while it has stores, a lock or a last owner. `identify`
+    /// is the table's view of the file system (``DirectoryTable``); the process has one table.
+    static func makeTable(
+        identify: @escaping @Sendable (String) -> DirectoryIdentity? = DirectoryIdentity.of
+    ) -> DirectoryTable<Entry> {
+        DirectoryTable<Entry>(
+            keepingWhile: { entry in entry.events != nil || entry.lock != nil || entry.lastQueue != nil }, identify: identify)
+    }
 
     /// The stores of `directory`, shared with any other live user of the same directory.
     static func stores(in directory: URL, logger: any SegmentsLogger) -> Stores {
@@ -83,14 +94,23 @@ enum FileStoreRegistry {
     /// and returns its stores and lock.
     /// - Throws: ``SegmentsError`` `.storage` when another client of this process owns it, or
     ///   another process holds its lock.
+    ///   A client that claimed it by another path naming the same folder (a symbolic link, or a
+    ///   spelling that differs only in letter case on a case-insensitive volume) is named as such.
     static func claim(
-        _ directory: URL, for owner: AnyObject, queue: DispatchQueue, logger: any SegmentsLogger
+        _ directory: URL, for owner: AnyObject, queue: DispatchQueue, logger: any SegmentsLogger,
+        in table: DirectoryTable<Entry> = table
     ) throws -> Claim {
-        try table.withEntry(of: directory, make: Entry.init) { entry in
+        let path = directory.standardizedFileURL.resolvingSymlinksInPath().path
+        return try table.withEntry(of: directory, make: Entry.init) { entry in
             let stores = stores(of: entry, in: directory, logger: logger)
             let lock: StorageDirectoryLock
             if let held = entry.lock {
                 guard entry.owner == nil || entry.owner == ObjectIdentifier(owner) else {
+                    if let ownerPath = entry.ownerPath, ownerPath != path {
+                        throw SegmentsError(
+                            .storage,
+                            "The storage directory is in use by another SegmentsClient in this process, which named the same folder by another path (a symbolic link, or a name that differs only in letter case on a case-insensitive volume); one client at a time may use a storage directory (stop the other one first)")
+                    }
                     throw SegmentsError(
                         .storage,
                         "The storage directory is in use by another SegmentsClient in this process; one client at a time may use a storage directory (stop the other one first)")
@@ -101,6 +121,7 @@ enum FileStoreRegistry {
                 entry.lock = lock
             }
             entry.owner = ObjectIdentifier(owner)
+            entry.ownerPath = path
             entry.claim += 1
             var previous: PreviousWrites?
             if let queue = entry.lastQueue.flatMap({ $0 === queue ? nil : $0 }) {
@@ -118,10 +139,13 @@ enum FileStoreRegistry {
     /// directory): another client of this process may claim it at once, and gets `customer`, the
     /// one the owner ended with, and `writes`, done when the owner's writes queued so far are. A
     /// release for a claim that a newer one replaced changes nothing.
-    static func release(_ claim: Claim, customer: CustomerIds?, writes: DispatchGroup) {
+    static func release(
+        _ claim: Claim, customer: CustomerIds?, writes: DispatchGroup, in table: DirectoryTable<Entry> = table
+    ) {
         table.forEach { entry in
             if entry.lock === claim.lock, entry.claim == claim.id {
                 entry.owner = nil
+                entry.ownerPath = nil
                 entry.lastCustomer = customer
                 entry.lastWrites = writes
             }

@@ -29,13 +29,15 @@ package final class StorageDirectoryLock: Sendable {
         _ = close(fd)
     }
 
-    /// Takes the lock of `directory` (created owner-only when missing) without waiting.
+    /// Takes the lock of `directory` (created owner-only when missing, unless `creating` is false)
+    /// without waiting.
     ///
     /// - Throws: ``SegmentsError`` `.storage` when another process holds it ("in use by another
-    ///   process"), or when the lock file cannot be opened. Messages never name the directory.
-    package static func acquire(_ directory: URL) throws -> StorageDirectoryLock {
+    ///   process"), or when the lock file cannot be opened (a missing directory, when not
+    ///   `creating`). Messages never name the directory.
+    package static func acquire(_ directory: URL, creating: Bool = true) throws -> StorageDirectoryLock {
         let storage = StorageDirectory(url: directory)
-        try storage.create()
+        if creating { try storage.create() }
         let path = storage.path(of: fileName)
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, POSIXFile.fileMode)
         guard fd >= 0 else {
