@@ -27,6 +27,11 @@ extension SegmentsClient {
         /// How many events and customer updates may wait for upload (see Behaviour E6); at the cap
         /// `trackEvent` refuses with a `.storage` error. 100,000 by default.
         public var eventQueueCapacity: Int
+        /// Signals when protected data becomes available (see Behaviour P8): the client then redoes
+        /// the loads and saves its storage refused before the device's first unlock. The live
+        /// ``SystemProtectedDataAvailability`` by default; tests trigger
+        /// `ManualProtectedDataAvailability` from `SegmentsTesting`.
+        public var protectedData: any ProtectedDataAvailability
 
         /// The default of ``eventQueueCapacity``: 100,000 events and customer updates.
         public static let defaultEventQueueCapacity = TrackingPipeline.defaultCapacity
@@ -56,7 +61,8 @@ extension SegmentsClient {
             runtime: SegmentsRuntime = SegmentsRuntime(), timings: SegmentationTimings = SegmentationTimings(), uploadRetry: RetryBackoff = RetryBackoff(),
             transport: any SegmentsTransport = URLSessionSegmentsTransport(),
             middlewares: [any SegmentsTransportMiddleware] = [], storage: Storage = .directory(nil),
-            storageQueue: DispatchQueue? = nil, eventQueueCapacity: Int = Options.defaultEventQueueCapacity
+            storageQueue: DispatchQueue? = nil, eventQueueCapacity: Int = Options.defaultEventQueueCapacity,
+            protectedData: any ProtectedDataAvailability = SystemProtectedDataAvailability()
         ) {
             self.runtime = runtime
             self.timings = timings
@@ -66,6 +72,7 @@ extension SegmentsClient {
             self.storage = storage
             self.storageQueue = storageQueue
             self.eventQueueCapacity = eventQueueCapacity
+            self.protectedData = protectedData
         }
     }
 
