@@ -29,8 +29,8 @@ extension SegmentsClient {
         public var eventQueueCapacity: Int
         /// Signals when protected data becomes available (see Behaviour P8): the client then redoes
         /// the loads and saves its storage refused before the device's first unlock. The live
-        /// ``SystemProtectedDataAvailability`` by default; tests trigger
-        /// `ManualProtectedDataAvailability` from `SegmentsTesting`.
+        /// ``SystemProtectedDataAvailability`` by default; tests set a
+        /// `ManualProtectedDataAvailability` from `SegmentsTesting` here and trigger it.
         public var protectedData: any ProtectedDataAvailability
 
         /// The default of ``eventQueueCapacity``: 100,000 events and customer updates.
@@ -61,8 +61,7 @@ extension SegmentsClient {
             runtime: SegmentsRuntime = SegmentsRuntime(), timings: SegmentationTimings = SegmentationTimings(), uploadRetry: RetryBackoff = RetryBackoff(),
             transport: any SegmentsTransport = URLSessionSegmentsTransport(),
             middlewares: [any SegmentsTransportMiddleware] = [], storage: Storage = .directory(nil),
-            storageQueue: DispatchQueue? = nil, eventQueueCapacity: Int = Options.defaultEventQueueCapacity,
-            protectedData: any ProtectedDataAvailability = SystemProtectedDataAvailability()
+            storageQueue: DispatchQueue? = nil, eventQueueCapacity: Int = Options.defaultEventQueueCapacity
         ) {
             self.runtime = runtime
             self.timings = timings
@@ -72,7 +71,8 @@ extension SegmentsClient {
             self.storage = storage
             self.storageQueue = storageQueue
             self.eventQueueCapacity = eventQueueCapacity
-            self.protectedData = protectedData
+            // Set after init to replace it (an init parameter would change the init's signature).
+            self.protectedData = SystemProtectedDataAvailability()
         }
     }
 

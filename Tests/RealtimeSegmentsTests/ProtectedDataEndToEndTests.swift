@@ -32,10 +32,11 @@ import Darwin
     }
 
     func client() -> SegmentsClient {
-        SegmentsClient(
-            options: .init(
-                runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: logger), storage: .directory(directory.url),
-                storageQueue: storageQueue, protectedData: signal))
+        var options = SegmentsClient.Options(
+            runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: logger), storage: .directory(directory.url),
+            storageQueue: storageQueue)
+        options.protectedData = signal
+        return SegmentsClient(options: options)
     }
 
     var configuration: SegmentsClient.Configuration {
@@ -65,7 +66,7 @@ import Darwin
         try whileProtected {
             try client.configure(configuration)
             try client.trackEvent(properties: ["n": 1], timestamp: nil, eventType: "while-locked")
-            storageQueue.sync {}  // the refused loads and saves ran
+            drained(storageQueue)  // the refused loads and saves ran
         }
 
         #expect(client.isConfigured)
@@ -75,7 +76,7 @@ import Darwin
         #expect(setAside.isEmpty)
 
         signal.signalAvailable()
-        storageQueue.sync {}
+        drained(storageQueue)
 
         #expect(client.customerCookie == storedCustomer.cookie, "the stored customer is adopted")
         #expect(text("customer.json").contains(storedCustomer.cookie!))
@@ -88,6 +89,27 @@ import Darwin
         }
     }
 
+    @Test func p8_r1_theSignalOnlyQueuesTheRetryOnTheStorageQueue() throws {
+        defer { directory.remove() }
+        try previousRun()
+        let client = client()
+        try whileProtected {
+            try client.configure(configuration)
+            drained(storageQueue)
+        }
+        let gate = DispatchSemaphore(value: 0)
+        storageQueue.async { gate.wait() }  // the storage queue is busy
+
+        let (_, counts) = FileOperationLog.counting(under: directory.url.path) { signal.signalAvailable() }
+
+        #expect(counts.opens == 0 && counts.reads == 0 && counts.writes == 0, "the signalling thread touched no file")
+        #expect(client.customerCookie != storedCustomer.cookie, "nothing is redone before the storage queue runs it")
+        gate.signal()
+        drained(storageQueue)
+        #expect(client.customerCookie == storedCustomer.cookie)
+        #expect(signal.observerCount == 1)
+    }
+
     @Test func p8_anIdentifyBeforeTheFirstUnlockIsKeptAndSavedOverTheStoredCustomer() throws {
         defer { directory.remove() }
         try previousRun()
@@ -96,14 +118,14 @@ import Darwin
         try whileProtected {
             try client.configure(configuration)
             try client.identifyCustomer(customerIds: ["registered": "jane@example.com"], properties: [:], timestamp: nil)
-            storageQueue.sync {}
+            drained(storageQueue)
         }
         let identified = try #require(client.customerIds)
         #expect(text("customer.json").contains(storedCustomer.cookie!))
 
         signal.signalAvailable()
-        storageQueue.sync {}
-        storageQueue.sync {}  // the save the engine queued after reading the stored customer
+        drained(storageQueue)
+        drained(storageQueue)  // the save the engine queued after reading the stored customer
 
         #expect(client.customerIds == identified, "the customer decided meanwhile stays")
         #expect(text("customer.json").contains("jane@example.com"))

@@ -61,6 +61,11 @@ import Darwin
                 #expect(store.load() == madeMeanwhile)
                 #expect(store.retryAfterProtectedData() == .nothingNew, "still refused")
             }
+            // Unlocked, but the signal is not handled yet: a save now must not replace the file
+            // this store has not read.
+            let madeLater = CustomerIds(cookie: "saved-between-the-unlock-and-the-signal")
+            try store.save(madeLater)
+            #expect(store.load() == madeLater)
             #expect(setAside(dir).isEmpty)
             #expect(customerOnDisk(dir) == Fixtures.identified, "a customer made for lack of the file never replaces it")
 
