@@ -77,7 +77,7 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
     /// and link memory — never comes back after a restart.
     ///
     /// While protected data is not available (see Behaviour P8) nothing is deleted and nothing is
-    /// thrown: the baseline is kept in memory and written by ``retryAfterProtectedData()``.
+    /// thrown: the baseline is kept in memory and written when protected data becomes available.
     public func save(_ baseline: SegmentBaseline) throws {
         try cache.withLock { cache in
             if cache.unread {

@@ -67,9 +67,9 @@ public final class FileCustomerStore: CustomerStore {
     /// new anonymous customer.
     ///
     /// While protected data is not available (see Behaviour P8) nothing is deleted and nothing is
-    /// thrown: the customer is kept in memory (``load()`` answers it) and written by
-    /// ``retryAfterProtectedData()``. A file that could not be read yet is never replaced before it
-    /// has been read.
+    /// thrown: the customer is kept in memory (``load()`` answers it) and written when protected
+    /// data becomes available, by the client whose `.directory` storage this store is. A file that
+    /// could not be read yet is never replaced before it has been read.
     public func save(_ customer: CustomerIds) throws {
         try cache.withLock { cache in
             if cache.unread {

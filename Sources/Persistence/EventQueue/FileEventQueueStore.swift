@@ -187,7 +187,7 @@ public final class FileEventQueueStore: EventQueueStore {
     ///
     /// While protected data is not available (see Behaviour P8) the item is kept in memory instead,
     /// without throwing: ``load()`` answers it, and it is written, in order, before the next item
-    /// or by ``retryAfterProtectedData()``. Until then it does not survive the process ending.
+    /// or when protected data becomes available. Until then it does not survive the process ending.
     public func append(_ event: TrackedEvent) throws {
         try state.withLock { state in
             do {
