@@ -20,12 +20,11 @@ public struct SystemProtectedDataAvailability: ProtectedDataAvailability {
         #if os(iOS) || os(visionOS)
         // Available since iOS 4 and on visionOS 1 (Apple's documentation; not on tvOS or
         // watchOS). Posted on the main thread; the handler only queues work.
-        let center = NotificationCenter.default
-        let token = center.addObserver(
+        let token = NotificationCenter.default.addObserver(
             forName: UIApplication.protectedDataDidBecomeAvailableNotification, object: nil, queue: nil
         ) { _ in handler() }
         let observer = ObserverToken(token)
-        return ProtectedDataObservation { center.removeObserver(observer.token) }
+        return ProtectedDataObservation { NotificationCenter.default.removeObserver(observer.token) }
         #else
         return ProtectedDataObservation {}
         #endif

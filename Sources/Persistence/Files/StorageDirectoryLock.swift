@@ -37,9 +37,6 @@ package final class StorageDirectoryLock: Sendable {
         fd.withLock { if $0 >= 0 { _ = close($0) } }
     }
 
-    /// Whether the lock is held: `false` while it waits for protected data (see Behaviour P8).
-    package var isHeld: Bool { fd.value >= 0 }
-
     /// Takes the lock of `directory` (created owner-only when missing) without waiting.
     ///
     /// When the lock file is refused because protected data is not available (see Behaviour P8), the
