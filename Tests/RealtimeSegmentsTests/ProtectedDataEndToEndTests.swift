@@ -79,6 +79,12 @@ import Darwin
         drained(storageQueue)
 
         #expect(client.customerCookie == storedCustomer.cookie, "the stored customer is adopted")
+        #expect(
+            logger.count(
+                of:
+                    "Segments: The stored customer could be read once protected data became available; it replaces the customer made while it could not be read"
+            ) == 1)
+        #expect(logger.messages.contains { $0.hasPrefix("Tracking: The stored customer ids (customer.json) cannot be read until protected data is available") })
         #expect(text("customer.json").contains(storedCustomer.cookie!))
         let journal = text("event-queue.journal")
         #expect(journal.contains("before-the-restart") && journal.contains("while-locked"))
