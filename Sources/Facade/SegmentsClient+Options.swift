@@ -27,6 +27,11 @@ extension SegmentsClient {
         /// How many events and customer updates may wait for upload (see Behaviour E6); at the cap
         /// `trackEvent` refuses with a `.storage` error. 100,000 by default.
         public var eventQueueCapacity: Int
+        /// Signals when protected data becomes available (see Behaviour P8): the client then redoes
+        /// the loads and saves its storage refused before the device's first unlock. The live
+        /// ``SystemProtectedDataAvailability`` by default; tests set a
+        /// `ManualProtectedDataAvailability` from `SegmentsTesting` here and trigger it.
+        public var protectedData: any ProtectedDataAvailability
 
         /// The default of ``eventQueueCapacity``: 100,000 events and customer updates.
         public static let defaultEventQueueCapacity = TrackingPipeline.defaultCapacity
@@ -66,6 +71,8 @@ extension SegmentsClient {
             self.storage = storage
             self.storageQueue = storageQueue
             self.eventQueueCapacity = eventQueueCapacity
+            // Set after init to replace it (an init parameter would change the init's signature).
+            self.protectedData = SystemProtectedDataAvailability()
         }
     }
 

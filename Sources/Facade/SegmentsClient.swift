@@ -26,12 +26,21 @@ public final class SegmentsClient: Sendable {
     /// The one serial queue this client reads and writes its files on, engine and pipeline alike
     /// (see Behaviour R1): saves and loads stay in order and never run on the app's thread.
     let storageQueue: DispatchQueue
+    /// Redoes what the storage refused before the device's first unlock (see Behaviour P8).
+    let protectedDataRetry: ProtectedDataRetry
+    /// The client's registration with ``Options/protectedData``, ended with the client.
+    let protectedDataObservation: ProtectedDataObservation
 
     /// An unconfigured client built from `options`.
     public init(options: Options = Options()) {
         self.options = options
         let storageQueue = options.storageQueue ?? DispatchQueue(label: "RealtimeSegments.storage")
         self.storageQueue = storageQueue
+        let retry = ProtectedDataRetry(storageQueue: storageQueue, logger: options.runtime.logger)
+        protectedDataRetry = retry
+        protectedDataObservation = options.protectedData.observeAvailability { [weak retry] in
+            retry?.protectedDataBecameAvailable()
+        }
         engine = SegmentationEngine(
             dependencies: .init(
                 runtime: options.runtime, storageQueue: storageQueue, timings: options.timings))
@@ -51,6 +60,11 @@ public final class SegmentsClient: Sendable {
     /// background on the client's storage queue, and calls made meanwhile are served in call
     /// order once they are loaded (see Behaviour R3, T2, G4). Configure, stop, anonymize, identify and
     /// flushing-mode changes take effect in one order, even from several threads (see Behaviour A4).
+    ///
+    /// Before the device's first unlock, when the stored files are refused (see Behaviour P8),
+    /// configure still succeeds: with a customer made in memory when the customer file cannot be
+    /// read, which the stored customer replaces once it can be read, unless identify or anonymize
+    /// decided meanwhile.
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`, or `.storage` when another process (or
     ///   another client of this process) uses the storage directory; the client is then left as
     ///   it was.
@@ -89,6 +103,13 @@ public final class SegmentsClient: Sendable {
                 tracking: pipeline, integrationID: integration.integrationID, storageID: integration.storageID,
                 handedOverCustomer: integration.claim?.previousCustomer, onEnd: onEnd),
             flushingMode: configuration.namesFlushingMode ? configuration.flushingMode : nil)
+        protectedDataRetry.retarget(
+            integration.claim.flatMap { claim in
+                integration.storageID.map { storageID in
+                    ProtectedDataRetry.Target(
+                        stores: claim.stores, lock: claim.lock, storageID: storageID, pipeline: pipeline, engine: engine)
+                }
+            })
         // After the engine queued its baseline's load: a cold start's first read waits for the
         // baseline only, not for the journal behind it (see Behaviour R3; benchmark 6).
         pipeline.startLoading()

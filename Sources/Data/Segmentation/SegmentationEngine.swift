@@ -152,6 +152,14 @@ package final class SegmentationEngine: Sendable {
         }
     }
 
+    /// The customer file of `storageID`, which configure could not read because protected data
+    /// was not available, has been read now (see Behaviour P8): `stored` replaces the customer
+    /// configure made for lack of it, unless the customer changed meanwhile (then the current one
+    /// is saved over the file).
+    package func storedCustomerRead(_ stored: CustomerIds?, storageID: String) {
+        driver.transition { machine, now in machine.storedCustomerRead(stored, in: storageID, at: now) }
+    }
+
     /// Stops the integration (see Behaviour A3): cancels and discards segment work, deletes the baseline and
     /// link memory, removes every listener (without waiting for a running handler, D7), answers
     /// pending reads with `.stopped`, stops the tracking pipeline, and rejects work until

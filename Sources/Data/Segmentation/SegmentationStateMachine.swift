@@ -45,6 +45,10 @@ struct SegmentationStateMachine: DrivenStateMachine {
         /// process fetched, whose wall-clock `fetchedAt` is all there is (see Behaviour T10).
         var snapshotUptime: TimeInterval?
         var reload: Reload
+        /// The customer configure made because none was known; while it is still the current one,
+        /// a stored customer read later (its file was refused for lack of protected data) replaces
+        /// it (see Behaviour P8).
+        var madeAtConfigure: CustomerIds? = nil
     }
 
     /// The baseline load a configuration waits for.
@@ -285,6 +289,8 @@ struct SegmentationStateMachine: DrivenStateMachine {
         }
 
         var customer = found ?? CustomerIds([:])
+        // A customer made by an earlier configure of this storage stays replaceable (see Behaviour P8).
+        var made = current != nil && configured?.madeAtConfigure == customer ? customer : nil
         if customer.cookie?.isEmpty ?? true {
             guard let newCookie else { return (.needsNewCookie, actions) }
             if customer.cookie != nil {
@@ -293,6 +299,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
             var values = customer.values
             values[CustomerIds.cookieKey] = newCookie
             customer = CustomerIds(values)
+            made = customer
             save(customer, with: ports, &actions)
         }
 
@@ -333,7 +340,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         state = .loading(
             Configured(
                 ports: ports, customer: customer, baseline: .empty,
-                snapshotUptime: nil, reload: .idle),
+                snapshotUptime: nil, reload: .idle, madeAtConfigure: made),
             load)
         actions.release(previous)  // the old ports, pipeline and flight go after the lock (see Behaviour D7)
 
@@ -382,6 +389,33 @@ struct SegmentationStateMachine: DrivenStateMachine {
             unsavedCustomers[storageID] = nil
         }
         return Actions()
+    }
+
+    /// The customer file of `storageID`, refused at configure because protected data was not
+    /// available, has been read (see Behaviour P8). When the current customer is still the one
+    /// configure made for lack of it, the stored customer (with a cookie) becomes the current one,
+    /// like an identify: the reload backoff ends and, with listeners, a reload is requested.
+    /// Otherwise — identify or anonymize decided meanwhile, or the file had no usable customer —
+    /// the current customer stays and is saved over the file.
+    mutating func storedCustomerRead(_ stored: CustomerIds?, in storageID: String, at now: Moment) -> Actions {
+        var actions = Actions()
+        guard let current = configured, current.ports.storageID == storageID else { return actions }
+        let made = current.madeAtConfigure
+        withConfigured { $0.madeAtConfigure = nil }
+        guard let stored, !(stored.cookie?.isEmpty ?? true), made == current.customer, stored != current.customer else {
+            save(current.customer, with: current.ports, &actions)
+            return actions
+        }
+        withConfigured { configured in
+            configured.customer = stored
+            if case .retrying(_, let timer) = configured.reload {
+                actions.cancel(timer)
+                configured.reload = .idle
+            }
+        }
+        actions.append(.log(.warning, SegmentsLogText.storedCustomerAdopted))
+        if !listeners.isEmpty { requestReload(at: now, &actions) }
+        return actions
     }
 
     // MARK: - The flushing mode (any state)

@@ -3,6 +3,9 @@ import SegmentsDomain
 /// The log lines of the segments feature. Apps and support teams search for these exact texts
 /// (see Behaviour L1), so they are written once, here.
 enum SegmentsLogText {
+    /// See Behaviour P8.
+    static let storedCustomerAdopted =
+        "Segments: The stored customer could be read once protected data became available; it replaces the customer made while it could not be read"
     static let initialSkippedNoCallback = "Segments: Skipping initial segments update process for no callback"
     static let initialSkippedNotRequired = "Segments: Skipping initial segments update process as is not required"
     static let trackedSkippedNoCallback =

@@ -21,6 +21,11 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
     private struct Cache: Sendable {
         var isLoaded = false
         var baseline = SegmentBaseline.empty
+        /// ``baseline`` is not written yet: a save was refused because protected data is not
+        /// available, or the file could not be read yet (see Behaviour P8).
+        var unsaved = false
+        /// The file exists but could not be read yet (see Behaviour P8).
+        var unread = false
     }
 
     /// A store in `directory`, created owner-only (0700) on first use if it does not exist.
@@ -45,11 +50,21 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
 
     /// The stored baseline, or ``SegmentBaseline/empty`` when there is none or the file was
     /// unusable (then logged).
+    ///
+    /// While protected data is not available (see Behaviour P8) the file is left unread and this
+    /// answers the baseline saved in memory meanwhile, else ``SegmentBaseline/empty``; the next call
+    /// tries again.
     public func load() -> SegmentBaseline {
         cache.withLock { cache in
-            if !cache.isLoaded {
-                cache.baseline = file.read()?.baseline ?? .empty
-                cache.isLoaded = true
+            if !cache.isLoaded, !cache.unsaved {
+                let found = file.read()
+                if case .protectedDataUnavailable = found {
+                    cache.unread = true
+                } else {
+                    cache.unread = false
+                    cache.baseline = found.record?.baseline ?? .empty
+                    cache.isLoaded = true
+                }
             }
             return cache.baseline
         }
@@ -60,16 +75,55 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
     /// When the file cannot be written (a full disk), the previous file is **deleted** and
     /// ``SegmentsError`` `.storage` is thrown, so a replaced baseline — another customer's segments
     /// and link memory — never comes back after a restart.
+    ///
+    /// While protected data is not available (see Behaviour P8) nothing is deleted and nothing is
+    /// thrown: the baseline is kept in memory and written when protected data becomes available.
     public func save(_ baseline: SegmentBaseline) throws {
         try cache.withLock { cache in
-            try file.writeOrDelete(BaselineRecord(baseline)) { deleted in
-                if deleted {
-                    cache.baseline = .empty
-                    cache.isLoaded = true
+            if cache.unread {
+                cache.baseline = baseline
+                cache.unsaved = true
+                return
+            }
+            do {
+                try file.writeOrDelete(BaselineRecord(baseline)) { deleted in
+                    if deleted {
+                        cache.baseline = .empty
+                        cache.isLoaded = true
+                    }
                 }
+            } catch let error as SegmentsError where error.isProtectedDataUnavailable {
+                cache.baseline = baseline
+                cache.isLoaded = true
+                cache.unsaved = true
+                return
             }
             cache.baseline = baseline
             cache.isLoaded = true
+            cache.unsaved = false
+        }
+    }
+
+    /// Writes a baseline kept in memory because protected data was not available (see Behaviour
+    /// P8); returns whether it did. The newest baseline wins over one the file held and this
+    /// process could not read: it is what the listeners were told last. Call it on the storage
+    /// queue when protected data becomes available.
+    @discardableResult
+    package func retryAfterProtectedData() -> Bool {
+        cache.withLock { cache in
+            guard cache.unsaved else { return false }
+            do {
+                try file.write(BaselineRecord(cache.baseline))
+            } catch {
+                if !ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
+                    file.diagnostics.log(.error, "Could not save the \(file.diagnostics.subject): \(error)")
+                }
+                return false
+            }
+            cache.unsaved = false
+            cache.unread = false
+            cache.isLoaded = true
+            return true
         }
     }
 }

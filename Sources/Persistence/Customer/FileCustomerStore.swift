@@ -20,6 +20,12 @@ public final class FileCustomerStore: CustomerStore {
     private struct Cache: Sendable {
         var isLoaded = false
         var customer: CustomerIds?
+        /// The file exists but could not be read yet, because protected data is not available (see
+        /// Behaviour P8): no save may replace it until it has been read.
+        var unread = false
+        /// ``customer`` is not written yet: a save was refused because protected data is not
+        /// available, or the file is still unread (see Behaviour P8).
+        var unsaved = false
     }
 
     /// A store in `directory`, created owner-only (0700) on first use if it does not exist.
@@ -43,12 +49,12 @@ public final class FileCustomerStore: CustomerStore {
     }
 
     /// The stored customer, or `nil` when there is none or the file was unusable (then logged).
+    ///
+    /// While protected data is not available (see Behaviour P8) the file is left unread and this
+    /// answers the customer saved in memory meanwhile, if any; the next call tries again.
     public func load() -> CustomerIds? {
         cache.withLock { cache in
-            if !cache.isLoaded {
-                cache.customer = file.read()?.customer
-                cache.isLoaded = true
-            }
+            if !cache.isLoaded, !cache.unsaved { read(into: &cache) }
             return cache.customer
         }
     }
@@ -59,16 +65,87 @@ public final class FileCustomerStore: CustomerStore {
     /// ``SegmentsError`` `.storage` is thrown: the old ids must not come back after a restart — after
     /// `anonymize()` they would be a logged-out customer's hard ids. The next start then creates a
     /// new anonymous customer.
+    ///
+    /// While protected data is not available (see Behaviour P8) nothing is deleted and nothing is
+    /// thrown: the customer is kept in memory (``load()`` answers it) and written when protected
+    /// data becomes available, by the client whose `.directory` storage this store is. A file that
+    /// could not be read yet is never replaced before it has been read.
     public func save(_ customer: CustomerIds) throws {
         try cache.withLock { cache in
-            try file.writeOrDelete(CustomerRecord(customer)) { deleted in
-                if deleted {
-                    cache.customer = nil
-                    cache.isLoaded = true
+            if cache.unread {
+                // The stored customer is unknown: writing now could replace it with one made only
+                // because it could not be read.
+                cache.customer = customer
+                cache.unsaved = true
+                return
+            }
+            do {
+                try file.writeOrDelete(CustomerRecord(customer)) { deleted in
+                    if deleted {
+                        cache.customer = nil
+                        cache.isLoaded = true
+                    }
                 }
+            } catch let error as SegmentsError where error.isProtectedDataUnavailable {
+                cache.customer = customer
+                cache.isLoaded = true
+                cache.unsaved = true
+                return
             }
             cache.customer = customer
             cache.isLoaded = true
+            cache.unsaved = false
         }
+    }
+
+    /// What ``retryAfterProtectedData()`` did.
+    package enum Retry: Sendable, Equatable {
+        /// Nothing was waiting for protected data, or it is still unavailable.
+        case nothingNew
+        /// The file that could not be read before was read now: the customer it holds, or `nil`
+        /// when it turned out missing or unusable. A customer saved in memory meanwhile was not
+        /// written over it: the owner decides which one is current and saves that one.
+        case read(CustomerIds?)
+        /// The customer kept in memory was written.
+        case saved
+    }
+
+    /// Does what was refused because protected data was not available (see Behaviour P8): reads a
+    /// file that could not be read, otherwise writes a customer kept in memory. Call it on the
+    /// storage queue when protected data becomes available.
+    package func retryAfterProtectedData() -> Retry {
+        cache.withLock { cache in
+            if cache.unread {
+                let found = file.read()
+                if case .protectedDataUnavailable = found { return .nothingNew }
+                cache.unread = false
+                cache.isLoaded = true
+                cache.unsaved = false
+                cache.customer = found.record?.customer
+                return .read(cache.customer)
+            }
+            guard cache.unsaved, let customer = cache.customer else { return .nothingNew }
+            do {
+                try file.write(CustomerRecord(customer))
+            } catch {
+                if !ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
+                    file.diagnostics.log(.error, "Could not save the \(file.diagnostics.subject): \(error)")
+                }
+                return .nothingNew
+            }
+            cache.unsaved = false
+            return .saved
+        }
+    }
+
+    private func read(into cache: inout Cache) {
+        let found = file.read()
+        if case .protectedDataUnavailable = found {
+            cache.unread = true
+            return
+        }
+        cache.unread = false
+        cache.customer = found.record?.customer
+        cache.isLoaded = true
     }
 }

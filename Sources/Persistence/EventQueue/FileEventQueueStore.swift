@@ -48,6 +48,12 @@ public final class FileEventQueueStore: EventQueueStore {
         /// A compaction is due whatever the dead-line count: the file holds a torn line that an
         /// append ended, which a rewrite drops.
         var compactionWanted = false
+        /// Items appended while protected data was not available (see Behaviour P8), oldest first:
+        /// kept in memory and written before the next item, or by ``retryAfterProtectedData()``.
+        var held: [TrackedEvent] = []
+        /// A load found the file refused because protected data was not available: it returned only
+        /// the items known in memory (see Behaviour P8).
+        var loadRefused = false
     }
 
     private let journal: EventJournal
@@ -82,6 +88,12 @@ public final class FileEventQueueStore: EventQueueStore {
             guard !state.loaded else { return nil }
             do {
                 try openForAppending(&state, tellingCreation: true)
+            } catch where ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
+                // Not now (see Behaviour P8): nothing is set aside; the items known in memory are
+                // answered, and the file is read by `retryAfterProtectedData()`.
+                journal.diagnostics.protectedDataUnavailable(EventJournal.fileName, doing: "read")
+                state.loadRefused = true
+                return nil
             } catch {
                 journal.diagnostics.log(.error, "Could not open the event queue: \(error)")
                 return nil
@@ -157,7 +169,7 @@ public final class FileEventQueueStore: EventQueueStore {
     /// The items this instance knows of: the queue, and, before it could be read, what was
     /// appended to it.
     private static func knownItems(_ state: inout State) -> [TrackedEvent] {
-        state.loaded ? state.journal.events.ordered : state.appendedBeforeLoad.map(\.event)
+        (state.loaded ? state.journal.events.ordered : state.appendedBeforeLoad.map(\.event)) + state.held
     }
 
     /// Marks the queue as read whole.
@@ -172,17 +184,71 @@ public final class FileEventQueueStore: EventQueueStore {
     /// (see the type's documentation). An item with the same id is replaced and moves to the end.
     /// Throws ``SegmentsError`` with code `.storage` when it could not be written; the item is then
     /// not queued.
+    ///
+    /// While protected data is not available (see Behaviour P8) the item is kept in memory instead,
+    /// without throwing: ``load()`` answers it, and it is written, in order, before the next item
+    /// or when protected data becomes available. Until then it does not survive the process ending.
     public func append(_ event: TrackedEvent) throws {
-        try change { state in
-            let offset = state.journal.size
-            guard state.loaded else {
-                try journal.write(.append(event), to: &state.journal, durable: false)
-                state.appendedBeforeLoad.append((offset, event))
-                return
+        try state.withLock { state in
+            do {
+                try openForAppending(&state)
+                try writeHeld(&state)
+                try write(event, &state)
+            } catch where ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
+                if state.held.isEmpty { journal.diagnostics.protectedDataUnavailable(EventJournal.fileName, doing: "written") }
+                state.held.removeAll { $0.id == event.id }
+                state.held.append(event)
+            } catch {
+                throw SegmentsError.wrapping(error, as: .storage)
             }
-            try journal.write(.append(event), to: &state.journal, durable: false)
-            state.journal.events.append(event)
         }
+    }
+
+    /// Appends the line of one item to the open journal.
+    private func write(_ event: TrackedEvent, _ state: inout State) throws {
+        let offset = state.journal.size
+        try journal.write(.append(event), to: &state.journal, durable: false)
+        if state.loaded {
+            state.journal.events.append(event)
+        } else {
+            state.appendedBeforeLoad.append((offset, event))
+        }
+    }
+
+    /// Writes the items kept in memory while protected data was not available, oldest first.
+    private func writeHeld(_ state: inout State) throws {
+        while let event = state.held.first {
+            try write(event, &state)
+            state.held.removeFirst()
+        }
+    }
+
+    /// Does what was refused because protected data was not available (see Behaviour P8): writes
+    /// the items kept in memory, then, when a load could not read the file, reads it. Call it on
+    /// the storage queue when protected data becomes available.
+    ///
+    /// - Returns: every queued item, oldest first, when a load had answered only the items known
+    ///   in memory (the owner queues those it does not know yet); otherwise `nil`.
+    package func retryAfterProtectedData() -> [TrackedEvent]? {
+        let (wrote, reload) = state.withLock { state -> (Bool, Bool) in
+            guard !state.held.isEmpty else { return (false, state.loadRefused) }
+            do {
+                try openForAppending(&state)
+                try writeHeld(&state)
+            } catch {
+                if !ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
+                    journal.diagnostics.log(.error, "Could not write the event queue: \(error)")
+                }
+                return (false, false)
+            }
+            return (true, state.loadRefused)
+        }
+        if wrote { try? sync() }
+        guard reload else { return nil }
+        state.withLock { $0.loadRefused = false }
+        let items = load()
+        // Refused again (the load said so): the next signal tries again.
+        return state.withLock { $0.loadRefused } ? nil : items
     }
 
     /// Syncs every line written so far to stable storage, without holding the store's lock while
@@ -207,6 +273,12 @@ public final class FileEventQueueStore: EventQueueStore {
     /// (the sync runs after the store's lock is released). An unknown id is a no-op: a removed
     /// item is never brought back.
     public func update(_ event: TrackedEvent) throws {
+        let held = state.withLock { state in
+            guard let index = state.held.firstIndex(where: { $0.id == event.id }) else { return false }
+            state.held[index] = event
+            return true
+        }
+        if held { return }
         try change(needsQueue: true) { state in
             guard state.journal.events.contains(event.id) else { return }
             try journal.write(.update(event), to: &state.journal, durable: false)
@@ -221,6 +293,12 @@ public final class FileEventQueueStore: EventQueueStore {
     /// Not synced: if the power fails before the next sync, the item comes back after restart
     /// and is uploaded again, a duplicate Behaviour E4 accepts.
     public func remove(id: TrackedEvent.ID) throws {
+        let held = state.withLock { state in
+            guard let index = state.held.firstIndex(where: { $0.id == id }) else { return false }
+            state.held.remove(at: index)
+            return true
+        }
+        if held { return }  // never written (see Behaviour P8)
         try change(needsQueue: true) { state in
             guard state.journal.events.contains(id) else { return }
             try journal.write(.remove(id), to: &state.journal, durable: false)

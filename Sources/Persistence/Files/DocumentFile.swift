@@ -2,11 +2,13 @@ import Foundation
 import SegmentsDomain
 
 /// One small JSON document in the storage directory, replaced whole on every save: the shared
-/// mechanics of the customer and baseline stores.
+/// mechanics of the customer, baseline and visitor stores.
 ///
-/// Reading never throws: a missing file is `nil`; a damaged, wrong-shaped or newer-format file is
-/// logged, set aside and read as `nil`, so the owner starts from its empty state and the next save
-/// rebuilds the file (see Behaviour P2).
+/// Reading never throws: a missing file is ``StoredDocument/absent``; a damaged, wrong-shaped or
+/// newer-format file is logged, set aside and read as absent, so the owner starts from its empty
+/// state and the next save rebuilds the file (see Behaviour P2). A file the system refuses because
+/// protected data is not available yet is ``StoredDocument/protectedDataUnavailable``: left in
+/// place, neither set aside nor replaced, and read again later (see Behaviour P8).
 struct DocumentFile<Record: VersionedRecord>: Sendable {
     /// The directory holding the file.
     let directory: StorageDirectory
@@ -15,37 +17,47 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
     /// Where recovery is reported.
     let diagnostics: StoreDiagnostics
 
-    /// The stored record, or `nil` when there is none or it is unusable.
-    func read() -> Record? {
+    /// The stored record, `.absent` when there is none or it is unusable, or
+    /// `.protectedDataUnavailable` when it cannot be read yet.
+    func read() -> StoredDocument<Record> {
         do {
             try directory.create()
         } catch {
-            diagnostics.unreadable(name, error: error)
-            return nil
+            return unreadable(error)
         }
         directory.removeStrayTemporaries(of: name)
         let data: Data
         do {
             guard let contents = try POSIXFile.contents(of: directory.path(of: name)) else {
                 diagnostics.missing(name)
-                return nil
+                return .absent
             }
             data = contents
         } catch let untrusted as UntrustedFile {
             let asideName = directory.setAside(name)
             diagnostics.setAside(name, problem: .untrusted(untrusted), asideName: asideName, detail: nil)
-            return nil
+            return .absent
         } catch {
-            diagnostics.unreadable(name, error: error)
-            return nil
+            return unreadable(error)
         }
         do throws(DecodeFailure) {
-            return try VersionedJSON.decode(Record.self, from: data)
+            return .record(try VersionedJSON.decode(Record.self, from: data))
         } catch {
             let asideName = directory.setAside(name)
             diagnostics.setAside(name, problem: error.problem, asideName: asideName, detail: error.detail)
-            return nil
+            return .absent
         }
+    }
+
+    /// A read the system refused: transient when protected data is unavailable (see Behaviour P8),
+    /// otherwise logged and read as absent; the file stays in place either way.
+    private func unreadable(_ error: any Error) -> StoredDocument<Record> {
+        if ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
+            diagnostics.protectedDataUnavailable(name, doing: "read")
+            return .protectedDataUnavailable
+        }
+        diagnostics.unreadable(name, error: error)
+        return .absent
     }
 
     /// Replaces the stored record atomically.
@@ -59,11 +71,19 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
     /// e.g. a logged-out customer's hard ids). Deleting needs no free space, so it works on a full
     /// disk. Returns normally only when the write succeeded.
     ///
+    /// A write refused because protected data is not available deletes nothing (see Behaviour P8):
+    /// the error thrown then answers `isProtectedDataUnavailable`, and `deleted` is not called.
+    ///
     /// - Throws: ``SegmentsError`` `.storage`, saying whether the old file was deleted.
     /// - Parameter deleted: called with whether the old file is gone, before the error is thrown.
     func writeOrDelete(_ record: Record, deleted: (Bool) -> Void) throws {
         do {
             try write(record)
+        } catch where ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
+            // Not now, rather than never: the old file stays, the caller keeps the record in
+            // memory and saves it again when protected data becomes available (see Behaviour P8).
+            diagnostics.protectedDataUnavailable(name, doing: "saved")
+            throw SegmentsError.wrapping(error, as: .storage)
         } catch {
             let gone = directory.remove(name)
             deleted(gone)
@@ -72,5 +92,22 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
             diagnostics.log(.error, "Could not save the \(diagnostics.subject) (\(cause.message)); \(outcome)")
             throw SegmentsError(.storage, "\(cause.message); \(outcome)", underlying: error)
         }
+    }
+}
+
+/// What ``DocumentFile/read()`` found.
+enum StoredDocument<Record> {
+    /// The stored record.
+    case record(Record)
+    /// No usable record: none yet, or a damaged one that was set aside (see Behaviour P2).
+    case absent
+    /// The file could not be read because protected data is not available yet (see Behaviour P8):
+    /// it is still there, unread.
+    case protectedDataUnavailable
+
+    /// The record, or `nil` when there is none or it could not be read.
+    var record: Record? {
+        if case .record(let record) = self { return record }
+        return nil
     }
 }

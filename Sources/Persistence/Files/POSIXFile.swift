@@ -178,7 +178,11 @@ enum POSIXFile {
     static func failure(_ operation: String, _ path: String, code: Int32 = errno) -> SegmentsError {
         let file = (path as NSString).lastPathComponent
         let reason = String(cString: strerror(code))
-        return SegmentsError(.storage, "\(operation) \(file) failed: \(reason)", underlying: SystemCallError(code: code))
+        // EPERM/EACCES on open, read or write: protected data is not available yet (see Behaviour P8).
+        let underlying: any Error =
+            ProtectedDataUnavailable.refuses(operation, code: code)
+            ? ProtectedDataUnavailable(code: code) : SystemCallError(code: code)
+        return SegmentsError(.storage, "\(operation) \(file) failed: \(reason)", underlying: underlying)
     }
 }
 

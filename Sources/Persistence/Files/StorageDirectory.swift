@@ -70,6 +70,7 @@ struct StorageDirectory: Sendable {
         if mkdir(path, POSIXFile.directoryMode) == 0 {
             // The umask may have removed bits from the mode; set it exactly.
             _ = chmod(path, POSIXFile.directoryMode)
+            FileProtection.protectUntilFirstUnlock(directory: path)  // see Behaviour P8
             return
         }
         let code = errno

@@ -14,23 +14,34 @@ import SegmentsDomain
 /// The kernel drops the lock when the process ends, however it ends, so a crash never leaves a
 /// directory locked. Within one process, hand the same instance to every user of the directory:
 /// two descriptors of one process exclude each other too.
+///
+/// Before the device's first unlock the lock file may be refused like every protected file (see
+/// Behaviour P8): the lock is then taken later, by ``retryAfterProtectedData()``. Nothing in the
+/// directory can be read or written by any process until then, so nothing can be damaged meanwhile.
 package final class StorageDirectoryLock: Sendable {
     /// The lock file's name inside the storage directory.
     package static let fileName = "owner.lock"
 
-    private let fd: Int32
+    private let path: String
+    /// The locked descriptor; -1 while the lock file was refused because protected data is not
+    /// available.
+    private let fd: Locked<Int32>
 
-    private init(fd: Int32) {
-        self.fd = fd
+    private init(path: String, fd: Int32) {
+        self.path = path
+        self.fd = Locked(fd)
     }
 
     deinit {
         // Closing the last descriptor of the open file releases the flock.
-        _ = close(fd)
+        fd.withLock { if $0 >= 0 { _ = close($0) } }
     }
 
     /// Takes the lock of `directory` (created owner-only when missing, unless `creating` is false)
     /// without waiting.
+    ///
+    /// When the lock file is refused because protected data is not available (see Behaviour P8), the
+    /// returned lock is not held yet: ``retryAfterProtectedData()`` takes it.
     ///
     /// - Throws: ``SegmentsError`` `.storage` when another process holds it ("in use by another
     ///   process"), or when the lock file cannot be opened (a missing directory, when not
@@ -39,9 +50,35 @@ package final class StorageDirectoryLock: Sendable {
         let storage = StorageDirectory(url: directory)
         if creating { try storage.create() }
         let path = storage.path(of: fileName)
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, POSIXFile.fileMode)
+        do {
+            return StorageDirectoryLock(path: path, fd: try lock(path))
+        } catch let error as SegmentsError where error.isProtectedDataUnavailable {
+            return StorageDirectoryLock(path: path, fd: -1)
+        }
+    }
+
+    /// Takes the lock that ``acquire(_:)`` could not take because protected data was not available
+    /// (see Behaviour P8); nothing when it is held. Call it when protected data becomes available.
+    ///
+    /// - Throws: ``SegmentsError`` `.storage`: another process took the directory meanwhile, or the
+    ///   lock file is still refused (then `isProtectedDataUnavailable`).
+    package func retryAfterProtectedData() throws {
+        try fd.withLock { fd in
+            guard fd < 0 else { return }
+            fd = try Self.lock(path)
+        }
+    }
+
+    /// Opens `path` and locks it exclusively; returns the descriptor.
+    private static func lock(_ path: String) throws -> Int32 {
+        let fd = POSIXFile.injected(.open, path) ?? open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, POSIXFile.fileMode)
         guard fd >= 0 else {
-            throw SegmentsError(.storage, "The storage directory's lock file could not be opened (errno \(errno))")
+            let code = errno
+            let underlying: any Error =
+                ProtectedDataUnavailable.refuses("open", code: code)
+                ? ProtectedDataUnavailable(code: code) : SystemCallError(code: code)
+            throw SegmentsError(
+                .storage, "The storage directory's lock file could not be opened (errno \(code))", underlying: underlying)
         }
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
@@ -54,6 +91,6 @@ package final class StorageDirectoryLock: Sendable {
             }
             throw SegmentsError(.storage, "The storage directory could not be locked (errno \(code))")
         }
-        return StorageDirectoryLock(fd: fd)
+        return fd
     }
 }

@@ -64,6 +64,14 @@ struct StoreDiagnostics: Sendable {
         logger.log(.error, "\(prefix) Could not read the stored \(subject): \(error); \(fallback)")
     }
 
+    /// The file could not be `doing` (read, saved) because protected data is not available yet
+    /// (see Behaviour P8): nothing is deleted or set aside, and it is done again once available.
+    func protectedDataUnavailable(_ name: String, doing: String) {
+        logger.log(
+            .warning,
+            "\(prefix) The stored \(subject) (\(name)) cannot be \(doing) until protected data is available (before the device's first unlock); kept in memory, retried when it becomes available")
+    }
+
     /// Any other line, at `level`.
     func log(_ level: LogLevel, _ message: String) {
         logger.log(level, "\(prefix) \(message)")

@@ -46,10 +46,16 @@ public final class FileVisitorSegmentsStore: VisitorSegmentsStore {
     }
 
     /// Replaces the stored segments of `visitorId` durably; throws ``SegmentsError`` with code
-    /// `.storage` when the file cannot be written, leaving the previous file intact.
+    /// `.storage` when the file cannot be written, leaving the previous file intact, or cannot be
+    /// read yet because protected data is not available (see Behaviour P8).
     public func save(_ segments: VisitorSegments, forVisitor visitorId: String) throws {
         try cache.withLock { cache in
             load(&cache)
+            guard cache.isLoaded else {
+                // Writing now would replace the other visitors' segments, still unread (see Behaviour P8).
+                throw SegmentsError(
+                    .storage, "The stored visitor segments cannot be read until protected data is available; not saved")
+            }
             var visitors = cache.visitors
             visitors[visitorId] = segments
             do {
@@ -63,7 +69,11 @@ public final class FileVisitorSegmentsStore: VisitorSegmentsStore {
 
     private func load(_ cache: inout Cache) {
         guard !cache.isLoaded else { return }
-        cache.visitors = file.read()?.segments ?? [:]
+        let found = file.read()
+        // Unreadable until protected data is available (see Behaviour P8): the file is left as
+        // it is and read again by the next call.
+        if case .protectedDataUnavailable = found { return }
+        cache.visitors = found.record?.segments ?? [:]
         cache.isLoaded = true
     }
 }
