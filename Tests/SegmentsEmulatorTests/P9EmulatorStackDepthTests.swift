@@ -27,7 +27,9 @@ import Testing
     }
 
     @Test func p9_aBodyTooDeepIsAnswered400OnA512KiBStackAndOneAtTheLimitIsRead() throws {
-        let emulator = SegmentsEmulator(limits: EmulatorLimits(threadStackSize: appleSecondaryThreadStackSize))
+        var limits = EmulatorLimits()
+        limits.threadStackSize = appleSecondaryThreadStackSize
+        let emulator = SegmentsEmulator(limits: limits)
         try emulator.start()
         defer { emulator.stop() }
         let port = try #require(emulator.port)

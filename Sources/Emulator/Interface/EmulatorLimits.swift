@@ -23,15 +23,15 @@ public struct EmulatorLimits: Hashable, Sendable {
     /// explicitly so the emulator behaves alike everywhere: a thread's default is 512 KiB on Apple
     /// platforms and 8 MiB on Linux. JSON bodies are depth-checked (``EmulatorJSON/maximumDepth``)
     /// before the recursive decoder runs, and the deepest accepted body fits 512 KiB, so a deeper
-    /// one is answered with 400, never a stack overflow.
-    public var threadStackSize: Int
+    /// one is answered with 400, never a stack overflow. 1 MiB by default (twice Apple's default
+    /// for secondary threads); set it after `init`.
+    public var threadStackSize = 1024 * 1024
 
     /// Limits with defaults: 16 KiB of headers, 1 MiB of body, 5 s read time-out,
-    /// 256 connections, 10 000 logged requests, 100 000 stored records of each kind, 30 s per
-    /// request, 1 MiB thread stacks (twice Apple's default for secondary threads).
+    /// 256 connections, 10 000 logged requests, 100 000 stored records of each kind, 30 s per request.
     public init(maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 1024 * 1024, readTimeout: TimeInterval = 5,
                 maxConnections: Int = 256, maxLoggedRequests: Int = 10_000, maxStoredRecords: Int = 100_000,
-                requestDeadline: TimeInterval = 30, threadStackSize: Int = 1024 * 1024) {
+                requestDeadline: TimeInterval = 30) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
         self.readTimeout = readTimeout
@@ -39,6 +39,5 @@ public struct EmulatorLimits: Hashable, Sendable {
         self.maxLoggedRequests = maxLoggedRequests
         self.maxStoredRecords = maxStoredRecords
         self.requestDeadline = requestDeadline
-        self.threadStackSize = threadStackSize
     }
 }
