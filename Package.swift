@@ -38,7 +38,11 @@ let package = Package(
         .executableTarget(name: "segments", dependencies: ["RealtimeSegments", "SegmentsEmulator"], path: "Sources/CLI"),
         .executableTarget(
             name: "segments-bench",
-            dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator"],
+            // Networking and Persistence: `stack-probe` measures their JSON paths on a 512 KiB stack.
+            dependencies: [
+                "RealtimeSegments", "SegmentsTesting", "SegmentsEmulator", "SegmentsDomain", "SegmentsNetworking",
+                "SegmentsPersistence",
+            ],
             path: "Sources/Benchmarks"
         ),
 

@@ -1,6 +1,10 @@
 // segments-bench: the performance figures of Docs/Performance.md. See `segments-bench --help`.
 import Foundation
 
+if CommandLine.arguments.dropFirst().first == "stack-probe" {
+    exit(StackProbe.run(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 do {
     let options = try BenchOptions(Array(CommandLine.arguments.dropFirst()))
     if options.wantsHelp {

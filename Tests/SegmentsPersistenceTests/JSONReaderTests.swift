@@ -53,7 +53,9 @@ import Testing
     @Test func p2_deepNestingIsRejectedNotACrash() {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         #expect(throws: JSONSyntaxError.self) { try read(deep) }
-        let allowed = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        let limit = JSONReader.maximumDepth
+        let allowed = String(repeating: "[", count: limit) + String(repeating: "]", count: limit)
         #expect((try? read(allowed)) != nil)
+        #expect(throws: JSONSyntaxError.self) { try read("[" + allowed + "]") }
     }
 }

@@ -6,8 +6,10 @@ import Foundation
 /// The walk is iterative (an explicit stack), so a value nested thousands of levels deep is
 /// measured without recursing once per level, and it stops at the first problem.
 package enum ReplayableEvent {
-    /// The deepest nesting of arrays and objects accepted in properties: the journal's reader
-    /// refuses deeper values (``JSONDepth/maximum``).
+    /// The deepest nesting of arrays and objects accepted in properties (``JSONDepth/maximum``):
+    /// the journal line or upload body around them nests ``JSONDepth/envelopeMaximum``, which
+    /// the journal's reader accepts and a 512 KiB thread stack decodes and encodes (Behaviour P9).
+    /// Items read back from the journal are checked again.
     package static let maximumDepth = JSONDepth.maximum
     /// The largest accepted item, counted as its properties encoded as JSON: 64 KiB.
     package static let maximumEncodedSize = 64 << 10

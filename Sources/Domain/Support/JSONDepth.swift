@@ -7,9 +7,20 @@ import Foundation
 /// overflow it and crash the app. The scan counts `[` and `{` outside strings; it validates nothing
 /// else (the decoder does), so it is cheap and cannot itself be made to recurse.
 package enum JSONDepth {
-    /// The deepest nesting the SDK accepts from a server or a stored file: 64 levels (the formats
-    /// need at most 7; tracked properties are capped at 64 too, see Behaviour E6).
+    /// The deepest nesting the SDK accepts from a server or a stored document, and the deepest
+    /// properties of a tracked item (the properties object itself is level 1): 64 levels. The
+    /// formats need at most 7; tracked properties are capped at 64 (see Behaviour E6, P9).
     package static let maximum = 64
+
+    /// The levels an event's properties sit inside when stored or sent: 2 in a journal line
+    /// (`{"op":…,"event":{…,"properties":{…}}}`), 1 in an upload body (`{"properties":{…}}`).
+    package static let envelopeLevels = 2
+
+    /// The deepest text that carries an event at ``maximum``: a journal line or an upload body,
+    /// 66 levels. Everything the SDK decodes, encodes and re-uploads stays within it, and it fits
+    /// a 512 KiB thread stack with a wide margin in debug and release builds (Behaviour P9;
+    /// `Scripts/stack-depth.sh` measures the margin).
+    package static let envelopeMaximum = maximum + envelopeLevels
 
     /// Whether arrays and objects in `data` nest deeper than `limit`.
     package static func exceeds(_ limit: Int = maximum, in data: Data) -> Bool {

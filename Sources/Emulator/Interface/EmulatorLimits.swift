@@ -19,6 +19,13 @@ public struct EmulatorLimits: Hashable, Sendable {
     /// Seconds one request may take to arrive, from its first byte to its last; a client that
     /// trickles bytes slower than that loses the connection (408) instead of holding it forever.
     public var requestDeadline: TimeInterval
+    /// The stack size, in bytes, of the accept thread and of every connection thread, set
+    /// explicitly so the emulator behaves alike everywhere: a thread's default is 512 KiB on Apple
+    /// platforms and 8 MiB on Linux. JSON bodies are depth-checked (``EmulatorJSON/maximumDepth``)
+    /// before the recursive decoder runs, and the deepest accepted body fits 512 KiB, so a deeper
+    /// one is answered with 400, never a stack overflow. 1 MiB by default (twice Apple's default
+    /// for secondary threads); set it after `init`.
+    public var threadStackSize = 1024 * 1024
 
     /// Limits with defaults: 16 KiB of headers, 1 MiB of body, 5 s read time-out,
     /// 256 connections, 10 000 logged requests, 100 000 stored records of each kind, 30 s per request.

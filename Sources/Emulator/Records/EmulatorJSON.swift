@@ -18,12 +18,15 @@ public enum EmulatorJSON: Hashable, Sendable {
     /// An object.
     case object([String: EmulatorJSON])
 
-    /// The deepest nesting parsed: 128 levels (the SDK sends properties up to 64 deep).
-    public static let maximumDepth = 128
+    /// The deepest nesting parsed: 66 levels, the SDK's own limit for what it stores or sends (an
+    /// event's properties, up to 64 levels, inside a journal line or an upload body). The
+    /// emulator is an independent peer and does not import the SDK, so the figure is repeated
+    /// here; `Scripts/stack-depth.sh` measures that it fits a 512 KiB thread stack.
+    public static let maximumDepth = 66
 
     /// Parses UTF-8 JSON text (any top-level value); throws on malformed input and on nesting
     /// deeper than ``maximumDepth``, which the recursive decoder could not survive on a
-    /// connection thread's stack.
+    /// connection thread's stack (``EmulatorLimits/threadStackSize``).
     public init(jsonData: Data) throws {
         guard !Self.nestsDeeper(than: Self.maximumDepth, jsonData) else {
             throw DecodingError.dataCorrupted(

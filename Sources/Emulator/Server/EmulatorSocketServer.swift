@@ -49,6 +49,7 @@ final class EmulatorSocketServer: @unchecked Sendable {
             threads.leave()
         }
         thread.name = "SegmentsEmulator.accept"
+        thread.stackSize = limits.threadStackSize
         thread.start()
     }
 
@@ -155,6 +156,7 @@ final class EmulatorSocketServer: @unchecked Sendable {
             threads.leave()
         }
         thread.name = "SegmentsEmulator.connection"
+        thread.stackSize = limits.threadStackSize
         thread.start()
     }
 

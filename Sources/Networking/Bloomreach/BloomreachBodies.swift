@@ -2,7 +2,7 @@ import Foundation
 import SegmentsDomain
 
 /// The JSON bodies of the Bloomreach `POST` requests (the wire format (Behaviour)).
-enum BloomreachBodies {
+package enum BloomreachBodies {
     /// `{"external_ids": {…}}`: every id of the customer except `cookie`.
     static func linkIds(_ customer: CustomerIds) throws -> Data {
         try encode(LinkIds(externalIds: customer.hardIds))
@@ -10,7 +10,7 @@ enum BloomreachBodies {
 
     /// `{"customer_ids": {…}, "properties": {…}, "timestamp": 1732249200.123, "event_type": "…"}`;
     /// a customer update has no `event_type`. The ids are those stamped on the item when tracked.
-    static func tracking(_ event: TrackedEvent) throws -> Data {
+    package static func tracking(_ event: TrackedEvent) throws -> Data {
         let eventType: String?
         switch event.kind {
         case .event(let type): eventType = type

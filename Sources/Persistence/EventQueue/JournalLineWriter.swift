@@ -8,14 +8,23 @@ import SegmentsDomain
 /// The reader (``JSONReader``) takes any valid JSON: keys may come in any order, numbers are
 /// written with Swift's shortest round-tripping form (so a `Date` survives exactly) and strings
 /// escape what JSON requires (quote, backslash, control characters).
-enum JournalLineWriter {
-    /// Deeper values are refused rather than recursed into (the pipeline accepts 64 levels).
-    static let maximumDepth = 128
+package enum JournalLineWriter {
+    /// The deepest properties written, counted as ``ReplayableEvent`` counts them (the properties
+    /// object is level 1): the 64 levels the pipeline accepts, so a line nests at most
+    /// ``JSONDepth/envelopeMaximum`` levels, which ``JSONReader`` reads back. Deeper values are
+    /// refused rather than recursed into (see Behaviour E6, P9).
+    package static let maximumDepth = JSONDepth.maximum
+
+    /// The line appending `event`, newline included, with `maximumDepth` for its properties (the
+    /// stack measurement of `segments-bench stack-probe` lifts it).
+    package static func appendLine(for event: TrackedEvent, maximumDepth: Int = JournalLineWriter.maximumDepth) throws -> Data {
+        try line(for: .append(event), maximumDepth: maximumDepth)
+    }
 
     /// The line of `entry`, newline included.
     /// - Throws: ``SegmentsError`` `.storage` for a non-finite number or a value nested too deeply,
     ///   without quoting the value (it may be personal data, see Behaviour P4).
-    static func line(for entry: JournalEntry) throws -> Data {
+    static func line(for entry: JournalEntry, maximumDepth: Int = JournalLineWriter.maximumDepth) throws -> Data {
         var out: [UInt8] = []
         out.reserveCapacity(256)
         out += #"{"op":""#.utf8
@@ -46,7 +55,7 @@ enum JournalLineWriter {
                 string(value, &out)
             }
             out += #"},"properties":"#.utf8
-            try value(.object(event.properties), depth: 1, &out)
+            try value(.object(event.properties), depth: 1, limit: maximumDepth, &out)
             out += #","timestamp":"#.utf8
             try number(event.timestamp, &out)
             out += #","failedAttempts":"#.utf8
@@ -58,9 +67,15 @@ enum JournalLineWriter {
         return Data(out)
     }
 
-    private static func value(_ json: JSONValue, depth: Int, _ out: inout [UInt8]) throws {
-        guard depth <= maximumDepth else {
-            throw SegmentsError(.storage, "A queued item's properties nest deeper than \(maximumDepth) levels")
+    /// Writes `json`, an array or object at level `depth` or a value inside one at `depth - 1`.
+    private static func value(_ json: JSONValue, depth: Int, limit: Int, _ out: inout [UInt8]) throws {
+        switch json {
+        case .array, .object:
+            guard depth <= limit else {
+                throw SegmentsError(.storage, "A queued item's properties nest deeper than \(limit) levels")
+            }
+        default:
+            break
         }
         switch json {
         case .null: out += "null".utf8
@@ -72,7 +87,7 @@ enum JournalLineWriter {
             out.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                try value(item, depth: depth + 1, &out)
+                try value(item, depth: depth + 1, limit: limit, &out)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
@@ -83,7 +98,7 @@ enum JournalLineWriter {
                 first = false
                 string(key, &out)
                 out.append(UInt8(ascii: ":"))
-                try value(item, depth: depth + 1, &out)
+                try value(item, depth: depth + 1, limit: limit, &out)
             }
             out.append(UInt8(ascii: "}"))
         }

@@ -11,23 +11,28 @@ import SegmentsDomain
 /// Numbers follow `JSONValue`'s own decoding: a whole number that fits `Int` becomes `.int`
 /// (`1.0` and `1e2` included), any other finite number `.double`. Invalid UTF-8 inside a string is
 /// replaced by U+FFFD rather than rejected.
-struct JSONReader {
-    /// Deeper nesting is treated as damage, so a corrupt file cannot exhaust the stack.
-    static let maximumDepth = 128
+package struct JSONReader {
+    /// Deeper nesting is treated as damage, so a corrupt or planted file cannot exhaust a 512 KiB
+    /// thread stack (see Behaviour P9): a journal line holding an event at the 64-level limit
+    /// nests ``JSONDepth/envelopeMaximum`` levels, and nothing the SDK writes nests deeper.
+    package static let maximumDepth = JSONDepth.envelopeMaximum
 
     private let bytes: UnsafeRawBufferPointer
+    private let maximumDepth: Int
     private var position = 0
     private var depth = 0
 
-    private init(bytes: UnsafeRawBufferPointer) {
+    private init(bytes: UnsafeRawBufferPointer, maximumDepth: Int) {
         self.bytes = bytes
+        self.maximumDepth = maximumDepth
     }
 
     /// The one JSON value `data` holds (surrounding whitespace allowed); throws ``JSONSyntaxError``
-    /// on anything else.
-    static func value(from data: Data) throws -> JSONValue {
+    /// on anything else, and on arrays and objects nested deeper than `maximumDepth` (the stack
+    /// measurement of `segments-bench stack-probe` lifts it).
+    package static func value(from data: Data, maximumDepth: Int = JSONReader.maximumDepth) throws -> JSONValue {
         try data.withUnsafeBytes { buffer in
-            var reader = JSONReader(bytes: buffer)
+            var reader = JSONReader(bytes: buffer, maximumDepth: maximumDepth)
             reader.skipWhitespace()
             let value = try reader.readValue()
             reader.skipWhitespace()
@@ -79,7 +84,7 @@ struct JSONReader {
 
     private mutating func enterContainer() throws {
         depth += 1
-        guard depth <= Self.maximumDepth else { throw failure() }
+        guard depth <= maximumDepth else { throw failure() }
         position += 1
         skipWhitespace()
     }

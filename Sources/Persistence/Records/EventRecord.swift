@@ -71,8 +71,17 @@ struct EventRecord: Encodable {
         self.failedAttempts = failedAttempts
     }
 
-    /// The stored item; throws when an event has no type.
+    /// The stored item; throws when an event has no type, or when its properties fail the check a
+    /// new item passes before it is queued (``ReplayableEvent``: nested deeper than 64 levels,
+    /// over 64 KiB): such a line was not written by this SDK, and uploading it could overflow a
+    /// 512 KiB thread stack at every launch (see Behaviour E6, P9). The line is then unreadable,
+    /// and the journal is set aside and rebuilt without it, with a warning.
     func trackedEvent() throws(StoredFileProblem) -> TrackedEvent {
+        do {
+            try ReplayableEvent.check(properties)
+        } catch {
+            throw .wrongShape
+        }
         let eventKind: TrackedEvent.Kind
         switch kind {
         case .event:
