@@ -15,23 +15,9 @@ import Testing
         return Data((key.map { "{\"\($0)\": \(arrays)}" } ?? arrays).utf8)
     }
 
-    /// Runs `body` on a thread with Apple's secondary-thread stack size and waits for it.
-    static func onSmallStack<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
-        let result = Locked<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            result.withLock { $0 = body() }
-            done.signal()
-        }
-        thread.stackSize = 512 * 1024
-        thread.start()
-        done.wait()
-        return result.value!
-    }
-
-    @Test func deepSegmentsAnswerIsAnInvalidResponseNotACrash() {
+    @Test func deepSegmentsAnswerIsAnInvalidResponseNotACrash() async {
         let body = Self.nested(500, inside: "discovery")
-        let code = Self.onSmallStack { () -> SegmentsError.Code? in
+        let code = await onDedicatedThread(stackSize: appleSecondaryThreadStackSize) { () -> SegmentsError.Code? in
             do {
                 _ = try BloomreachSegmentsDecoder.decode(body, logger: LogRecorder())
                 return nil
@@ -42,9 +28,9 @@ import Testing
         #expect(code == .invalidResponse)
     }
 
-    @Test func deepODPAnswerIsADecodeErrorNotACrash() {
+    @Test func deepODPAnswerIsADecodeErrorNotACrash() async {
         let body = Self.nested(500, inside: "data")
-        let code = Self.onSmallStack { () -> SegmentsError.Code? in
+        let code = await onDedicatedThread(stackSize: appleSecondaryThreadStackSize) { () -> SegmentsError.Code? in
             do {
                 _ = try ODPResponseDecoder.qualifiedSegments(from: body)
                 return nil
@@ -55,9 +41,9 @@ import Testing
         #expect(code == .invalidResponse)
     }
 
-    @Test func deepDatafileIsRefused() {
+    @Test func deepDatafileIsRefused() async {
         let body = Self.nested(500, inside: "typedAudiences")
-        let refused = Self.onSmallStack { (try? ODPDatafile.candidateSegments(from: body)) == nil }
+        let refused = await onDedicatedThread(stackSize: appleSecondaryThreadStackSize) { (try? ODPDatafile.candidateSegments(from: body)) == nil }
         #expect(refused)
     }
 
