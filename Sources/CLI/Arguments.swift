@@ -11,7 +11,7 @@ struct Arguments {
             // The stray value is not repeated: it may be a key typed in the wrong place, and this
             // message lands in terminals and CI logs (see Behaviour P4). Its position is enough.
             guard argument.hasPrefix("--") else {
-                throw UsageError(reason: "unexpected argument at position \(index + 1) (options are --name value; the value is not shown)")
+                throw UsageError(reason: "unexpected argument at position \(index + 1) after the command (options are --name value; the argument is not shown)")
             }
             var name = String(argument.dropFirst(2))
             var inlineValue: String?
