@@ -39,7 +39,7 @@ package enum LogLineEscaping {
 }
 
 /// A ``SegmentsLogger`` that escapes control characters (``LogLineEscaping``) before handing each
-/// line to the logger it wraps. Every logger given to a ``SegmentsRuntime``-built client is
+/// line to the logger it wraps. Every logger given to a `SegmentsRuntime`-built client is
 /// wrapped in one, so a line is escaped once, where it leaves the SDK, whatever logger the app
 /// plugged in.
 package struct EscapingSegmentsLogger: SegmentsLogger {
