@@ -8,7 +8,11 @@ struct Arguments {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
-            guard argument.hasPrefix("--") else { throw UsageError(reason: "unexpected argument '\(argument)'") }
+            // The stray value is not repeated: it may be a key typed in the wrong place, and this
+            // message lands in terminals and CI logs (see Behaviour P4). Its position is enough.
+            guard argument.hasPrefix("--") else {
+                throw UsageError(reason: "unexpected argument at position \(index + 1) after the command (options are --name value; the argument is not shown)")
+            }
             var name = String(argument.dropFirst(2))
             var inlineValue: String?
             if let equals = name.firstIndex(of: "=") {
@@ -26,10 +30,17 @@ struct Arguments {
                     values[name] = arguments[index]
                 }
             } else {
-                throw UsageError(reason: "unknown option --\(name)")
+                throw UsageError(reason: Self.looksLikeAnOptionName(name)
+                    ? "unknown option --\(name)" : "unknown option at position \(index + 1) (its name is not shown)")
             }
             index += 1
         }
+    }
+
+    /// Whether `name` reads like an option's name (lower-case words joined by `-`), so naming it
+    /// in an error cannot repeat a key pasted after `--`.
+    private static func looksLikeAnOptionName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 32 && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || $0 == "-" }
     }
 
     /// Whether `--help` was given.

@@ -8,7 +8,8 @@ struct FetchCommand {
         usage: segments fetch --project-token T --cookie C [--authorization S] [--api-key-file F]
                               [--base-url U] [--category c]
 
-        Reads the segments of the customer with cookie C once and prints them as JSON.
+        Reads the segments of the customer with cookie C once and prints them as JSON on standard
+        output (only the JSON: warnings go to standard error).
           --project-token T   the project token
           --cookie C          the customer's cookie (anonymous id)
           --base-url U        the API base URL (default https://api.exponea.com; http only for loopback)
@@ -37,7 +38,7 @@ struct FetchCommand {
         let scheduler = TaskScheduler()
         let repository = BloomreachSegmentRepository(
             configuration: configuration, transport: URLSessionSegmentsTransport(), scheduler: scheduler,
-            clock: SystemClock(), logger: SinkSegmentsLogger(level: .warning))
+            clock: SystemClock(), logger: SinkSegmentsLogger(level: .warning, sink: StandardErrorLogSink()))
         let segments = try await repository.fetchSegments(for: CustomerIds(cookie: cookie))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -28,7 +28,8 @@ struct SegmentsCommand {
             case "fetch": try await FetchCommand(arguments: arguments).run()
             case "track": try await TrackCommand(arguments: arguments).run()
             case "-h", "--help", "help": print(usage)
-            default: fail("unknown command '\(command)' (try `segments --help`)")
+            // The word is not repeated: it may be a key pasted in the wrong place (see Behaviour P4).
+            default: fail("unknown command: the first argument is none of demo, serve, fetch, track (try `segments --help`)")
             }
         } catch let error as UsageError {
             fail(error.reason)

@@ -113,13 +113,6 @@ struct TrackCommand {
     }
 }
 
-/// Log lines go to standard error, so standard output holds only the command's own lines.
-struct StandardErrorLogSink: LogSink {
-    func write(_ level: LogLevel, _ message: String) {
-        FileHandle.standardError.write(Data("[RealtimeSegments] \(level): \(message)\n".utf8))
-    }
-}
-
 struct TrackTimeout: Error, CustomStringConvertible {
     let left: Int
     let seconds: TimeInterval

@@ -61,8 +61,9 @@ struct ConfiguredIntegration {
             if directory == nil {
                 if let legacyIntegrationId = backend.legacyStorageIntegrationId {
                     // Named by the rule of the version that made it (before the case rule).
-                    StorageLocation.moveLegacyFolder(
-                        StorageLocation.earlierDefaultDirectory(integrationId: legacyIntegrationId), to: folder)
+                    Self.moveKeyNamedFolder(
+                        StorageLocation.earlierDefaultDirectory(integrationId: legacyIntegrationId), to: folder,
+                        logger: options.runtime.logger)
                 }
                 Self.moveEarlierFolder(integrationId: backend.storageIntegrationId, logger: options.runtime.logger)
             }
@@ -90,6 +91,24 @@ struct ConfiguredIntegration {
 }
 
 extension ConfiguredIntegration {
+    /// Renames the folder an older version named after the API key (see Behaviour P4), under its
+    /// owner lock (see Behaviour P5), and says what happened. The lines name no folder: the old
+    /// name is the key.
+    static func moveKeyNamedFolder(_ legacy: URL, to folder: URL, logger: any SegmentsLogger) {
+        switch StorageLocation.moveLegacyFolder(legacy, to: folder) {
+        case .nothingToMove, .setAside:
+            break
+        case .moved:
+            logger.log(.verbose, "Segments: Storage folder named after the API key renamed to its hashed name")
+        case .earlierFolderInUse:
+            logger.log(
+                .warning,
+                "Segments: The storage folder named after the API key is in use by another process; it is left as it is and renamed at a later configure")
+        case .failed(let code):
+            logger.log(.warning, "Segments: The storage folder named after the API key could not be renamed (errno \(code))")
+        }
+    }
+
     /// Moves the default folder an earlier version gave the integration under another name (before
     /// the case rule; see Behaviour P10) to its current name, and says what happened. The log lines
     /// name no folder: its name carries the integration id.

@@ -56,8 +56,9 @@ extension StorageLocation {
         return moveEarlierFolder(earlier, to: current)
     }
 
-    /// Moves the folder `earlier` to `current` as ``moveEarlierFolder(integrationId:in:)`` says.
-    static func moveEarlierFolder(_ earlier: URL, to current: URL) -> EarlierFolderMove {
+    /// Moves the folder `earlier` to `current` as ``moveEarlierFolder(integrationId:in:)`` says;
+    /// without `settingAside`, a folder at both names leaves both as they are (`.nothingToMove`).
+    static func moveEarlierFolder(_ earlier: URL, to current: URL, settingAside: Bool = true) -> EarlierFolderMove {
         guard earlier.path != current.path, let identity = DirectoryIdentity.ofEntry(earlier.path) else { return .nothingToMove }
         guard DirectoryIdentity.of(current.path) != identity else { return .nothingToMove }
         let lock: StorageDirectoryLock
@@ -83,6 +84,7 @@ extension StorageLocation {
                 guard DirectoryIdentity.ofEntry(current.path) != nil else { return .failed(code) }
             }
         }
+        guard settingAside else { return .nothingToMove }
         return setAside(earlier)
     }
 

@@ -47,14 +47,15 @@ package enum StorageLocation {
     }
 
     /// Renames the folder of an earlier version, named after the secret itself, to its hashed
-    /// name, so no key is left in a folder name. Nothing happens when there is no old folder or the
-    /// new one already exists; a failure is ignored (the new folder then starts empty).
-    package static func moveLegacyFolder(_ legacy: URL, to current: URL) {
-        let manager = FileManager.default
-        guard legacy.path != current.path, manager.fileExists(atPath: legacy.path),
-            !manager.fileExists(atPath: current.path)
-        else { return }
-        try? POSIXFile.move(legacy.path, over: current.path)
+    /// name, so no key is left in a folder name. It is moved the way
+    /// ``moveEarlierFolder(integrationId:in:)`` moves a folder — under the old folder's owner lock
+    /// (see Behaviour P5), so a process still using it is never pulled from under — except that
+    /// when the new folder exists too, both are left as they are (`.nothingToMove`): a set-aside
+    /// name would still carry the key. A failure leaves everything as it was (the new folder then
+    /// starts empty) and is reported in the answer.
+    @discardableResult
+    package static func moveLegacyFolder(_ legacy: URL, to current: URL) -> EarlierFolderMove {
+        moveEarlierFolder(legacy, to: current, settingAside: false)
     }
 
     /// A folder name for `integrationId` that is safe on every file system, case-insensitive ones

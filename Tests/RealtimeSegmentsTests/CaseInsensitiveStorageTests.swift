@@ -132,4 +132,41 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: keyNamed.path), "the key-named folder is gone")
         #expect(FileCustomerStore(directory: current, logger: CapturingLogger()).load()?.cookie == "odp-customer-before-the-upgrade")
     }
+
+    /// Behaviour P5 for the ODP folder named after the key (issue 23, item 11): while another owner
+    /// holds its lock, `configure` leaves it where it is, says so at warning level without naming
+    /// it (its name is the key), and the folder and its content stay the owner's.
+    @Test func p5_p4_anODPFolderNamedAfterTheKeyThatAnotherOwnerHoldsIsLeftWhereItIs() async throws {
+        let key = "KeyInUse-\(UUID().uuidString.prefix(8))"
+        let backend = SegmentsClient.Backend.odp(ODPConfiguration(apiKey: key), candidates: ["a"])
+        let keyNamed = StorageLocation.defaultParentDirectory().appendingPathComponent("odp-\(key)", isDirectory: true)
+        let current = StorageLocation.defaultDirectory(integrationId: backend.storageIntegrationId)
+        defer {
+            try? FileManager.default.removeItem(at: keyNamed)
+            try? FileManager.default.removeItem(at: current)
+        }
+        try FileCustomerStore(directory: keyNamed, logger: CapturingLogger()).save(CustomerIds(cookie: "the-other-owner's"))
+        let held = try StorageDirectoryLock.acquire(keyNamed)
+        let logger = CapturingLogger()
+        let storageQueue = DispatchQueue(label: "test.p5.storage")
+
+        let client = SegmentsClient(
+            options: .init(
+                runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: logger), transport: MockTransport(),
+                storage: .directory(nil), storageQueue: storageQueue))
+        // Not `try`: the client is stopped and its queue drained on every path, so nothing it writes
+        // late makes a folder again after the removal above.
+        do { try client.configure(.init(backend: backend, flushingMode: .manual)) } catch { Issue.record("configure failed: \(error)") }
+        let warned = await eventually(timeout: 10) {
+            logger.entries.contains { $0.level == .warning && $0.message.contains("named after the API key is in use by another process") }
+        }
+        client.stop()
+        #expect(await Self.settled(storageQueue), "the client's disk work ends before the folders are read and removed")
+
+        #expect(warned, "\(logger.messages)")
+        #expect(!logger.messages.contains { $0.contains(key) }, "no line names the key")
+        #expect(FileManager.default.fileExists(atPath: keyNamed.path), "the owner's folder is not renamed")
+        #expect(FileCustomerStore(directory: keyNamed, logger: CapturingLogger()).load()?.cookie == "the-other-owner's")
+        withExtendedLifetime(held) {}
+    }
 }

@@ -15,6 +15,15 @@ final class Recorder<Value: Sendable>: Sendable {
 /// A temporary storage directory, removed by `remove()`.
 struct TemporaryDirectory {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("segments-tests-\(UUID().uuidString)")
+
+    /// Behaviour P7 refuses a storage directory writable by its group: folders the tests make or
+    /// copy are made with umask 022, as on CI, whatever the shell's (002 is common on Linux desktops).
+    private static let groupWriteMasked: Void = { _ = umask(0o022) }()
+
+    init() {
+        _ = Self.groupWriteMasked
+    }
+
     func remove() { try? FileManager.default.removeItem(at: url) }
 }
 

@@ -19,8 +19,14 @@ public struct SegmentsRuntime: Sendable {
     public var scheduler: any Scheduler
     /// The wall clock (timestamps) and the monotonic uptime (cache age, deadlines).
     public var clock: any Clock
-    /// Where log lines go; by default warnings and errors to standard output.
-    public var logger: any SegmentsLogger
+    /// Where log lines go; by default warnings and errors to standard output. Control characters
+    /// in a line (server text such as category names may hold them) reach it escaped: the logger
+    /// set here is wrapped, and reading this property gives the wrapper.
+    public var logger: any SegmentsLogger {
+        get { escapingLogger }
+        set { escapingLogger = EscapingSegmentsLogger.wrapping(newValue) }
+    }
+    private var escapingLogger: any SegmentsLogger
     /// The serial queue listeners and completion handlers are called on (see Behaviour D8); use
     /// `.main` in UI apps.
     public var deliveryQueue: DispatchQueue
@@ -36,7 +42,7 @@ public struct SegmentsRuntime: Sendable {
     ) {
         self.scheduler = scheduler
         self.clock = clock
-        self.logger = logger
+        self.escapingLogger = EscapingSegmentsLogger.wrapping(logger)
         self.deliveryQueue = deliveryQueue
         self.random = random
     }

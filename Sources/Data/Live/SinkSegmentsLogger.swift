@@ -41,9 +41,11 @@ public final class SinkSegmentsLogger: SegmentsLogger, Sendable {
         set { state.withLock { $0.sink = newValue } }
     }
 
-    /// Writes the line to the sink when `level` is enabled.
+    /// Writes the line to the sink when `level` is enabled, with its control characters escaped
+    /// (`\u{1B}`, `\n`; see Behaviour L1), so text from a server cannot forge lines or drive a
+    /// terminal.
     public func log(_ level: LogLevel, _ message: String) {
         let (enabled, sink) = state.withLock { ($0.level >= level && level != .none, $0.sink) }
-        if enabled { sink.write(level, message) }
+        if enabled { sink.write(level, LogLineEscaping.escaped(message)) }
     }
 }

@@ -172,6 +172,9 @@ struct EventJournal: Sendable {
         do {
             try compact(&state)
         } catch {
+            // The damaged file stays in use: its second name (a hard link when no `original` was
+            // given) goes, or the next start would refuse a file with two names (see Behaviour P7).
+            if original == nil, let asideName { POSIXFile.delete(directory.path(of: asideName)) }
             diagnostics.log(.error, "Skipped \(unreadable) unreadable records of the event queue; rewriting it failed: \(error)")
             return false
         }

@@ -19,7 +19,8 @@ extension POSIXFile {
     /// Returns the descriptor, the file's length and `created` (the directory entry of a created
     /// file needs a directory sync to survive a power cut), or `nil` when the file must not be
     /// written before it was examined: a symbolic link, a FIFO, socket, device or directory,
-    /// another user's file, or one over `maximumSize` (see Behaviour P7).
+    /// another user's file, a file with more than one name (a hard link), or one over
+    /// `maximumSize` (see Behaviour P7).
     static func openJournalForAppending(_ path: String, maximumSize: Int, tellingCreation: Bool) throws -> (
         fd: Int32, size: Int, created: Bool
     )? {
@@ -46,9 +47,7 @@ extension POSIXFile {
             throw failure("open", path, code: code)
         }
         var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid(),
-            info.st_size <= maximumSize
-        else {
+        guard fstat(fd, &info) == 0, UntrustedFile(info, maximumSize: maximumSize) == nil else {
             _ = close(fd)
             return nil
         }

@@ -47,7 +47,8 @@ enum POSIXFile {
     /// The file is untrusted: another process of the user, a backup restore or a bug may have put
     /// anything there. It is opened without following a symbolic link and without blocking (a FIFO
     /// would hang the caller), and read only when it is a regular file owned by this user and at
-    /// most `maximumSize` bytes (a huge sparse file would exhaust memory).
+    /// most `maximumSize` bytes (a huge sparse file would exhaust memory), with one name only (a
+    /// hard link may make it another file's).
     ///
     /// - Throws: ``UntrustedFile`` for a file that must be set aside unread; ``SegmentsError``
     ///   `.storage` when the system refuses.
@@ -66,9 +67,7 @@ enum POSIXFile {
         defer { _ = close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw failure("stat", path) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw UntrustedFile.notARegularFile }
-        guard info.st_uid == geteuid() else { throw UntrustedFile.foreignOwner }
-        guard info.st_size <= maximumSize else { throw UntrustedFile.tooLarge }
+        if let problem = UntrustedFile(info, maximumSize: maximumSize) { throw problem }
         let expected = Int(info.st_size)
         var data = Data(count: max(expected, 0) + 1)
         var filled = 0
@@ -241,6 +240,26 @@ enum UntrustedFile: Error, Hashable, Sendable {
     case foreignOwner
     /// Larger than the size cap.
     case tooLarge
+    /// The file has more than one name (`st_nlink > 1`): a hard link planted in the storage
+    /// directory would let the SDK read, and append to, a file that lives elsewhere too.
+    case hardLinked
+
+    /// What is wrong with the file `info` describes (from `fstat` on the open descriptor, so it
+    /// is the file that will be read), or `nil` for a regular file of this user with one name,
+    /// at most `maximumSize` bytes.
+    init?(_ info: stat, maximumSize: Int) {
+        if (info.st_mode & S_IFMT) != S_IFREG {
+            self = .notARegularFile
+        } else if info.st_uid != geteuid() {
+            self = .foreignOwner
+        } else if info.st_nlink > 1 {
+            self = .hardLinked
+        } else if info.st_size > maximumSize {
+            self = .tooLarge
+        } else {
+            return nil
+        }
+    }
 }
 
 /// An `errno` value: the underlying error of storage failures.

@@ -42,19 +42,32 @@ struct StorageDirectory: Sendable {
 
     /// Creates the directory and any missing parent, each owner-only (0700). An existing
     /// directory is left as it is — it may be shared with the app and is not ours to re-permission —
-    /// but it must belong to this user and must not be writable by every user (see Behaviour P7): another
-    /// user could otherwise replace the files the SDK trusts.
+    /// but it must belong to this user and must not be writable by its group or by every user
+    /// (see Behaviour P7): another user could otherwise replace the files the SDK trusts.
+    ///
+    /// The directory's own name must not be a symbolic link: a link there would let whoever
+    /// can change it swap the whole folder, and following it means trusting a folder chosen by the
+    /// link's author. Only the last component is checked: a symbolic link higher up the path is the
+    /// platform's or the user's choice (`/var` → `/private/var` on macOS, a home directory on
+    /// another volume) and is followed.
     ///
     /// - Throws: ``SegmentsError`` `.storage`; the message never names the directory.
     func create() throws {
         try Self.makeDirectory(path)
         var info = stat()
-        guard stat(path, &info) == 0 else { throw Self.directoryFailure("inspect", code: errno) }
+        guard lstat(path, &info) == 0 else { throw Self.directoryFailure("inspect", code: errno) }
+        guard (info.st_mode & S_IFMT) != S_IFLNK else {
+            throw SegmentsError(.storage, "The storage directory is a symbolic link; refusing to use it")
+        }
         guard info.st_uid == geteuid() else {
             throw SegmentsError(.storage, "The storage directory belongs to another user; refusing to use it")
         }
         guard info.st_mode & S_IWOTH == 0 else {
             throw SegmentsError(.storage, "The storage directory is writable by every user; refusing to use it")
+        }
+        guard info.st_mode & S_IWGRP == 0 else {
+            throw SegmentsError(
+                .storage, "The storage directory is writable by its group; refusing to use it (make it owner-only: chmod 700)")
         }
     }
 

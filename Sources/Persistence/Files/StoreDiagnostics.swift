@@ -10,8 +10,8 @@ enum StoredFileProblem: Error, Hashable, Sendable {
     case wrongShape
     /// Written by a newer SDK in a format this one does not know.
     case futureVersion(Int)
-    /// Not read at all: a symbolic link, not a regular file, another user's, or over the size cap
-    /// (see Behaviour P7).
+    /// Not read at all: a symbolic link, not a regular file, another user's, hard-linked, or over
+    /// the size cap (see Behaviour P7).
     case untrusted(UntrustedFile)
 
     /// A short reason, safe to log at any level: it never quotes the file's content.
@@ -25,6 +25,7 @@ enum StoredFileProblem: Error, Hashable, Sendable {
         case .untrusted(.notARegularFile): "not a regular file, not read"
         case .untrusted(.foreignOwner): "owned by another user, not read"
         case .untrusted(.tooLarge): "larger than the size limit, not read"
+        case .untrusted(.hardLinked): "a file with more than one name (a hard link), not read"
         }
     }
 }

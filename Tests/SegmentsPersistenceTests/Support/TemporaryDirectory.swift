@@ -9,8 +9,15 @@ struct TemporaryDirectory {
     /// creation of it (owner-only) is exercised too.
     var storage: URL { root.appendingPathComponent("storage", isDirectory: true) }
 
+    /// Behaviour P7 refuses a storage directory writable by its group. With a umask of 002 (common
+    /// on Linux desktops) every directory a test plants would be, and the tests would test the
+    /// refusal instead of what they name: the test process creates with 022, as CI does, whatever
+    /// the shell's umask. (The SDK never depends on it: it sets the modes it creates exactly.)
+    static let groupWriteMasked: Void = { _ = umask(0o022) }()
+
     /// Runs `body` with a new directory and removes it afterwards, whatever happens.
     static func with<Result>(_ body: (TemporaryDirectory) throws -> Result) throws -> Result {
+        _ = groupWriteMasked
         let root = FileManager.default.temporaryDirectory
             .appendingPathComponent("segments-persistence-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -59,6 +66,7 @@ struct TemporaryDirectory {
 extension TemporaryDirectory {
     /// ``with(_:)`` for asynchronous tests.
     static func withAsync<Result>(_ body: (TemporaryDirectory) async throws -> Result) async throws -> Result {
+        _ = groupWriteMasked
         let root = FileManager.default.temporaryDirectory
             .appendingPathComponent("segments-persistence-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
