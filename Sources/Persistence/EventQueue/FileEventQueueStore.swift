@@ -69,7 +69,7 @@ public final class FileEventQueueStore: EventQueueStore {
     ///     uses (a client's own directory is guarded by its owner lock; this store is not).
     ///   - logger: where recovery from a damaged file is reported. Queued content is never logged.
     ///   - capacity: the most items read back from the file (see Behaviour P7): the tracking
-    ///     pipeline's capacity, 100,000 by default. The file itself is read only up to 32 MiB, and
+    ///     pipeline's capacity, 100,000 by default. The file itself is read only up to 48 MiB, and
     ///     appends past that are refused with `.storage` (E6), so a queue is never written that
     ///     cannot be read back.
     public init(directory: URL, logger: any SegmentsLogger, capacity: Int = 100_000) {
