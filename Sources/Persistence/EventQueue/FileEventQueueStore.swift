@@ -72,11 +72,17 @@ public final class FileEventQueueStore: EventQueueStore {
     ///     pipeline's capacity, 100,000 by default. The file itself is read only up to 48 MiB, and
     ///     appends past that are refused with `.storage` (E6), so a queue is never written that
     ///     cannot be read back.
-    public init(directory: URL, logger: any SegmentsLogger, capacity: Int = 100_000) {
+    public init(directory: URL, logger: any SegmentsLogger, capacity: Int) {
         let diagnostics = StoreDiagnostics(
             logger: logger, prefix: "Tracking:", subject: "event queue", fallback: "starting with an empty queue")
         self.journal = EventJournal(
             directory: StorageDirectory(url: directory), diagnostics: diagnostics, capacity: max(capacity, 1))
+    }
+
+    /// A store in `directory` reading back at most 100,000 items, the pipeline's default capacity
+    /// (see ``init(directory:logger:capacity:)``).
+    public convenience init(directory: URL, logger: any SegmentsLogger) {
+        self.init(directory: directory, logger: logger, capacity: EventQueueLimits.defaultCapacity)
     }
 
     deinit {
