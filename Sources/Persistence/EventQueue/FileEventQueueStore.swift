@@ -233,7 +233,9 @@ public final class FileEventQueueStore: EventQueueStore {
     /// Compacts a loaded journal whose next line `entry` would pass `limit`, when that leaves it
     /// shorter (it holds dead lines). A failed compaction is logged; the write then decides.
     private func makeRoom(for entry: JournalEntry, limit: Int, _ state: inout State) {
-        guard state.loaded, state.journal.isOpen, state.journal.deadLines > 0,
+        // Cheap test first: an append far from the cap pays no second encoding of its line
+        // (the caller's cost, Behaviour R2). A line over 1 MiB near the cap is refused uncompacted.
+        guard state.loaded, state.journal.isOpen, state.journal.deadLines > 0, limit - state.journal.size < 1 << 20,
             let line = try? entry.line(),
             EventJournal.wouldPassCap(state.journal, adding: line.count + state.journal.next.bytes.count, limit: limit)
         else { return }
