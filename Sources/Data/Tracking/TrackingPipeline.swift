@@ -44,7 +44,7 @@ package final class TrackingPipeline: Sendable {
     }
 
     /// The default cap of the queue: 100,000 items.
-    package static let defaultCapacity = 100_000
+    package static let defaultCapacity = EventQueueLimits.defaultCapacity
 
     private typealias Machine = TrackingStateMachine
     private typealias Driver = StateMachineDriver<TrackingStateMachine>
@@ -174,6 +174,7 @@ package final class TrackingPipeline: Sendable {
         try ReplayableEvent.check(properties)
         let event = TrackedEvent(
             kind: kind, customerIds: customer, properties: properties, timestamp: timestamp ?? clock.now())
+        try ReplayableEvent.check(timestamp: event.timestamp)
         let refusal = driver.transition(at: Self.untimed) { machine, _ -> (SegmentsError?, Steps<Machine.Action>) in
             do throws(SegmentsError) {
                 try machine.admit()

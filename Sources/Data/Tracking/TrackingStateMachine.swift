@@ -356,7 +356,7 @@ struct TrackingStateMachine: DrivenStateMachine {
             if failure.isTransient || failure.isAuthorizationFailure {
                 steps.append(.log(.warning, "Tracking: Upload failed, will retry: \(failure)"))
                 if mode != .manual {
-                    running.retryAttempt += 1
+                    running.retryAttempt = Self.oneMore(running.retryAttempt)
                     let delay = limits.retry.delay(
                         attempt: running.retryAttempt, random: now.random, retryAfter: failure.retryAfter)
                     if let retryTimer = running.retryTimer { steps.cancel(retryTimer) }
@@ -370,7 +370,8 @@ struct TrackingStateMachine: DrivenStateMachine {
             guard var failed = running.items.item(id) else {
                 preconditionFailure("Tracking: the item out for upload left the queue meanwhile")
             }
-            failed.failedAttempts += 1
+            // A store other than the SDK's may hand back any count, so it saturates (Behaviour P7).
+            failed.failedAttempts = Self.oneMore(failed.failedAttempts)
             if failed.failedAttempts >= limits.maxPermanentFailures {
                 running.items.remove(id)
                 steps.append(.remove(id))
@@ -384,6 +385,13 @@ struct TrackingStateMachine: DrivenStateMachine {
             }
             running.uploadNext(after: flush.cursor, uploaded: flush.uploaded, waiters: flush.waiters, &steps)
         }
+    }
+
+    /// `count + 1`, saturating at `Int.max`; a negative count counts from 0 (Behaviour P7: a count
+    /// read from a store is never trusted to leave room for one more).
+    static func oneMore(_ count: Int) -> Int {
+        let (next, overflow) = max(count, 0).addingReportingOverflow(1)
+        return overflow ? Int.max : next
     }
 
     // MARK: - Stopped

@@ -13,6 +13,21 @@ package enum ReplayableEvent {
     package static let maximumDepth = JSONDepth.maximum
     /// The largest accepted item, counted as its properties encoded as JSON: 64 KiB.
     package static let maximumEncodedSize = 64 << 10
+    /// The accepted timestamps, in seconds since 2001-01-01 UTC: from `Date.distantPast` to
+    /// `Date.distantFuture` (years 1 to 4001). The journal's reader accepts exactly this range
+    /// (Behaviour P7), so an item stamped outside it is refused now rather than lost at the next
+    /// start.
+    package static let timestampRange = Date.distantPast.timeIntervalSinceReferenceDate...Date.distantFuture.timeIntervalSinceReferenceDate
+
+    /// Throws ``SegmentsError`` `.invalidConfiguration` when `timestamp` is not finite or outside
+    /// ``timestampRange``.
+    package static func check(timestamp: Date) throws(SegmentsError) {
+        guard timestampRange.contains(timestamp.timeIntervalSinceReferenceDate) else {
+            throw SegmentsError(
+                .invalidConfiguration,
+                "The event's timestamp is outside the years 1 to 4001; it could not be replayed after a restart")
+        }
+    }
 
     /// Throws ``SegmentsError`` `.invalidConfiguration` naming the problem when `properties` nest
     /// deeper than 64 levels (the properties object itself is level 1), hold a non-finite number,

@@ -68,6 +68,8 @@ struct EventJournal: Sendable {
 
     let directory: StorageDirectory
     let diagnostics: StoreDiagnostics
+    /// The most items a replay decodes (see ``JournalReplay/replay(_:capacity:)``).
+    var capacity = EventQueueLimits.defaultCapacity
 
     /// The journal's path.
     var path: String { directory.path(of: Self.fileName) }
@@ -118,7 +120,7 @@ struct EventJournal: Sendable {
         }
         let replay: JournalReplay
         do throws(DecodeFailure) {
-            replay = try JournalReplay.replay(data)
+            replay = try JournalReplay.replay(data, capacity: capacity)
         } catch {
             let asideName = directory.setAside(Self.fileName)
             diagnostics.setAside(Self.fileName, problem: error.problem, asideName: asideName, detail: error.detail)
@@ -185,12 +187,30 @@ struct EventJournal: Sendable {
     /// Appends one line, after what ``JournalState/next`` asks for, in one `write`. With `durable`,
     /// it is synced before returning. On failure the file is cut back to its sound length and
     /// closed, so the next call re-opens it.
+    ///
+    /// Nothing is written that the reader would refuse (Behaviour E6, P7): an append that would
+    /// take the file past ``POSIXFile/journalAppendLimit`` throws ``SegmentsError`` `.storage`
+    /// first (compacting, when the queue is loaded and holds dead lines, may make room: see
+    /// ``wouldPassCap(_:adding:limit:)``); an update or remove past ``POSIXFile/maximumJournalSize``
+    /// also throws, which the store avoids by compacting instead.
     func write(_ entry: JournalEntry, to state: inout JournalState, durable: Bool) throws {
         let start = state.next
         var bytes = start.bytes
         bytes.append(try entry.line())
+        let limit = entry.op == .append ? POSIXFile.journalAppendLimit : POSIXFile.maximumJournalSize
+        if Self.wouldPassCap(state, adding: bytes.count, limit: limit) {
+            throw SegmentsError(
+                .storage,
+                "The event queue file is full (\(POSIXFile.maximumJournalSize >> 20) MiB, the most that is read back at the next start); "
+                    + "the item was not queued. Flush the queue, or track smaller events")
+        }
         try write(bytes, to: &state, durable: durable)
         state.recordLines += 1 + start.recordLines
+    }
+
+    /// Whether writing `count` more bytes would take the file past `limit`.
+    static func wouldPassCap(_ state: JournalState, adding count: Int, limit: Int) -> Bool {
+        count > limit - state.size
     }
 
     /// Writes the header alone, when the file is still empty (see ``JournalState/Start/header``).

@@ -68,10 +68,21 @@ public final class FileEventQueueStore: EventQueueStore {
     ///     One store per file: never a directory a client of this process or another one also
     ///     uses (a client's own directory is guarded by its owner lock; this store is not).
     ///   - logger: where recovery from a damaged file is reported. Queued content is never logged.
-    public init(directory: URL, logger: any SegmentsLogger) {
+    ///   - capacity: the most items read back from the file (see Behaviour P7): the tracking
+    ///     pipeline's capacity, 100,000 by default. The file itself is read only up to 48 MiB, and
+    ///     appends past that are refused with `.storage` (E6), so a queue is never written that
+    ///     cannot be read back.
+    public init(directory: URL, logger: any SegmentsLogger, capacity: Int) {
         let diagnostics = StoreDiagnostics(
             logger: logger, prefix: "Tracking:", subject: "event queue", fallback: "starting with an empty queue")
-        self.journal = EventJournal(directory: StorageDirectory(url: directory), diagnostics: diagnostics)
+        self.journal = EventJournal(
+            directory: StorageDirectory(url: directory), diagnostics: diagnostics, capacity: max(capacity, 1))
+    }
+
+    /// A store in `directory` reading back at most 100,000 items, the pipeline's default capacity
+    /// (see ``init(directory:logger:capacity:)``).
+    public convenience init(directory: URL, logger: any SegmentsLogger) {
+        self.init(directory: directory, logger: logger, capacity: EventQueueLimits.defaultCapacity)
     }
 
     deinit {
@@ -103,7 +114,7 @@ public final class FileEventQueueStore: EventQueueStore {
         guard let snapshot else { return state.withLock(Self.knownItems) }
         journal.directory.removeStrayTemporaries(of: EventJournal.fileName)
         let data = try? POSIXFile.prefix(of: journal.path, length: snapshot.size)
-        let replay = data.flatMap { data in try? JournalReplay.replay(data) }
+        let replay = data.flatMap { data in try? JournalReplay.replay(data, capacity: journal.capacity) }
         defer { compactIfDue() }
         let (items, wroteHeader) = state.withLock { state -> ([TrackedEvent], Bool) in
             guard !state.loaded else { return (state.journal.events.ordered, false) }
@@ -204,14 +215,35 @@ public final class FileEventQueueStore: EventQueueStore {
         }
     }
 
-    /// Appends the line of one item to the open journal.
+    /// Appends the line of one item to the open journal. When the line would take the file past
+    /// the append limit and a loaded queue holds dead lines, the file is compacted first (under
+    /// the lock: rare, and only near the cap), since the size that matters is what the reader
+    /// will be given; if it still does not fit, the append is refused (Behaviour E6, P7).
     private func write(_ event: TrackedEvent, _ state: inout State) throws {
+        makeRoom(for: .append(event), limit: POSIXFile.journalAppendLimit, &state)
         let offset = state.journal.size
         try journal.write(.append(event), to: &state.journal, durable: false)
         if state.loaded {
             state.journal.events.append(event)
         } else {
             state.appendedBeforeLoad.append((offset, event))
+        }
+    }
+
+    /// Compacts a loaded journal whose next line `entry` would pass `limit`, when that leaves it
+    /// shorter (it holds dead lines). A failed compaction is logged; the write then decides.
+    private func makeRoom(for entry: JournalEntry, limit: Int, _ state: inout State) {
+        // Cheap test first: an append far from the cap pays no second encoding of its line
+        // (the caller's cost, Behaviour R2). A line over 1 MiB near the cap is refused uncompacted.
+        guard state.loaded, state.journal.isOpen, state.journal.deadLines > 0, limit - state.journal.size < 1 << 20,
+            let line = try? entry.line(),
+            EventJournal.wouldPassCap(state.journal, adding: line.count + state.journal.next.bytes.count, limit: limit)
+        else { return }
+        do {
+            try journal.compact(&state.journal)
+            state.compactionWanted = false
+        } catch {
+            journal.diagnostics.log(.warning, "Compacting the event queue failed, will retry later: \(error)")
         }
     }
 
@@ -281,6 +313,7 @@ public final class FileEventQueueStore: EventQueueStore {
         if held { return }
         try change(needsQueue: true) { state in
             guard state.journal.events.contains(event.id) else { return }
+            makeRoom(for: .update(event), limit: POSIXFile.maximumJournalSize, &state)
             try journal.write(.update(event), to: &state.journal, durable: false)
             state.journal.events.update(event)
         }
@@ -301,6 +334,7 @@ public final class FileEventQueueStore: EventQueueStore {
         if held { return }  // never written (see Behaviour P8)
         try change(needsQueue: true) { state in
             guard state.journal.events.contains(id) else { return }
+            makeRoom(for: .remove(id), limit: POSIXFile.maximumJournalSize, &state)
             try journal.write(.remove(id), to: &state.journal, durable: false)
             state.journal.events.remove(id: id)
         }

@@ -138,7 +138,14 @@ struct JournalReplay {
 
     /// Replays `data`; throws when the header is missing, damaged or of an unknown version and
     /// no later header follows, since then no line can be trusted.
-    static func replay(_ data: Data) throws(DecodeFailure) -> JournalReplay {
+    ///
+    /// The lines are walked in place, one at a time: nothing is kept per line, so junk (a file of
+    /// newlines) costs no memory beyond the file's bytes, which the size cap bounds (Behaviour P7).
+    /// Lines after an unusable header are not decoded. At most `capacity` items are decoded: an
+    /// append line that would queue one more is unreadable (the pipeline never queues more, so
+    /// such a file was not written by this SDK with this capacity), and the journal is rebuilt
+    /// without it, a copy set aside (P2).
+    static func replay(_ data: Data, capacity: Int = EventQueueLimits.defaultCapacity) throws(DecodeFailure) -> JournalReplay {
         var replay = JournalReplay()
         var headerFailure: DecodeFailure?
         var sawFirstLine = false
@@ -178,6 +185,11 @@ struct JournalReplay {
                 guard trusted else { continue }
                 do {
                     let entry = try JournalEntry(json: JSONReader.value(from: data.subdata(in: range)))
+                    if entry.op == .append, let event = entry.event, replay.events.count >= capacity,
+                        !replay.events.contains(event.id)
+                    {
+                        throw StoredFileProblem.wrongShape
+                    }
                     try entry.apply(to: &replay.events)
                     previousUnreadable = false
                 } catch {

@@ -5,6 +5,15 @@ import SegmentsDomain
 protocol VersionedRecord: Codable {
     /// The format version this SDK writes and reads.
     static var currentVersion: Int { get }
+    /// Whether every number of the record is within its documented range (see Behaviour P7);
+    /// a record with one out of range is unreadable, like a damaged one (P2). The version is
+    /// checked by ``VersionedJSON/decode(_:from:)`` itself.
+    var numbersAreInRange: Bool { get }
+}
+
+extension VersionedRecord {
+    /// A record without numbers besides its version.
+    var numbersAreInRange: Bool { true }
 }
 
 /// Decoding of versioned JSON that tells apart the ways a stored file can be unusable, so the
@@ -36,11 +45,14 @@ enum VersionedJSON {
         }
         if version > Record.currentVersion { throw DecodeFailure(problem: .futureVersion(version), detail: nil) }
         guard version == Record.currentVersion else { throw DecodeFailure(problem: .wrongShape, detail: nil) }
+        let record: Record
         do {
-            return try decoder.decode(Record.self, from: data)
+            record = try decoder.decode(Record.self, from: data)
         } catch {
             throw DecodeFailure(problem: .wrongShape, detail: error)
         }
+        guard record.numbersAreInRange else { throw DecodeFailure(problem: .wrongShape, detail: nil) }
+        return record
     }
 
     /// Encodes `record` compactly; keys are sorted so equal records give equal bytes.

@@ -43,6 +43,14 @@ struct BaselineRecord: VersionedRecord {
         self.integration = baseline.integration
     }
 
+    /// The accepted `fetchedAt` values, in seconds since the reference date: finite, between
+    /// `Date.distantPast` and `Date.distantFuture` (see Behaviour P7). A real file holds the time
+    /// of a fetch, which the clock gave.
+    static var fetchedAtRange: ClosedRange<Double> { ReplayableEvent.timestampRange }
+
+    /// Whether `fetchedAt` is within ``fetchedAtRange``.
+    var numbersAreInRange: Bool { snapshot.map { Self.fetchedAtRange.contains($0.fetchedAt) } ?? true }
+
     /// The stored baseline.
     var baseline: SegmentBaseline {
         SegmentBaseline(

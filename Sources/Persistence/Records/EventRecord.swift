@@ -40,7 +40,19 @@ struct EventRecord: Encodable {
         self.failedAttempts = event.failedAttempts
     }
 
-    /// The record in `json`; throws when a field is missing or of the wrong type.
+    /// The stored attempt counts accepted (see Behaviour P7): a count of failed uploads, never
+    /// negative, and far below the point where adding one could overflow. The pipeline drops an
+    /// item after 10 failures by default, so a real file holds 0–9; anything outside this range
+    /// was not written by this SDK.
+    static let failedAttemptsRange = 0...Int(Int32.max)
+
+    /// The stored timestamps accepted, in seconds since 2001-01-01 UTC (see Behaviour P7):
+    /// finite and between `Date.distantPast` and `Date.distantFuture`, the range `trackEvent`
+    /// accepts (``ReplayableEvent/timestampRange``).
+    static var timestampRange: ClosedRange<Double> { ReplayableEvent.timestampRange }
+
+    /// The record in `json`; throws when a field is missing, of the wrong type, or a number out of
+    /// its range (``failedAttemptsRange``, ``timestampRange``): such a line is unreadable (P2).
     init(json: JSONValue) throws(StoredFileProblem) {
         guard case .object(let fields) = json,
             case .string(let idText)? = fields["id"], let id = UUID(uuidString: idText),
@@ -67,6 +79,9 @@ struct EventRecord: Encodable {
         case .double(let seconds)?: self.timestamp = seconds
         case .int(let seconds)?: self.timestamp = Double(seconds)
         default: throw .wrongShape
+        }
+        guard Self.timestampRange.contains(timestamp), Self.failedAttemptsRange.contains(failedAttempts) else {
+            throw .wrongShape
         }
         self.failedAttempts = failedAttempts
     }
