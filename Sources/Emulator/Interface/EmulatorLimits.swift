@@ -26,6 +26,28 @@ public struct EmulatorLimits: Hashable, Sendable {
     /// one is answered with 400, never a stack overflow. 1 MiB by default (twice Apple's default
     /// for secondary threads); set it after `init`.
     public var threadStackSize = 1024 * 1024
+    /// Seconds one connection may last from its accept, whatever it does: reading requests
+    /// (however slowly their bytes trickle in), keeping alive between them, and draining what a
+    /// client still sends after a bad request. The answer to a request completed before the
+    /// deadline is still written (within one ``readTimeout``), with `Connection: close` once the
+    /// deadline has passed; a request still arriving at the deadline gets 408. Delays injected with
+    /// an ``EmulatorFault`` come on top. 60 s by default; set it after `init`.
+    public var connectionDeadline: TimeInterval = 60
+    /// Bytes kept for events, customer updates, links and customers (their ids and properties),
+    /// counted as an estimate of the memory they take (strings, numbers and a fixed overhead per
+    /// record). A tracking or link-ids request that would go over it is answered 507 (Insufficient
+    /// Storage) with a JSON error and stores nothing; ``SegmentsEmulator/reset()`` empties the
+    /// store. 256 MiB by default; set it after `init`.
+    public var maxStoredBytes = 256 * 1024 * 1024
+    /// Bytes kept in the request log (bodies, headers, path and query of each logged request);
+    /// the oldest requests are dropped first, like ``maxLoggedRequests``, but the newest is always
+    /// kept. 64 MiB by default; set it after `init`.
+    public var maxLoggedBytes = 64 * 1024 * 1024
+    /// Bytes of properties one customer may hold (keys and values, counted like
+    /// ``maxStoredBytes``). A customer update that would make a customer's merged properties
+    /// larger is answered 413 with a JSON error and stores nothing. 1 MiB by default (what one
+    /// request body may carry); set it after `init`.
+    public var maxCustomerPropertyBytes = 1024 * 1024
 
     /// Limits with defaults: 16 KiB of headers, 1 MiB of body, 5 s read time-out,
     /// 256 connections, 10 000 logged requests, 100 000 stored records of each kind, 30 s per request.
