@@ -74,7 +74,8 @@ import Darwin
     }
 
     @Test func aTrickledRequestIsCutAtTheConnectionDeadlineBeforeTheRequestDeadline() throws {
-        let emulator = SegmentsEmulator(limits: EmulatorLimits(readTimeout: 5, requestDeadline: 600).with {
+        // Cut one read time-out after the connection deadline (2 s + 1 s), not at 600 s.
+        let emulator = SegmentsEmulator(limits: EmulatorLimits(readTimeout: 2, requestDeadline: 600).with {
             $0.connectionDeadline = 1
         })
         try emulator.start()

@@ -26,12 +26,15 @@ public struct EmulatorLimits: Hashable, Sendable {
     /// one is answered with 400, never a stack overflow. 1 MiB by default (twice Apple's default
     /// for secondary threads); set it after `init`.
     public var threadStackSize = 1024 * 1024
-    /// Seconds one connection may last from its accept, whatever it does: reading requests
-    /// (however slowly their bytes trickle in), keeping alive between them, and draining what a
-    /// client still sends after a bad request. The answer to a request completed before the
-    /// deadline is still written (within one ``readTimeout``), with `Connection: close` once the
-    /// deadline has passed; a request still arriving at the deadline gets 408. Delays injected with
-    /// an ``EmulatorFault`` come on top. 60 s by default; set it after `init`.
+    /// Seconds one connection may be used from its accept, whatever the client does: reading
+    /// requests (however slowly their bytes trickle in), keeping alive between them, and draining
+    /// what it still sends after a bad request. Every answer after the deadline says
+    /// `Connection: close`; a request may still arrive whole within one more ``readTimeout`` (so
+    /// a client that sent it as the deadline passed gets its answer), a request still arriving
+    /// then gets 408, and draining after a bad request stops at the deadline itself. Writing an
+    /// answer takes at most one ``readTimeout``, so no connection outlives `connectionDeadline`
+    /// plus two read time-outs, plus delays injected with an ``EmulatorFault``. 60 s by default;
+    /// set it after `init`.
     public var connectionDeadline: TimeInterval = 60
     /// Bytes kept for events, customer updates, links and customers (their ids and properties),
     /// counted as an estimate of the memory they take (strings, numbers and a fixed overhead per

@@ -31,7 +31,7 @@ public final class SegmentsEmulator: Sendable {
     public init(port: UInt16 = 0, limits: EmulatorLimits = EmulatorLimits()) {
         requestedPort = port
         self.limits = limits
-        state = EmulatorLocked(EmulatorState(maxLoggedRequests: limits.maxLoggedRequests, maxStoredRecords: limits.maxStoredRecords))
+        state = EmulatorLocked(EmulatorState(limits: limits))
     }
 
     deinit {
