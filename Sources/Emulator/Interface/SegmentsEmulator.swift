@@ -20,7 +20,10 @@ import Foundation
 /// ```
 ///
 /// Every method is thread-safe. The emulator is an independent peer of the SDK and imports only
-/// Foundation. It listens on 127.0.0.1 only.
+/// Foundation. It listens on 127.0.0.1 only, answers 403 to a request whose `Host` is not loopback
+/// or that a browser sends from a page of another origin (`Origin` not loopback, or
+/// `Sec-Fetch-Site: cross-site`), and bounds what it keeps and how long a connection lasts
+/// (``EmulatorLimits``).
 public final class SegmentsEmulator: Sendable {
     private let requestedPort: UInt16
     private let limits: EmulatorLimits

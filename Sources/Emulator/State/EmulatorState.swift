@@ -52,7 +52,7 @@ struct EmulatorState: Sendable {
     /// are freed at once); they are compacted away in batches.
     private var requestLog: [EmulatorRecordedRequest?] = []
     private var logHead = 0
-    /// Each customer's cost (``EmulatorByteCost/of(_:)-customer``) and its properties' share.
+    /// Each customer's cost (cookie, linked ids and properties) and its properties' share.
     private var customerBytes: [String: Int] = [:]
     private var customerPropertyBytes: [String: Int] = [:]
     private var cookiesByExternalID: [EmulatorExternalID: Set<String>] = [:]
