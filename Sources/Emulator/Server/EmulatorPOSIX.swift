@@ -149,9 +149,10 @@ package enum EmulatorPOSIX {
         setTimeout(fd, SO_SNDTIMEO, seconds)
     }
 
+    /// Between 1 ms and a day, so that any configured figure (even an infinite one) converts.
     private static func setTimeout(_ fd: Int32, _ option: Int32, _ seconds: TimeInterval) {
         var value = timeval()
-        let clamped = min(max(0.001, seconds), 86_400)
+        let clamped = seconds.isNaN ? 0.001 : min(max(0.001, seconds), 86_400)
         value.tv_sec = Int(clamped)
         value.tv_usec = numericCast(Int((clamped - Double(Int(clamped))) * 1_000_000))
         _ = setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
@@ -160,13 +161,8 @@ package enum EmulatorPOSIX {
     /// Blocking mode, read/send time-outs and, on Darwin, no SIGPIPE for an accepted socket.
     static func configureConnection(_ fd: Int32, timeout: TimeInterval) {
         setNonBlocking(fd, false)  // BSD sockets inherit O_NONBLOCK from the listener.
-        var value = timeval()
-        let clamped = max(0.001, timeout)
-        value.tv_sec = Int(clamped)
-        value.tv_usec = numericCast(Int((clamped - Double(Int(clamped))) * 1_000_000))
-        let size = socklen_t(MemoryLayout<timeval>.size)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, size)
-        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, size)
+        setReceiveTimeout(fd, timeout)
+        setSendTimeout(fd, timeout)
         var one: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         #if canImport(Darwin)

@@ -206,7 +206,8 @@ struct EmulatorState: Sendable {
 
     /// Whether `bytes` more stay within ``EmulatorLimits/maxStoredBytes``.
     private func fits(_ bytes: Int) -> Bool {
-        storedBytes <= limits.maxStoredBytes - bytes
+        let (total, overflow) = storedBytes.addingReportingOverflow(bytes)
+        return !overflow && total <= limits.maxStoredBytes
     }
 
     /// The most ``linkIds(in:)`` can add for these ids: a new customer with all of them linked.
