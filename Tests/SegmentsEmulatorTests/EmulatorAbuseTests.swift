@@ -130,6 +130,35 @@ import Darwin
         #expect(emulator.requests.count == statuses.count)
     }
 
+    @Test func writingToAClientThatDoesNotReadStopsAtTheWriteDeadline() throws {
+        // Before, each `send` call had its own time-out and a peer that read a little at a time
+        // restarted it; now the whole write has one deadline. Staged on a socket pair whose
+        // reader never reads, with the socket's own send time-out at 30 s: only the deadline
+        // (0.3 s) can end the write sooner.
+        var fds: [Int32] = [-1, -1]
+        #if canImport(Glibc)
+        let kind = Int32(SOCK_STREAM.rawValue)
+        #else
+        let kind = SOCK_STREAM
+        #endif
+        guard socketpair(AF_UNIX, kind, 0, &fds) == 0 else {
+            Issue.record("socketpair failed: \(errno)")
+            return
+        }
+        defer {
+            EmulatorPOSIX.close(fds[0])
+            EmulatorPOSIX.close(fds[1])
+        }
+        EmulatorPOSIX.configureConnection(fds[0], timeout: 30)
+        let bytes = [UInt8](repeating: 0x61, count: 64 * 1024 * 1024)  // far more than any socket buffer
+        let started = Date()
+        let written = EmulatorPOSIX.send(fds[0], bytes[...], deadline: Date(timeIntervalSinceNow: 0.3))
+        let elapsed = Date().timeIntervalSince(started)
+
+        #expect(!written, "the write was abandoned")
+        #expect(elapsed < 15, "ended by its 0.3 s deadline, not the socket's 30 s time-out (took \(elapsed) s)")
+    }
+
     // MARK: Byte budgets
 
     @Test func trackingBeyondTheStoredByteBudgetGets507AndStoresNothing() throws {
