@@ -31,10 +31,10 @@ public struct EmulatorLimits: Hashable, Sendable {
     /// what it still sends after a bad request. Every answer after the deadline says
     /// `Connection: close`; a request may still arrive whole within one more ``readTimeout`` (so
     /// a client that sent it as the deadline passed gets its answer), a request still arriving
-    /// then gets 408, and draining after a bad request stops at the deadline itself. Writing an
-    /// answer takes at most one ``readTimeout``, so no connection outlives `connectionDeadline`
-    /// plus two read time-outs, plus delays injected with an ``EmulatorFault``. 60 s by default;
-    /// set it after `init`.
+    /// then gets 408, and draining after a bad request lasts one read time-out at most, ending
+    /// then too. Writing an answer takes at most one ``readTimeout``, so no connection outlives
+    /// `connectionDeadline` plus two read time-outs, plus delays injected with an
+    /// ``EmulatorFault``. 60 s by default; set it after `init`.
     public var connectionDeadline: TimeInterval = 60
     /// Bytes kept for events, customer updates, links and customers (their ids and properties),
     /// counted as an estimate of the memory they take (strings, numbers and a fixed overhead per
@@ -54,6 +54,9 @@ public struct EmulatorLimits: Hashable, Sendable {
 
     /// Limits with defaults: 16 KiB of headers, 1 MiB of body, 5 s read time-out,
     /// 256 connections, 10 000 logged requests, 100 000 stored records of each kind, 30 s per request.
+    /// The other limits (``threadStackSize``, ``connectionDeadline``, ``maxStoredBytes``,
+    /// ``maxLoggedBytes``, ``maxCustomerPropertyBytes``) start at their documented defaults and are
+    /// set after `init`.
     public init(maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 1024 * 1024, readTimeout: TimeInterval = 5,
                 maxConnections: Int = 256, maxLoggedRequests: Int = 10_000, maxStoredRecords: Int = 100_000,
                 requestDeadline: TimeInterval = 30) {

@@ -191,7 +191,7 @@ final class EmulatorSocketServer: @unchecked Sendable {
                 guard write(response, to: fd, keepAlive: keepAlive), keepAlive else { return }
             case .failure(let failure):
                 _ = write(.error(failure.status, "\(failure)"), to: fd, keepAlive: false)
-                drainAndClose(fd, until: connectionEnds)
+                drainAndClose(fd, until: readingEnds)
                 return
             case .needMoreData:
                 if parser.takeContinueRequest() {
@@ -256,11 +256,12 @@ final class EmulatorSocketServer: @unchecked Sendable {
     /// with unread data would send RST and could destroy the answer in flight, so stop writing,
     /// read what is left for a short while, then close. "A short while" is bounded three ways:
     /// half a second of silence, a byte count, and a total of one read time-out, never past the
-    /// connection deadline, so a client dripping a byte at a time cannot keep it going.
-    private func drainAndClose(_ fd: Int32, until connectionEnds: Date) {
+    /// time the connection stops reading (`readingEnds`), so a client dripping a byte at a time
+    /// cannot keep it going.
+    private func drainAndClose(_ fd: Int32, until readingEnds: Date) {
         EmulatorPOSIX.shutdownWrite(fd)
         EmulatorPOSIX.configureConnection(fd, timeout: min(limits.readTimeout, 0.5))
-        let drainEnds = min(connectionEnds, Date(timeIntervalSinceNow: limits.readTimeout))
+        let drainEnds = min(readingEnds, Date(timeIntervalSinceNow: limits.readTimeout))
         var sink = [UInt8](repeating: 0, count: 64 * 1024)
         var drained = 0
         while drained < 4 * limits.maxBodyBytes + limits.maxHeaderBytes {
