@@ -56,6 +56,11 @@ struct EmulatorHTTPResponse: Sendable {
         return Array(text.utf8)
     }
 
+    /// The head and the whole body, as `.complete` delivery writes them.
+    func wire(keepAlive: Bool) -> [UInt8] {
+        head(keepAlive: keepAlive) + body
+    }
+
     static func reason(for status: Int) -> String {
         switch status {
         case 200: return "OK"
@@ -82,6 +87,7 @@ struct EmulatorHTTPResponse: Sendable {
         case 503: return "Service Unavailable"
         case 504: return "Gateway Timeout"
         case 505: return "HTTP Version Not Supported"
+        case 507: return "Insufficient Storage"
         default: return "Status \(status)"
         }
     }

@@ -1,8 +1,9 @@
 import Foundation
 
 extension SegmentsEmulator {
-    /// The logged requests, oldest first (at most ``EmulatorLimits/maxLoggedRequests``). Every request
-    /// that parsed is logged, including 404/405/401 and faulted ones; bytes that never formed a request
+    /// The logged requests, oldest first (at most ``EmulatorLimits/maxLoggedRequests`` and
+    /// ``EmulatorLimits/maxLoggedBytes``, but always the newest). Every request
+    /// that parsed is logged, including refused ones (401, 403, 404, 405, 413, 507) and faulted ones; bytes that never formed a request
     /// (garbage, oversized heads or bodies) are answered with a 4xx but not logged.
     public var requests: [EmulatorRecordedRequest] {
         state.withLock { $0.loggedRequests }
@@ -19,7 +20,8 @@ extension SegmentsEmulator {
     }
 
     /// The events received, oldest first: every one, until ``EmulatorLimits/maxStoredRecords`` is
-    /// exceeded; then at least that many of the newest.
+    /// exceeded; then at least that many of the newest. An event that did not fit
+    /// ``EmulatorLimits/maxStoredBytes`` was answered 507 and is not here.
     public var events: [EmulatorEvent] {
         state.withLock { $0.events }
     }
@@ -29,7 +31,8 @@ extension SegmentsEmulator {
         state.withLock { $0.events(forCookie: cookie) }
     }
 
-    /// The customer updates received, oldest first (bounded like ``events``).
+    /// The customer updates received, oldest first (bounded like ``events``; an update refused
+    /// with 413 by ``EmulatorLimits/maxCustomerPropertyBytes`` is not here).
     public var customerUpdates: [EmulatorCustomerUpdate] {
         state.withLock { $0.customerUpdates }
     }

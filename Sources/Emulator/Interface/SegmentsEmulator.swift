@@ -20,7 +20,10 @@ import Foundation
 /// ```
 ///
 /// Every method is thread-safe. The emulator is an independent peer of the SDK and imports only
-/// Foundation. It listens on 127.0.0.1 only.
+/// Foundation. It listens on 127.0.0.1 only, answers 403 to a request whose `Host` is not loopback
+/// or that a browser sends from a page of another origin (`Origin` not loopback, or
+/// `Sec-Fetch-Site: cross-site`), and bounds what it keeps and how long a connection lasts
+/// (``EmulatorLimits``).
 public final class SegmentsEmulator: Sendable {
     private let requestedPort: UInt16
     private let limits: EmulatorLimits
@@ -31,7 +34,7 @@ public final class SegmentsEmulator: Sendable {
     public init(port: UInt16 = 0, limits: EmulatorLimits = EmulatorLimits()) {
         requestedPort = port
         self.limits = limits
-        state = EmulatorLocked(EmulatorState(maxLoggedRequests: limits.maxLoggedRequests, maxStoredRecords: limits.maxStoredRecords))
+        state = EmulatorLocked(EmulatorState(limits: limits))
     }
 
     deinit {

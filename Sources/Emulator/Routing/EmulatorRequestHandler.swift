@@ -3,10 +3,12 @@ import Foundation
 /// Turns one parsed request into the emulator's answer, reading and updating the shared state.
 ///
 /// Order of decisions: log the request → refuse a `Host` that is not loopback (403, against DNS
-/// rebinding; a request without `Host` is served) → route it (400/404/405) → play the next fault aimed at the
+/// rebinding; a request without `Host` is served) → refuse a browser request from another origin
+/// (403, ``EmulatorOriginCheck``) → route it (400/404/405) → play the next fault aimed at the
 /// route (a `.status` or `.redirect` fault answers without processing; every other fault lets the request be
 /// processed and garbles or delays only the answer, as a broken proxy would) → check authorization
-/// (401) → validate the body (400) → record and answer.
+/// (401) → validate the body (400) → record (507 when the byte budget is full, 413 when a customer's
+/// properties would outgrow theirs; nothing is stored then) and answer.
 struct EmulatorRequestHandler: Sendable {
     let state: EmulatorLocked<EmulatorState>
     var router = EmulatorRouter.standard
@@ -24,6 +26,9 @@ struct EmulatorRequestHandler: Sendable {
             state.log(record)
             if let host = request.header("Host"), !EmulatorHostCheck.isLoopback(host) {
                 return .error(403, "the Host header must name loopback (127.0.0.1, localhost or [::1])")
+            }
+            if let refusal = EmulatorOriginCheck.refusal(request.fields) {
+                return .error(403, refusal)
             }
             switch routing {
             case .notFound:
@@ -74,9 +79,8 @@ struct EmulatorRequestHandler: Sendable {
                   let externalIds = stringMap(body["external_ids"]) else {
                 return .error(400, "body must be {\"external_ids\": {name: value}}")
             }
-            state.record(EmulatorLink(integration: integration, cookie: match.cookie ?? "",
-                                      externalIds: externalIds, receivedAt: now))
-            return success
+            return answer(state.record(EmulatorLink(integration: integration, cookie: match.cookie ?? "",
+                                                    externalIds: externalIds, receivedAt: now)))
         case .event, .customer:
             guard let body = jsonObject(request.body),
                   let customerIds = stringMap(body["customer_ids"]), !customerIds.isEmpty else {
@@ -95,22 +99,37 @@ struct EmulatorRequestHandler: Sendable {
             default: return .error(400, "\"timestamp\" must be a number")
             }
             if match.route == .customer {
-                state.record(EmulatorCustomerUpdate(integration: integration, customerIds: customerIds,
-                                                    properties: properties, timestamp: timestamp, receivedAt: now))
-                return success
+                return answer(state.record(EmulatorCustomerUpdate(
+                    integration: integration, customerIds: customerIds, properties: properties, timestamp: timestamp,
+                    receivedAt: now)))
             }
             guard case .string(let eventType)? = body["event_type"], !eventType.isEmpty else {
                 return .error(400, "\"event_type\" must be a non-empty string")
             }
-            state.record(EmulatorEvent(integration: integration, eventType: eventType, customerIds: customerIds,
-                                       properties: properties, timestamp: timestamp, receivedAt: now))
-            return success
+            return answer(state.record(EmulatorEvent(integration: integration, eventType: eventType,
+                                                     customerIds: customerIds, properties: properties,
+                                                     timestamp: timestamp, receivedAt: now)))
         default:
             return .error(404, "no handler for route \(match.route)")
         }
     }
 
     private static var success: EmulatorHTTPResponse { .json(200, object: ["success": true]) }
+
+    /// 200 when the record was kept; 507 (Insufficient Storage: the emulator's store is full, try
+    /// again after `reset()`) or 413 (this customer's properties would outgrow their bound) with a
+    /// JSON error when it was refused and nothing changed.
+    private static func answer(_ outcome: EmulatorState.StoreOutcome) -> EmulatorHTTPResponse {
+        switch outcome {
+        case .stored:
+            return success
+        case .storageFull:
+            return .error(507, "the emulator's store is full (EmulatorLimits.maxStoredBytes); nothing was stored")
+        case .customerPropertiesTooLarge:
+            return .error(413, "the customer's properties would exceed EmulatorLimits.maxCustomerPropertyBytes; "
+                          + "nothing was stored")
+        }
+    }
 
     /// Project mode: the exact configured value. Stream mode: `Bearer <token>` with a known token.
     private static func isAuthorized(_ header: String?, for integration: EmulatorIntegration,

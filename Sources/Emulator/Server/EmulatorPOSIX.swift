@@ -141,23 +141,28 @@ package enum EmulatorPOSIX {
 
     /// Sets the receive time-out alone (the time left of a request's deadline).
     static func setReceiveTimeout(_ fd: Int32, _ seconds: TimeInterval) {
+        setTimeout(fd, SO_RCVTIMEO, seconds)
+    }
+
+    /// Sets the send time-out alone (the time left to write an answer).
+    static func setSendTimeout(_ fd: Int32, _ seconds: TimeInterval) {
+        setTimeout(fd, SO_SNDTIMEO, seconds)
+    }
+
+    /// Between 1 ms and a day, so that any configured figure (even an infinite one) converts.
+    private static func setTimeout(_ fd: Int32, _ option: Int32, _ seconds: TimeInterval) {
         var value = timeval()
-        let clamped = max(0.001, seconds)
+        let clamped = seconds.isNaN ? 0.001 : min(max(0.001, seconds), 86_400)
         value.tv_sec = Int(clamped)
         value.tv_usec = numericCast(Int((clamped - Double(Int(clamped))) * 1_000_000))
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+        _ = setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Blocking mode, read/send time-outs and, on Darwin, no SIGPIPE for an accepted socket.
     static func configureConnection(_ fd: Int32, timeout: TimeInterval) {
         setNonBlocking(fd, false)  // BSD sockets inherit O_NONBLOCK from the listener.
-        var value = timeval()
-        let clamped = max(0.001, timeout)
-        value.tv_sec = Int(clamped)
-        value.tv_usec = numericCast(Int((clamped - Double(Int(clamped))) * 1_000_000))
-        let size = socklen_t(MemoryLayout<timeval>.size)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, size)
-        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, size)
+        setReceiveTimeout(fd, timeout)
+        setSendTimeout(fd, timeout)
         var one: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         #if canImport(Darwin)
@@ -174,10 +179,14 @@ package enum EmulatorPOSIX {
         }
     }
 
-    /// Writes all bytes; `false` when the peer is gone or the send timed out.
-    static func send(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
+    /// Writes all bytes by `deadline`, however slowly the peer reads (each `send` waits at most
+    /// what is left); `false` when the peer is gone or the time ran out.
+    static func send(_ fd: Int32, _ bytes: ArraySlice<UInt8>, deadline: Date) -> Bool {
         var offset = bytes.startIndex
         while offset < bytes.endIndex {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return false }
+            setSendTimeout(fd, left)
             let sent = bytes[offset...].withUnsafeBytes {
                 #if canImport(Glibc)
                 Glibc.send(fd, $0.baseAddress, $0.count, sendFlags)

@@ -3,7 +3,10 @@ import Foundation
 /// A small HTTP/1.1 server on 127.0.0.1: one accept thread, one thread per connection.
 ///
 /// Each connection reads with a time-out (`SO_RCVTIMEO`), parses with ``HTTPRequestParser``
-/// (pipelining and keep-alive included) and writes what `respond` returns. `stop()` wakes the accept
+/// (pipelining and keep-alive included) and writes what `respond` returns. Three clocks bound a
+/// connection: the read time-out (silence), the request deadline (one request's bytes) and the
+/// connection deadline (everything from accept to close, draining after a bad request included),
+/// so a client trickling bytes cannot hold one of the `maxConnections` slots for long. `stop()` wakes the accept
 /// loop through a pipe, shuts every open connection down (which wakes their blocked `recv`/`send`),
 /// cuts fault delays short and waits for every thread to finish.
 ///
@@ -143,7 +146,8 @@ final class EmulatorSocketServer: @unchecked Sendable {
         }
         guard !full else {
             EmulatorPOSIX.configureConnection(fd, timeout: 0.1)
-            _ = write(.error(503, "too many connections"), to: fd, keepAlive: false)
+            _ = EmulatorPOSIX.send(fd, EmulatorHTTPResponse.error(503, "too many connections").wire(keepAlive: false)[...],
+                                   deadline: Date(timeIntervalSinceNow: 0.1))
             EmulatorPOSIX.close(fd)
             return
         }
@@ -163,6 +167,13 @@ final class EmulatorSocketServer: @unchecked Sendable {
     // MARK: One connection
 
     private func serve(_ fd: Int32) {
+        // After `connectionEnds` every answer says `Connection: close`; a request may still arrive
+        // until `readingEnds` (one read time-out later), so that a client which sent it just as the
+        // deadline passed gets an answer instead of a dropped connection; then the connection
+        // ends, with 408 for a request still arriving. Writing the last answer takes at most one
+        // more read time-out; injected delays come on top.
+        let connectionEnds = Date(timeIntervalSinceNow: limits.connectionDeadline)
+        let readingEnds = connectionEnds.addingTimeInterval(limits.readTimeout)
         EmulatorPOSIX.configureConnection(fd, timeout: limits.readTimeout)
         var parser = HTTPRequestParser(maxHeaderBytes: limits.maxHeaderBytes, maxBodyBytes: limits.maxBodyBytes)
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -176,17 +187,25 @@ final class EmulatorSocketServer: @unchecked Sendable {
                 requestStarted = parser.bufferedByteCount > 0 ? Date() : nil
                 let response = respond(request)
                 if response.delay > 0 && !pause(response.delay) { return }
-                let keepAlive = request.keepsAlive && response.allowsKeepAlive && !isStopped
+                let keepAlive = request.keepsAlive && response.allowsKeepAlive && !isStopped && Date() < connectionEnds
                 guard write(response, to: fd, keepAlive: keepAlive), keepAlive else { return }
             case .failure(let failure):
                 _ = write(.error(failure.status, "\(failure)"), to: fd, keepAlive: false)
-                drainAndClose(fd)
+                drainAndClose(fd, until: readingEnds)
                 return
             case .needMoreData:
                 if parser.takeContinueRequest() {
-                    _ = EmulatorPOSIX.send(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)[...])
+                    _ = EmulatorPOSIX.send(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)[...],
+                                           deadline: Date(timeIntervalSinceNow: limits.readTimeout))
                 }
-                var waitLimit = limits.readTimeout
+                let connectionLeft = readingEnds.timeIntervalSinceNow
+                guard connectionLeft > 0 else {
+                    if parser.bufferedByteCount > 0 {
+                        _ = write(.error(408, "connection took too long"), to: fd, keepAlive: false)
+                    }
+                    return
+                }
+                var waitLimit = min(limits.readTimeout, connectionLeft)
                 if let requestStarted {
                     let left = limits.requestDeadline - Date().timeIntervalSince(requestStarted)
                     guard left > 0 else {
@@ -212,18 +231,22 @@ final class EmulatorSocketServer: @unchecked Sendable {
         }
     }
 
-    /// Writes the response as its delivery says; `false` when the connection must close now.
+    /// Writes the response as its delivery says, within one read time-out however slowly the
+    /// client reads; `false` when the connection must close now.
     private func write(_ response: EmulatorHTTPResponse, to fd: Int32, keepAlive: Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: limits.readTimeout)
         switch response.delivery {
         case .complete:
-            return EmulatorPOSIX.send(fd, (response.head(keepAlive: keepAlive) + response.body)[...])
+            return EmulatorPOSIX.send(fd, (response.head(keepAlive: keepAlive) + response.body)[...], deadline: deadline)
         case .closeWithoutResponse:
             return false
         case .truncated(let bytes):
-            _ = EmulatorPOSIX.send(fd, (response.head(keepAlive: false) + response.body.prefix(bytes))[...])
+            _ = EmulatorPOSIX.send(fd, (response.head(keepAlive: false) + response.body.prefix(bytes))[...],
+                                   deadline: deadline)
             return false
         case .reset(let bytes):
-            _ = EmulatorPOSIX.send(fd, (response.head(keepAlive: false) + response.body.prefix(bytes))[...])
+            _ = EmulatorPOSIX.send(fd, (response.head(keepAlive: false) + response.body.prefix(bytes))[...],
+                                   deadline: deadline)
             EmulatorPOSIX.resetOnClose(fd)
             return false
         }
@@ -231,13 +254,20 @@ final class EmulatorSocketServer: @unchecked Sendable {
 
     /// After an error answer the client may still be sending (e.g. a body over the limit): closing
     /// with unread data would send RST and could destroy the answer in flight, so stop writing,
-    /// read what is left for a short while, then close.
-    private func drainAndClose(_ fd: Int32) {
+    /// read what is left for a short while, then close. "A short while" is bounded three ways:
+    /// half a second of silence, a byte count, and a total of one read time-out, never past the
+    /// time the connection stops reading (`readingEnds`), so a client dripping a byte at a time
+    /// cannot keep it going.
+    private func drainAndClose(_ fd: Int32, until readingEnds: Date) {
         EmulatorPOSIX.shutdownWrite(fd)
         EmulatorPOSIX.configureConnection(fd, timeout: min(limits.readTimeout, 0.5))
+        let drainEnds = min(readingEnds, Date(timeIntervalSinceNow: limits.readTimeout))
         var sink = [UInt8](repeating: 0, count: 64 * 1024)
         var drained = 0
         while drained < 4 * limits.maxBodyBytes + limits.maxHeaderBytes {
+            let left = drainEnds.timeIntervalSinceNow
+            if left <= 0 { return }
+            EmulatorPOSIX.setReceiveTimeout(fd, min(limits.readTimeout, 0.5, left))
             let count = EmulatorPOSIX.receive(fd, into: &sink)
             if count <= 0 { return }
             drained += count
