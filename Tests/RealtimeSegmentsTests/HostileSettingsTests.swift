@@ -119,17 +119,6 @@ private final class FailingEventQueueStore: EventQueueStore, Sendable {
         #expect(await fixture.scheduledWorkOverAMinute() <= 1)
     }
 
-    @Test(arguments: [1e300, Double(Int.max), 0.5, 1.0])
-    func e2_exponeasGetterIsTotalForEveryValidPeriod(seconds: TimeInterval) {
-        let client = SegmentsClient(options: .init(storage: .inMemory))
-        client.flushingMode = .periodic(seconds: seconds)
-        guard case .periodic(let whole) = Exponea(client: client).flushingMode else {
-            Issue.record("not periodic")
-            return
-        }
-        #expect(whole >= 1)
-    }
-
     @Test(arguments: ["TOKEN\r\nX-Injected: 1", "TOKEN\n", "TOKEN\u{0}"])
     func p7_exponeaRefusesAKeyWithAControlCharacterAtConfigure(key: String) {
         let fixture = Fixture()

@@ -26,13 +26,18 @@ import Darwin
                 let request = SegmentsHTTPRequest(
                     method: .post, url: server.url("/track"), headers: ["Authorization": "Token SECRET"], body: Data("{}".utf8))
                 let outcome = await Result { try await URLSessionSegmentsTransport(timeout: 5).send(request) }
+                if !proxy.received.isEmpty { exit(2) }  // the proxy read `Authorization: Token SECRET`
                 #if canImport(FoundationNetworking)
                     // libcurl reads the variable itself: the request is refused before anything is sent.
                     guard case .failure(let error as SegmentsError) = outcome, error.code == .invalidConfiguration,
                         error.message.contains("http_proxy"), !error.message.contains("\(proxy.port)")
                     else { exit(3) }
+                    exit(server.received.isEmpty ? 0 : 4)
+                #else
+                    // Apple platforms: the loopback session has no proxy, so the request goes direct.
+                    guard case .success(let response) = outcome, response.status == 200 else { exit(5) }
+                    exit(server.received.count == 1 ? 0 : 4)
                 #endif
-                exit(proxy.received.isEmpty ? 0 : 2)
             }
         }
 
