@@ -46,9 +46,9 @@ public final class URLSessionSegmentsTransport: SegmentsTransport {
 
     private let session: URLSession
     private let tasks: URLSessionTaskRegistry
-    /// The session for loopback hosts: the same settings without any proxy (see Behaviour P3).
-    private let directSession: URLSession
-    private let directTasks: URLSessionTaskRegistry
+    /// The session for loopback hosts: the same settings without any proxy (see Behaviour P3),
+    /// made on the first loopback request (most apps never send one).
+    private let direct = Locked<(session: URLSession, tasks: URLSessionTaskRegistry)?>(nil)
 
     /// Creates a transport with its own sessions.
     ///
@@ -65,10 +65,8 @@ public final class URLSessionSegmentsTransport: SegmentsTransport {
     ) {
         self.timeout = timeout
         self.maximumResponseSize = max(0, maximumResponseSize)
-        let settings = Self.sessionConfiguration(from: configuration)
-        (session, tasks) = Self.makeSession(settings, name: "RealtimeSegments.URLSessionSegmentsTransport")
-        (directSession, directTasks) = Self.makeSession(
-            Self.directSessionConfiguration(from: settings), name: "RealtimeSegments.URLSessionSegmentsTransport.direct")
+        (session, tasks) = Self.makeSession(
+            Self.sessionConfiguration(from: configuration), name: "RealtimeSegments.URLSessionSegmentsTransport")
     }
 
     /// The configuration the transport's session uses: a copy of `configuration` (an ephemeral
@@ -112,7 +110,7 @@ public final class URLSessionSegmentsTransport: SegmentsTransport {
 
     deinit {
         session.finishTasksAndInvalidate()
-        directSession.finishTasksAndInvalidate()
+        direct.value?.session.finishTasksAndInvalidate()
     }
 
     /// Sends `request`; see the type's documentation for the errors.
@@ -134,7 +132,24 @@ public final class URLSessionSegmentsTransport: SegmentsTransport {
                     "\(variable) would send this loopback request through a proxy; add the host to no_proxy")
             }
         #endif
+        let (directSession, directTasks) = directSessionAndTasks()
         return try await directTasks.send(directSession.dataTask(with: urlRequest), limit: maximumResponseSize, deadline: deadline)
+    }
+
+    /// The loopback session, made on first use: outside the lock (Foundation code), and a session
+    /// made by a thread that lost the race is invalidated unused.
+    private func directSessionAndTasks() -> (URLSession, URLSessionTaskRegistry) {
+        if let made = direct.value { return made }
+        let candidate = Self.makeSession(
+            Self.directSessionConfiguration(from: session.configuration), name: "RealtimeSegments.URLSessionSegmentsTransport.direct")
+        let winner = direct.withLock { current in
+            if let current { return current }
+            let made = (session: candidate.0, tasks: candidate.1)
+            current = made
+            return made
+        }
+        if winner.session !== candidate.0 { candidate.0.invalidateAndCancel() }
+        return (winner.session, winner.tasks)
     }
 
     private func urlRequest(for request: SegmentsHTTPRequest, timeout: TimeInterval) -> URLRequest {
