@@ -40,6 +40,13 @@ import Testing
         Self.expectRefused { try ODPConfiguration(apiKey: Self.secret + control).validate() }
     }
 
+    @Test func p7_theErrorNamesTheCharacterNeverTheValue() {
+        let error = #expect(throws: SegmentsError.self) {
+            try BloomreachConfiguration(integration: .project(token: "T"), authorization: .token(Self.secret + "\r\n")).validate()
+        }
+        #expect(error?.message == "The API key contains a control character (U+000D)")
+    }
+
     @Test func p7_ordinaryValuesAreAccepted() throws {
         try BloomreachConfiguration(
             integration: .project(token: "T"), authorization: .token("abc DEF-123_~+/="), userAgent: "App/1.0 (iOS 17; ü)"
@@ -61,6 +68,7 @@ import Testing
         let error = await segmentsError { _ = try await harness.repository.fetchSegments(for: anonymous) }
         #expect(error?.code == .unauthorized, "an unauthorized failure keeps queued events (E3)")
         #expect(error?.message.contains("jwt") == false)
+        #expect(error?.message.hasSuffix("contains a control character (U+000D)") == true)
         #expect(harness.transport.requests.isEmpty)
     }
 }

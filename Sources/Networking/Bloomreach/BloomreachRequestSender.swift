@@ -86,10 +86,9 @@ struct BloomreachRequestSender: Sendable {
         }
         // A control character would split or void the header (see Behaviour P7): nothing is sent,
         // and `.unauthorized` keeps queued events as any refused credential does.
-        if let token, let bad = token.unicodeScalars.first(where: HeaderValueRules.isForbidden) {
+        if let token, let forbidden = HeaderValueRules.firstForbidden(in: token) {
             throw SegmentsError(
-                .unauthorized,
-                "\(operation) was not sent: the authorization provider's token contains a control character (U+\(String(bad.value, radix: 16, uppercase: true)))")
+                .unauthorized, "\(operation) was not sent: the authorization provider's token contains a control character (\(forbidden))")
         }
         return token
     }

@@ -14,11 +14,16 @@ package enum HeaderValueRules {
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`.
     package static func check(_ value: String, _ what: String) throws {
-        if let index = value.unicodeScalars.firstIndex(where: isForbidden) {
-            let code = String(value.unicodeScalars[index].value, radix: 16, uppercase: true)
-            throw SegmentsError(
-                .invalidConfiguration, "\(what) contains a control character (U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code))")
+        if let forbidden = firstForbidden(in: value) {
+            throw SegmentsError(.invalidConfiguration, "\(what) contains a control character (\(forbidden))")
         }
+    }
+
+    /// The first forbidden scalar of `value` as `U+000D`, or `nil` when there is none.
+    package static func firstForbidden(in value: String) -> String? {
+        guard let scalar = value.unicodeScalars.first(where: isForbidden) else { return nil }
+        let code = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - code.count)) + code
     }
 
     /// Whether `scalar` may not appear in a header value.
