@@ -166,8 +166,16 @@ extension Exponea.FlushingMode {
         switch core {
         case .immediate: self = .immediate
         case .periodic(let seconds):
-            // A valid interval is finite and above 0; one beyond `Int`'s range is clamped, never a trap.
-            self = .periodic(seconds < Double(Int.max) ? max(Int(seconds.rounded()), 1) : Int.max)
+            // Total, never a trap: a valid interval is finite and above 0 (anything else is refused
+            // before it is stored), one beyond `Int`'s range reads as `Int.max`, and anything that
+            // still is not a positive number reads as the smallest period, 1.
+            if seconds >= Double(Int.max) {
+                self = .periodic(Int.max)
+            } else if seconds >= 1 {
+                self = .periodic(Int(seconds.rounded()))
+            } else {
+                self = .periodic(1)
+            }
         case .manual: self = .manual
         }
     }

@@ -232,6 +232,12 @@ import Testing
             { $0.setMode(.periodic(seconds: 10)) },
             state: "running(items: [], periodic: timer 2)", steps: ["cancel(timer 1)", "schedule(timer 2, 10.0)"]),
         Row(
+            // The facade refuses NaN (E2); a NaN reaching the machine must not become a delay a
+            // live scheduler runs at once, again and again (P7: never a busy loop).
+            "e2_p7_aNaNPeriodReachingTheMachineWaitsOneSecondNotZero", { running(.manual) },
+            { $0.setMode(.periodic(seconds: .nan)) },
+            state: "running(items: [], periodic: timer 1)", steps: ["schedule(timer 1, 1.0)"]),
+        Row(
             "e2_switchingToManualCancelsAPendingRetry", { paused() }, { $0.setMode(.manual) },
             state: "running(items: [a], retry: attempt 1)", steps: ["cancel(timer 1)"]),
         Row(

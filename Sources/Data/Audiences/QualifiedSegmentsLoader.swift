@@ -162,7 +162,7 @@ package final class QualifiedSegmentsLoader: Sendable {
             return flight.waiters
         }
         if case .failure(let error) = result {
-            logger.log(.warning, "Segments: Fetch of qualified segments failed: \(error)")
+            logger.log(.warning, "Segments: Fetch of qualified segments failed: \(SegmentsError.summary(of: error))")
         }
         for waiter in waiters { waiter(result) }
     }

@@ -383,7 +383,7 @@ package final class SegmentationEngine: Sendable {
         let logger = dependencies.runtime.logger
         dependencies.storageQueue.async {
             do { try write() } catch {
-                logger.log(.error, "Segments: Saving \(what) failed: \(error)")
+                logger.log(.error, "Segments: Saving \(what) failed: \(SegmentsError.summary(of: error))")
             }
         }
     }

@@ -230,14 +230,14 @@ package final class TrackingPipeline: Sendable {
             let store = ports.store
             ports.storageQueue.async {
                 do { try store.remove(id: id) } catch {
-                    logger.log(.error, "Tracking: Removing an uploaded event from the queue failed: \(error)")
+                    logger.log(.error, "Tracking: Removing an uploaded event from the queue failed: \(SegmentsError.summary(of: error))")
                 }
             }
         case .update(let event):
             let store = ports.store
             ports.storageQueue.async {
                 do { try store.update(event) } catch {
-                    logger.log(.error, "Tracking: Updating the event queue failed: \(error)")
+                    logger.log(.error, "Tracking: Updating the event queue failed: \(SegmentsError.summary(of: error))")
                 }
             }
         case .sync:
@@ -245,7 +245,7 @@ package final class TrackingPipeline: Sendable {
             ports.storageQueue.async { [weak driver] in
                 driver?.transition { machine, _ in machine.syncStarting() }
                 do { try store.sync() } catch {
-                    logger.log(.error, "Tracking: Syncing the event queue to disk failed: \(error)")
+                    logger.log(.error, "Tracking: Syncing the event queue to disk failed: \(SegmentsError.summary(of: error))")
                 }
             }
         case .reportUploaded:

@@ -489,7 +489,9 @@ extension TrackingStateMachine.Running {
     mutating func schedulePeriodic(every seconds: TimeInterval, _ steps: inout Steps<Action>) {
         let timer = makeTimer()
         periodicTimer = timer
-        steps.schedule(timer, after: max(seconds, 1))
+        // NaN would pass `max` unchanged and a live scheduler runs it at once: a tight loop. The
+        // facade refuses such an interval (Behaviour E2); this keeps the machine safe regardless.
+        steps.schedule(timer, after: seconds.isNaN ? 1 : max(seconds, 1))
     }
 
     mutating func makeTimer() -> TimerID {

@@ -113,9 +113,58 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
     public static var notConfigured: SegmentsError { SegmentsError(.notConfigured, "the client is not configured") }
 
     /// `error` as a `SegmentsError`: itself when it already is one, otherwise wrapped with `code`.
+    ///
+    /// The message of a wrapped error names only its type (and its domain and code when it has
+    /// them), never its text: a foreign error's description can carry a URL with the customer's
+    /// cookie or the words of an app's token provider (see Behaviour P4). The error itself is
+    /// ``underlying``.
     public static func wrapping(_ error: any Error, as code: Code = .network) -> SegmentsError {
         if let error = error as? SegmentsError { return error }
         if error is CancellationError { return SegmentsError(.cancelled, "cancelled", underlying: error) }
-        return SegmentsError(code, String(describing: error), underlying: error)
+        return SegmentsError(code, summary(of: error), underlying: error)
+    }
+
+    /// What may be said about `error` in a log, a message or a dump (see Behaviour P4): a
+    /// `SegmentsError`'s ``description``; for any other error its type, with its domain and code
+    /// when it declares them (`URLError (NSURLErrorDomain -1004)`), never its text.
+    public static func summary(of error: any Error) -> String {
+        if let error = error as? SegmentsError { return error.description }
+        let type = String(describing: Swift.type(of: error))
+        if let error = error as? any CustomNSError {
+            return "\(type) (\(Swift.type(of: error).errorDomain) \(error.errorCode))"
+        }
+        return type
+    }
+}
+
+extension SegmentsError: CustomDebugStringConvertible, CustomReflectable {
+    /// The code, message, status and wait, and the ``underlying`` error as ``summary(of:)`` puts
+    /// it, never its text (see Behaviour P4).
+    public var debugDescription: String {
+        var parts = ["code: \(code)", "message: \(String(reflecting: message))"]
+        if let httpStatus { parts.append("httpStatus: \(httpStatus)") }
+        if let retryAfter { parts.append("retryAfter: \(retryAfter)") }
+        if let underlying { parts.append("underlying: \(Self.reflectionOfUnderlying(underlying))") }
+        return "SegmentsError(\(parts.joined(separator: ", ")))"
+    }
+
+    /// What `dump` and `Mirror` show: the same fields as ``debugDescription``; an underlying
+    /// `SegmentsError` is shown (redacted the same way), any other underlying error only as
+    /// ``summary(of:)`` (see Behaviour P4).
+    public var customMirror: Mirror {
+        var children: [(label: String?, value: Any)] = [
+            ("code", code.rawValue), ("message", message), ("reason", reason.rawValue),
+        ]
+        if let httpStatus { children.append(("httpStatus", httpStatus)) }
+        if let retryAfter { children.append(("retryAfter", retryAfter)) }
+        if let underlying {
+            children.append(("underlying", (underlying as? SegmentsError).map { $0 as Any } ?? Self.summary(of: underlying)))
+        }
+        return Mirror(self, children: children, displayStyle: .struct)
+    }
+
+    private static func reflectionOfUnderlying(_ error: any Error) -> String {
+        if let error = error as? SegmentsError { return error.debugDescription }
+        return summary(of: error)
     }
 }

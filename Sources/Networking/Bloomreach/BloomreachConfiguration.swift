@@ -74,8 +74,9 @@ public struct BloomreachConfiguration: Sendable {
     }
 
     /// Checks the settings without sending anything: the base URL (absolute, `https` unless allowed
-    /// otherwise), a non-empty project token or stream id, and a request time-out that is finite,
-    /// more than 0 and at most 300 s (see Behaviour P7).
+    /// otherwise, without a user name or password), a non-empty project token or stream id, a
+    /// request time-out that is finite, more than 0 and at most 300 s, and an authorization value
+    /// and user agent without control characters such as CR or LF (see Behaviour P3, P7).
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`. The adapters check the same before
     ///   every request, so calling this is optional; it lets an app fail early.
@@ -83,7 +84,8 @@ public struct BloomreachConfiguration: Sendable {
         _ = try validatedBaseURL()
     }
 
-    /// The validated base URL; also rejects an empty token or id and a bad time-out.
+    /// The validated base URL; also rejects an empty token or id, a bad time-out, and a control
+    /// character in the authorization value or the user agent (a header value, see Behaviour P7).
     func validatedBaseURL() throws -> BaseURL {
         try DurationRules.checkTimeout(requestTimeout, "The request time-out")
         switch integration {
@@ -92,7 +94,14 @@ public struct BloomreachConfiguration: Sendable {
         case .stream(let id) where id.isEmpty:
             throw SegmentsError(.invalidConfiguration, "The stream id is empty")
         default:
-            return try BaseURL(baseURL, allowsInsecureHTTP: allowsInsecureHTTP)
+            break
         }
+        switch authorization {
+        case .none: break
+        case .token(let key): try HeaderValueRules.check(key, "The API key")
+        case .bearer(let token): try HeaderValueRules.check(token, "The bearer token")
+        }
+        if let userAgent { try HeaderValueRules.check(userAgent, "The user agent") }
+        return try BaseURL(baseURL, allowsInsecureHTTP: allowsInsecureHTTP)
     }
 }

@@ -68,12 +68,13 @@ struct BloomreachRequestSender: Sendable {
 
     /// The provider's token; a ``SegmentsError`` it throws passes through, anything else becomes
     /// `.unauthorized` (`.cancelled` for a cancellation), its message naming only the error's type
-    /// (see Behaviour P4).
+    /// (see Behaviour P4). A token with a control character is `.unauthorized` too (Behaviour P7).
     private static func token(
         from provider: any BloomreachAuthorizationProvider, operation: String
     ) async throws -> String? {
+        let token: String?
         do {
-            return try await provider.token()
+            token = try await provider.token()
         } catch let error as SegmentsError {
             throw error
         } catch is CancellationError {
@@ -83,6 +84,13 @@ struct BloomreachRequestSender: Sendable {
                 .unauthorized, "\(operation) was not sent: the authorization provider failed (\(type(of: error)))",
                 underlying: error)
         }
+        // A control character would split or void the header (see Behaviour P7): nothing is sent,
+        // and `.unauthorized` keeps queued events as any refused credential does.
+        if let token, let forbidden = HeaderValueRules.firstForbidden(in: token) {
+            throw SegmentsError(
+                .unauthorized, "\(operation) was not sent: the authorization provider's token contains a control character (\(forbidden))")
+        }
+        return token
     }
 
     /// The request for `endpoint`: URL per the wire format (Behaviour), JSON headers, authorization and user agent.

@@ -14,7 +14,7 @@ package struct BaseURL: Sendable, Hashable {
     private let components: URLComponents
 
     /// Validates `string`: an absolute `https` URL with a host (or `http` when `allowsInsecureHTTP`
-    /// or the host is loopback, see Behaviour P3), without query or fragment. Surrounding white space is ignored.
+    /// or the host is loopback, see Behaviour P3), without user name, password, query or fragment. Surrounding white space is ignored.
     /// Error messages never repeat the URL, which could carry credentials (`user:password@`).
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`, never crashes.
@@ -24,6 +24,11 @@ package struct BaseURL: Sendable, Hashable {
             let host = components.host, !host.isEmpty
         else {
             throw SegmentsError(.invalidConfiguration, "The base URL is not an absolute http(s) URL")
+        }
+        // A user name or password is a credential in the wrong place: URLSession would send it as
+        // Basic authorization and every printout of the configuration would show it (see Behaviour P4).
+        guard components.percentEncodedUser == nil, components.percentEncodedPassword == nil else {
+            throw SegmentsError(.invalidConfiguration, "The base URL must not contain a user name or password")
         }
         if let port = components.port, !(1...65_535).contains(port) {
             throw SegmentsError(.invalidConfiguration, "The base URL has an invalid port")

@@ -44,7 +44,7 @@ package enum HTTPStatusMapping {
             default: break
             }
         }
-        return SegmentsError(.network, "\(operation) failed: \(error.localizedDescription)", underlying: error)
+        return SegmentsError(.network, "\(operation) failed: \(SegmentsError.summary(of: error))", underlying: error)
     }
 
     /// `operation` was cancelled (by the caller's task, `anonymize` or `stop`).

@@ -44,8 +44,9 @@ public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible, Cus
         self.additionalIdentifierFields = additionalIdentifierFields
     }
 
-    /// Checks the settings without sending anything: a non-empty key, a valid host (absolute,
-    /// `https` unless allowed otherwise), a time-out within `0 < t ≤ 300` s and valid additional
+    /// Checks the settings without sending anything: a non-empty key without control characters
+    /// such as CR or LF, a valid host (absolute, `https` unless allowed otherwise, without a user
+    /// name or password), a time-out within `0 < t ≤ 300` s and valid additional
     /// field names.
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`, never crashes. The adapter checks the
@@ -83,6 +84,7 @@ public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible, Cus
         guard !apiKey.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw SegmentsError(.invalidConfiguration, "The ODP API key is empty")
         }
+        try HeaderValueRules.check(apiKey, "The ODP API key")
         try DurationRules.checkTimeout(requestTimeout, "The ODP request time-out")
         if let bad = additionalIdentifierFields.sorted().first(where: { !ODPQuery.isName($0) }) {
             throw SegmentsError(.invalidConfiguration, "'\(bad)' is not a valid GraphQL field name")

@@ -160,7 +160,9 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
         if let urlError = error as? URLError, urlError.code == .timedOut {
             return SegmentsError(.timeout, "The request timed out", underlying: error)
         }
-        return SegmentsError(.network, "The request failed: \(error.localizedDescription)", underlying: error)
+        // The error's own text may carry the URL (with a `cookie=` query) on some platforms: only
+        // its type and code (see Behaviour P4).
+        return SegmentsError(.network, "The request failed: \(SegmentsError.summary(of: error))", underlying: error)
     }
 
     private static func headers(of response: HTTPURLResponse) -> SegmentsHTTPHeaders {
