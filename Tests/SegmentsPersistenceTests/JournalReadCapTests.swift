@@ -62,16 +62,22 @@ import Testing
         #expect(replay.unreadableLines == 2, "the appends past the capacity")
     }
 
-    @Test func p7_aLegitimateQueueAtCapacityLoads() throws {
-        try TemporaryDirectory.with { dir in
+    /// The heavy tests below (tens of MiB, 100,000 items) run on a thread of their own: on the
+    /// concurrency pool (as many threads as cores) they would hold it for seconds and stall every
+    /// other suite's `await`.
+    @Test func p7_aLegitimateQueueAtCapacityLoads() async throws {
+        try await TemporaryDirectory.withAsync { dir in
             let capacity = EventQueueLimits.defaultCapacity
-            var data = JournalHeader.line
-            for index in 0..<capacity { data.append(try JournalEntry.append(Fixtures.event(index)).line()) }
-            #expect(data.count <= POSIXFile.journalAppendLimit, "a typical item fits the cap at capacity")
-            try dir.write(data, to: Self.name)
-            let loaded = FileEventQueueStore(directory: dir.storage, logger: LineLog(), capacity: capacity).load()
-            #expect(loaded.count == capacity)
-            #expect(try Self.asideFiles(in: dir).isEmpty)
+            let (size, loaded, aside) = try await onDedicatedThread {
+                var data = JournalHeader.line
+                for index in 0..<capacity { data.append(try JournalEntry.append(Fixtures.event(index)).line()) }
+                try dir.write(data, to: Self.name)
+                let loaded = FileEventQueueStore(directory: dir.storage, logger: LineLog(), capacity: capacity).load()
+                return (data.count, loaded.count, try Self.asideFiles(in: dir))
+            }
+            #expect(size <= POSIXFile.journalAppendLimit, "a typical item fits the cap at capacity")
+            #expect(loaded == capacity)
+            #expect(aside.isEmpty)
         }
     }
 
@@ -83,48 +89,54 @@ import Testing
             timestamp: Date(timeIntervalSinceReferenceDate: 786_000_000), failedAttempts: 0)
     }
 
-    @Test func p7_e6_anAppendPastTheCapIsRefusedWithStorageAndEverythingAcceptedLoads() throws {
-        try TemporaryDirectory.with { dir in
-            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
-            _ = store.load()
-            var accepted: [TrackedEvent] = []
-            var refusal: SegmentsError?
-            for index in 0..<1_000 {
-                let event = Self.large(index)
-                do {
-                    try store.append(event)
-                    accepted.append(event)
-                } catch let error as SegmentsError {
-                    refusal = error
-                    break
+    @Test func p7_e6_anAppendPastTheCapIsRefusedWithStorageAndEverythingAcceptedLoads() async throws {
+        try await TemporaryDirectory.withAsync { dir in
+            let (refusal, size, accepted, reloaded) = try await onDedicatedThread {
+                let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+                _ = store.load()
+                var accepted: [TrackedEvent] = []
+                var refusal: SegmentsError?
+                for index in 0..<1_000 {
+                    let event = Self.large(index)
+                    do {
+                        try store.append(event)
+                        accepted.append(event)
+                    } catch let error as SegmentsError {
+                        refusal = error
+                        break
+                    }
                 }
+                let size = try FileManager.default.attributesOfItem(atPath: dir.file(Self.name).path)[.size] as? Int
+                let reloaded = FileEventQueueStore(directory: dir.storage, logger: LineLog()).load()
+                return (refusal, size, accepted, reloaded)
             }
             #expect(refusal?.code == .storage)
             #expect(refusal?.message.contains("full") == true)
-            let size = try #require(try FileManager.default.attributesOfItem(atPath: dir.file(Self.name).path)[.size] as? Int)
-            #expect(size <= POSIXFile.journalAppendLimit)
-            let reloaded = FileEventQueueStore(directory: dir.storage, logger: LineLog()).load()
+            #expect(try #require(size) <= POSIXFile.journalAppendLimit)
             #expect(reloaded.count == accepted.count)
             #expect(reloaded == accepted)
         }
     }
 
-    @Test func p7_e6_compactionMakesRoomBeforeAnAppendIsRefused() throws {
-        try TemporaryDirectory.with { dir in
-            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
-            _ = store.load()
-            var accepted: [TrackedEvent] = []
-            for index in 0..<1_000 {
-                let event = Self.large(index)
-                guard (try? store.append(event)) != nil else { break }
-                accepted.append(event)
+    @Test func p7_e6_compactionMakesRoomBeforeAnAppendIsRefused() async throws {
+        try await TemporaryDirectory.withAsync { dir in
+            let (expected, reloaded) = try await onDedicatedThread {
+                let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+                _ = store.load()
+                var accepted: [TrackedEvent] = []
+                for index in 0..<1_000 {
+                    let event = Self.large(index)
+                    guard (try? store.append(event)) != nil else { break }
+                    accepted.append(event)
+                }
+                // Uploads remove items: their lines are dead, so the next append fits once compacted.
+                for event in accepted.prefix(100) { try store.remove(id: event.id) }
+                let next = Self.large(5_000)
+                try store.append(next)
+                let reloaded = FileEventQueueStore(directory: dir.storage, logger: LineLog()).load()
+                return (Array(accepted.dropFirst(100)) + [next], reloaded)
             }
-            // Uploads remove items: their lines are dead, so the next append fits once compacted.
-            for event in accepted.prefix(100) { try store.remove(id: event.id) }
-            let next = Self.large(5_000)
-            try store.append(next)
-            let reloaded = FileEventQueueStore(directory: dir.storage, logger: LineLog()).load()
-            #expect(reloaded == Array(accepted.dropFirst(100)) + [next])
+            #expect(reloaded == expected)
         }
     }
 }
