@@ -18,7 +18,7 @@
 # harness Fuzz/<target>.swift (plus Fuzz/Support/*.swift) is linked against the modules it needs.
 # A run starts from the committed seeds in Fuzz/corpus/<target>/ and keeps what it finds in
 # .build/fuzz/corpus/<target>/; a crashing input is saved as .build/fuzz/artifacts/<target>/crash-*
-# and reproduced with `.build/fuzz/bin/<target> <file>`. Exit status: 0 when no target crashed.
+# and reproduced with `SWIFT_BACKTRACE=enable=no .build/fuzz/bin/<target> <file>`. Exit status: 0 when no target crashed.
 set -euo pipefail
 script="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 cd "$(dirname "$script")/.."
@@ -32,6 +32,7 @@ TARGETS=(
     "http-parser        SegmentsEmulator"
     "odp-decoder        SegmentsDomain SegmentsNetworking"
     "url-and-retry-after SegmentsDomain SegmentsNetworking"
+    "client-over-stored-files SegmentsDomain SegmentsData SegmentsNetworking SegmentsPersistence SegmentsTesting RealtimeSegments"
 )
 
 # module → its source folder (as in Package.swift).
@@ -42,6 +43,8 @@ module_path() {
         SegmentsNetworking) echo Sources/Networking ;;
         SegmentsPersistence) echo Sources/Persistence ;;
         SegmentsEmulator) echo Sources/Emulator ;;
+        SegmentsTesting) echo Sources/Testing ;;
+        RealtimeSegments) echo Sources/Facade ;;
         *) echo "fuzz.sh: no source folder known for module $1" >&2; return 1 ;;
     esac
 }
@@ -81,6 +84,10 @@ if ((${#names[@]} == 0)); then
 fi
 
 export PATH="/opt/swift/usr/bin:$PATH"
+# A Swift runtime trap (an overflow, a fatalError) must reach libFuzzer's own handler: Swift's
+# backtracer (on by default on Linux since Swift 5.9) otherwise takes the signal, trips
+# AddressSanitizer in its memory server, and can leave the run waiting on its helper process.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 root=.build/fuzz
 mkdir -p "$root/modules" "$root/bin"
 
