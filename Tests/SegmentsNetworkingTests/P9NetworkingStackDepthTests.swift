@@ -56,7 +56,6 @@ import Testing
         let harness = Harness()
         let event = Self.event(nesting: ReplayableEvent.maximumDepth, arrays: arrays)
         let executor = SmallStackExecutor()
-        defer { executor.stop() }
         // The uploader's code — the body's encoding, the transport call — runs on the executor's
         // 512 KiB thread, as it runs on a 512 KiB cooperative thread on Apple platforms.
         let onSmallStack = try await Task(executorPreference: executor) {
@@ -114,12 +113,16 @@ import Testing
 }
 
 /// A task executor running every job on one thread with Apple's 512 KiB secondary-thread stack.
+///
+/// Its thread never ends: jobs can still be enqueued after the test's task returned its value, and
+/// an executor that stopped then dropped them. Under ThreadSanitizer that stalled the Swift
+/// concurrency work of every other suite for about 30 s (all loopback integration tests timed
+/// out at once); one idle thread per test case is the price.
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
 final class SmallStackExecutor: TaskExecutor, @unchecked Sendable {
     // The fields are guarded by `condition`.
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
-    private var stopped = false
     private var thread: pthread_t?
     private var runCount = 0
 
@@ -156,22 +159,10 @@ final class SmallStackExecutor: TaskExecutor, @unchecked Sendable {
         return runCount
     }
 
-    /// Ends the thread once the queued jobs have run.
-    func stop() {
-        condition.lock()
-        stopped = true
-        condition.signal()
-        condition.unlock()
-    }
-
     private func run() {
         while true {
             condition.lock()
-            while jobs.isEmpty && !stopped { condition.wait() }
-            if jobs.isEmpty {
-                condition.unlock()
-                return
-            }
+            while jobs.isEmpty { condition.wait() }
             let job = jobs.removeFirst()
             runCount += 1
             condition.unlock()
