@@ -123,7 +123,7 @@ import Darwin
         }
 
         #expect(statuses.count < planned, "the connection ended before the client stopped")
-        #expect(statuses.allSatisfy { $0 == 200 }, "every request that came in whole was answered")
+        #expect(statuses.allSatisfy { $0 == 200 }, "every request that came in whole was answered: \(statuses)")
         #expect(connectionHeaders.last == "close", "the last answer said the connection closes")
         #expect(connectionHeaders.dropLast().allSatisfy { $0 == "keep-alive" })
         #expect(raw.readUntilClosed() == .closed(received: []))
