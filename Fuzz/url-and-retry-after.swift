@@ -86,6 +86,10 @@ private func shouldAccept(_ text: String, allowsInsecureHTTP: Bool) -> Bool {
         let host = components.host, !host.isEmpty, components.query == nil, components.fragment == nil
     else { return false }
     if let port = components.port, !(1...65_535).contains(port) { return false }
+    // Behaviour P4: a user name or password (anything before an `@` in the authority) is refused.
+    if let scheme = trimmed.range(of: "://"), trimmed[scheme.upperBound...].prefix(while: { !"/?#".contains($0) }).contains("@") {
+        return false
+    }
     return isLoopback(components.percentEncodedHost ?? "")
 }
 
