@@ -64,3 +64,81 @@ private func startThread(stackSize: Int?, _ body: @escaping @Sendable () -> Void
     if let stackSize { thread.stackSize = stackSize }
     thread.start()
 }
+
+/// A task executor that runs every job on one thread of its own, in the order they are enqueued.
+///
+/// Its thread never ends: a task made with the executor as its preference can still enqueue a job
+/// after the work that made it returned (the SDK's own tasks outlive a test), and an executor that
+/// stopped would drop that job and leave whoever awaits it waiting. One idle thread per executor
+/// is the price.
+///
+/// ```swift
+/// let executor = DedicatedThreadExecutor(stackSize: appleSecondaryThreadStackSize)
+/// let value = try await Task(executorPreference: executor) { try await uploader.upload(event) }.value
+/// ```
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+public final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
+    // The fields are guarded by `condition`.
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var thread: pthread_t?
+    private var runCount = 0
+
+    /// An executor whose thread has a stack of `stackSize` bytes (the platform's default when nil).
+    public init(stackSize: Int? = nil) {
+        let thread = Thread { [self] in
+            pthread_setspecific(dedicatedThreadKey, UnsafeRawPointer(bitPattern: 1))
+            condition.lock()
+            self.thread = pthread_self()
+            condition.unlock()
+            run()
+        }
+        if let stackSize { thread.stackSize = stackSize }
+        thread.start()
+    }
+
+    /// Queues `job` for the executor's thread.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        condition.lock()
+        jobs.append(unowned)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Whether the caller runs on the executor's thread.
+    public var isCurrent: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+    }
+
+    /// Whether the caller runs on the thread of a `DedicatedThreadExecutor` (any of them): to prove
+    /// that blocking work stays off the cooperative pool.
+    public static var currentThreadIsDedicated: Bool { pthread_getspecific(dedicatedThreadKey) != nil }
+
+    /// How many jobs the thread has run.
+    public var jobsRun: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return runCount
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let job = jobs.removeFirst()
+            runCount += 1
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
+
+/// Marks the threads of every ``DedicatedThreadExecutor`` (see `currentThreadIsDedicated`).
+private let dedicatedThreadKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+}()

@@ -11,7 +11,7 @@ import Darwin
 /// Issue 23 item 10: a slow client cannot hold a connection past `connectionDeadline` (not even
 /// while the server drains after a bad request), what the emulator keeps is bounded in bytes, not
 /// only in records, and a web page in a browser cannot make it record anything.
-@Suite(Hang.timeLimit(minutes: 2)) struct EmulatorAbuseTests {
+@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct EmulatorAbuseTests {
     private static let eventsPath = "/track/v2/projects/t/customers/events"
 
     /// Sends one byte every `interval` on `fd` from a thread of its own, at most `limit` bytes,

@@ -4,7 +4,7 @@ import SegmentsTesting
 import Testing
 
 /// Every fault kind, observed through URLSession and/or a raw socket, and the queue semantics.
-@Suite(Hang.timeLimit(minutes: 2)) struct EmulatorFaultTests {
+@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct EmulatorFaultTests {
     private let fetchPath = "/webxp/projects/t/segments?cookie=c"
 
     private func expectHealthy(_ client: EmulatorTestClient) async throws {

@@ -10,7 +10,7 @@ import Darwin
 
 /// The emulator is a developer tool, but it listens on a port: it must not be held, spun, leaked
 /// into child processes, reached through DNS rebinding or made to grow without bound (issue 13).
-@Suite(Hang.timeLimit(minutes: 2)) struct EmulatorHardeningTests {
+@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct EmulatorHardeningTests {
     @Test func aClientTricklingBytesLosesItsConnectionAtTheRequestDeadline() throws {
         // Each byte comes well within the read time-out, so only a per-request deadline ends it.
         let emulator = SegmentsEmulator(limits: EmulatorLimits(readTimeout: 1, requestDeadline: 1))

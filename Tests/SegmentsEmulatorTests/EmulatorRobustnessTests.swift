@@ -10,7 +10,7 @@ import Darwin
 
 /// Malformed and hostile input over raw sockets: each gets a 4xx (or a close) and the server keeps
 /// answering normal requests.
-@Suite(Hang.timeLimit(minutes: 2)) struct EmulatorRobustnessTests {
+@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct EmulatorRobustnessTests {
     private let fetch = rawRequest("GET", "/webxp/projects/t/segments?cookie=c")
 
     /// A normal request on a new connection still works.

@@ -55,7 +55,7 @@ import Testing
         guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) else { return }
         let harness = Harness()
         let event = Self.event(nesting: ReplayableEvent.maximumDepth, arrays: arrays)
-        let executor = SmallStackExecutor()
+        let executor = DedicatedThreadExecutor(stackSize: appleSecondaryThreadStackSize)
         // The uploader's code — the body's encoding, the transport call — runs on the executor's
         // 512 KiB thread, as it runs on a 512 KiB cooperative thread on Apple platforms.
         let onSmallStack = try await Task(executorPreference: executor) {
@@ -109,64 +109,5 @@ import Testing
         #expect(messages[0]?.contains(arrays ? "no data object" : "decode error") == true)
         #expect(messages[0]?.contains("nests deeper") == false)
         #expect(messages[1]?.contains("nests deeper than \(JSONDepth.maximum) levels") == true)
-    }
-}
-
-/// A task executor running every job on one thread with Apple's 512 KiB secondary-thread stack.
-///
-/// Its thread never ends: jobs can still be enqueued after the test's task returned its value, and
-/// an executor that stopped then dropped them. Under ThreadSanitizer that stalled the Swift
-/// concurrency work of every other suite for about 30 s (all loopback integration tests timed
-/// out at once); one idle thread per test case is the price.
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
-final class SmallStackExecutor: TaskExecutor, @unchecked Sendable {
-    // The fields are guarded by `condition`.
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var thread: pthread_t?
-    private var runCount = 0
-
-    init() {
-        let thread = Thread { [self] in
-            condition.lock()
-            self.thread = pthread_self()
-            condition.unlock()
-            run()
-        }
-        thread.stackSize = appleSecondaryThreadStackSize
-        thread.start()
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let unowned = UnownedJob(job)
-        condition.lock()
-        jobs.append(unowned)
-        condition.signal()
-        condition.unlock()
-    }
-
-    /// Whether the caller runs on the executor's thread.
-    var isCurrent: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-    }
-
-    /// How many jobs the thread ran.
-    var jobsRun: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return runCount
-    }
-
-    private func run() {
-        while true {
-            condition.lock()
-            while jobs.isEmpty { condition.wait() }
-            let job = jobs.removeFirst()
-            runCount += 1
-            condition.unlock()
-            job.runSynchronously(on: asUnownedTaskExecutor())
-        }
     }
 }

@@ -14,7 +14,7 @@ import Darwin
 /// What the `segments` command prints (issue 23, items 7 and 9): `segments fetch` writes only its
 /// JSON to standard output — warnings go to standard error — and a stray argument is refused
 /// without being repeated (it may be a key typed in the wrong place; see Behaviour P4).
-@Suite(Hang.timeLimit(minutes: 2)) struct CLIOutputTests {
+@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct CLIOutputTests {
     private struct Run {
         let status: Int32
         let output: Data

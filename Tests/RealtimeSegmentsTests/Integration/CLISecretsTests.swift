@@ -8,7 +8,7 @@ import Testing
 
 /// Behaviour P4 for the `segments` command: keys come from `SEGMENTS_API_KEY` or `--api-key-file`,
 /// never from an argument (visible in `ps` and shell history), and `--help` says so.
-@Suite(Hang.timeLimit(minutes: 2)) struct CLISecretsTests {
+@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct CLISecretsTests {
     private struct Run {
         let status: Int32
         let output: String

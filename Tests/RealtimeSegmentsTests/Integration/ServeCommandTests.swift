@@ -14,7 +14,7 @@ import Darwin
 
 /// `segments serve` prints every request path; a client must not be able to drive the developer's
 /// terminal with escape sequences hidden in a path (issue 13).
-@Suite(Hang.timeLimit(minutes: 2)) struct ServeCommandTests {
+@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct ServeCommandTests {
     @Test func controlCharactersInARequestPathArePrintedEscaped() async throws {
         let executable = try #require(SegmentsExecutable.url, "the segments executable is not beside the test bundle")
         let process = Process()

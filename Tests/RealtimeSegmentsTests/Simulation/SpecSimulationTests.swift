@@ -158,7 +158,9 @@ enum Simulation {
     static let length = Int(environment["SIMULATION_LENGTH"] ?? "") ?? 60
     static let seed = UInt64(environment["SIMULATION_SEED"] ?? "") ?? 21
 
-    @Test func tcdgae_randomSessionsOfTheRealClientMatchTheSpecModel() async {
+    // The campaign blocks its thread (`settle()`'s `sync`) for minutes on a loaded CI machine: on a
+    // thread of its own, it leaves the cooperative pool to the other suites.
+    @Test(.onDedicatedThread) func tcdgae_randomSessionsOfTheRealClientMatchTheSpecModel() async {
         var coverage = SimulationCoverage()
         for session in 0..<Self.sessions {
             let seed = Self.seed &+ UInt64(session)
