@@ -39,7 +39,7 @@ import Testing
         #expect(try ODPDatafile.candidateSegments(from: data) == [])
     }
 
-    @Test(.onDedicatedThread) func o1_aVeryDeepConditionTreeDoesNotExhaustTheStack() {
+    @Test func o1_aVeryDeepConditionTreeDoesNotExhaustTheStack() {
         var tree = JSONValue.object(["value": "bottom", "match": "qualified"])
         for _ in 0..<2_000 { tree = .array(["or", tree]) }
         let datafile = JSONValue.object(["typedAudiences": [.object(["conditions": tree])]])
