@@ -33,7 +33,7 @@ final class DirectoryTable<Entry: Sendable>: Sendable {
     /// path names (the file system's answer; tests pass one that folds letter case, as APFS does).
     init(
         keepingWhile inUse: @escaping @Sendable (Entry) -> Bool,
-        identify: @escaping @Sendable (String) -> DirectoryIdentity? = DirectoryIdentity.of
+        identify: @escaping @Sendable (String) -> DirectoryIdentity? = { DirectoryIdentity.of($0) }
     ) {
         self.entries = Locked([:])
         self.inUse = inUse

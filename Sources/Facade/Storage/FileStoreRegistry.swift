@@ -79,7 +79,7 @@ enum FileStoreRegistry {
     /// A table of directories, each kept while it has stores, a lock or a last owner. `identify`
     /// is the table's view of the file system (``DirectoryTable``); the process has one table.
     static func makeTable(
-        identify: @escaping @Sendable (String) -> DirectoryIdentity? = DirectoryIdentity.of
+        identify: @escaping @Sendable (String) -> DirectoryIdentity? = { DirectoryIdentity.of($0) }
     ) -> DirectoryTable<Entry> {
         DirectoryTable<Entry>(
             keepingWhile: { entry in entry.events != nil || entry.lock != nil || entry.lastQueue != nil }, identify: identify)
