@@ -67,7 +67,8 @@ struct ConfiguredIntegration {
                 }
                 Self.moveEarlierFolder(integrationId: backend.storageIntegrationId, logger: options.runtime.logger)
             }
-            let claim = try FileStoreRegistry.claim(folder, for: owner, queue: storageQueue, logger: options.runtime.logger)
+            let claim = try FileStoreRegistry.claim(
+                folder, for: owner, queue: storageQueue, logger: options.runtime.logger, capacity: options.eventQueueCapacity)
             customer = claim.stores.customer
             baseline = claim.stores.baseline
             events = claim.stores.events

@@ -86,23 +86,27 @@ enum FileStoreRegistry {
     }
 
     /// The stores of `directory`, shared with any other live user of the same directory.
-    static func stores(in directory: URL, logger: any SegmentsLogger) -> Stores {
-        table.withEntry(of: directory, make: Entry.init) { stores(of: $0, in: directory, logger: logger) }
+    static func stores(
+        in directory: URL, logger: any SegmentsLogger, capacity: Int = EventQueueLimits.defaultCapacity
+    ) -> Stores {
+        table.withEntry(of: directory, make: Entry.init) { stores(of: $0, in: directory, logger: logger, capacity: capacity) }
     }
 
     /// Makes `owner` (whose disk work runs on `queue`) the owner of `directory` (see Behaviour P5)
-    /// and returns its stores and lock.
+    /// and returns its stores and lock. The event queue store reads back up to `capacity` items,
+    /// the owner's queue capacity (see Behaviour P7): when the store is already open (a previous
+    /// owner's upload still holds it), it keeps the capacity it was made with.
     /// - Throws: ``SegmentsError`` `.storage` when another client of this process owns it, or
     ///   another process holds its lock.
     ///   A client that claimed it by another path naming the same folder (a symbolic link, or a
     ///   spelling that differs only in letter case on a case-insensitive volume) is named as such.
     static func claim(
         _ directory: URL, for owner: AnyObject, queue: DispatchQueue, logger: any SegmentsLogger,
-        in table: DirectoryTable<Entry> = table
+        capacity: Int = EventQueueLimits.defaultCapacity, in table: DirectoryTable<Entry> = table
     ) throws -> Claim {
         let path = directory.standardizedFileURL.resolvingSymlinksInPath().path
         return try table.withEntry(of: directory, make: Entry.init) { entry in
-            let stores = stores(of: entry, in: directory, logger: logger)
+            let stores = stores(of: entry, in: directory, logger: logger, capacity: capacity)
             let lock: StorageDirectoryLock
             if let held = entry.lock {
                 guard entry.owner == nil || entry.owner == ObjectIdentifier(owner) else {
@@ -152,14 +156,14 @@ enum FileStoreRegistry {
         }
     }
 
-    private static func stores(of entry: Entry, in directory: URL, logger: any SegmentsLogger) -> Stores {
+    private static func stores(of entry: Entry, in directory: URL, logger: any SegmentsLogger, capacity: Int) -> Stores {
         if let customer = entry.customer, let baseline = entry.baseline, let events = entry.events {
             return Stores(customer: customer, baseline: baseline, events: events)
         }
         let stores = Stores(
             customer: FileCustomerStore(directory: directory, logger: logger),
             baseline: FileSegmentBaselineStore(directory: directory, logger: logger),
-            events: FileEventQueueStore(directory: directory, logger: logger))
+            events: FileEventQueueStore(directory: directory, logger: logger, capacity: capacity))
         entry.customer = stores.customer
         entry.baseline = stores.baseline
         entry.events = stores.events

@@ -85,6 +85,9 @@ public final class FileEventQueueStore: EventQueueStore {
         self.init(directory: directory, logger: logger, capacity: EventQueueLimits.defaultCapacity)
     }
 
+    /// The most items this store reads back from its file (see ``init(directory:logger:capacity:)``).
+    package var capacity: Int { journal.capacity }
+
     deinit {
         state.withLock { journal.close(&$0.journal) }
     }
