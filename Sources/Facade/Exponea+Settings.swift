@@ -116,12 +116,17 @@ extension Exponea {
         }
     }
 
-    /// When tracked events are uploaded (see Behaviour E2).
+    /// When tracked events are uploaded (see Behaviour E2): the Exponea SDK's spelling of the
+    /// core `FlushingMode`, mirrored on purpose (`.periodic` takes whole seconds, as API.md fixes).
     public enum FlushingMode: Sendable, Hashable {
         /// Upload after each event: the default, and what accurate segments need.
         case immediate
-        /// Upload every given number of seconds.
+        /// Upload every given number of seconds, and when the app resigns active or goes to the
+        /// background.
         case periodic(Int)
+        /// Upload when the app resigns active or goes to the background, as the Exponea iOS SDK's
+        /// mode of that name.
+        case automatic
         /// Upload only on `flushData()`.
         case manual
     }

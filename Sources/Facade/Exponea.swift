@@ -158,6 +158,7 @@ extension Exponea.FlushingMode {
         switch self {
         case .immediate: .immediate
         case .periodic(let seconds): .periodic(seconds: TimeInterval(seconds))
+        case .automatic: .automatic
         case .manual: .manual
         }
     }
@@ -176,6 +177,7 @@ extension Exponea.FlushingMode {
             } else {
                 self = .periodic(1)
             }
+        case .automatic: self = .automatic
         case .manual: self = .manual
         }
     }

@@ -11,7 +11,10 @@
 @_exported import SegmentsData
 @_exported import SegmentsNetworking
 @_exported import SegmentsPersistence
+@_exported import protocol SegmentsDomain.AppLifecycle
+@_exported import enum SegmentsDomain.AppLifecycleEvent
 @_exported import struct SegmentsDomain.AudienceIdentifier
+@_exported import typealias SegmentsDomain.BackgroundTimeRequest
 @_exported import protocol SegmentsDomain.AudienceSegmentFetcher
 @_exported import enum SegmentsDomain.AudienceSegmentOption
 @_exported import struct SegmentsDomain.CacheFreshness
@@ -21,9 +24,10 @@
 @_exported import protocol SegmentsDomain.EventQueueStore
 @_exported import protocol SegmentsDomain.EventUploader
 @_exported import enum SegmentsDomain.JSONValue
+@_exported import class SegmentsDomain.LifecycleObservation
 @_exported import enum SegmentsDomain.LogLevel
 @_exported import protocol SegmentsDomain.ProtectedDataAvailability
-@_exported import class SegmentsDomain.ProtectedDataObservation
+@_exported import typealias SegmentsDomain.ProtectedDataObservation
 @_exported import struct SegmentsDomain.RetryBackoff
 @_exported import struct SegmentsDomain.Segment
 @_exported import struct SegmentsDomain.SegmentBaseline

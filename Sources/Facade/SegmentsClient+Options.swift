@@ -32,6 +32,13 @@ extension SegmentsClient {
         /// ``SystemProtectedDataAvailability`` by default; tests set a
         /// `ManualProtectedDataAvailability` from `SegmentsTesting` here and trigger it.
         public var protectedData: any ProtectedDataAvailability
+        /// The app's lifecycle (see Behaviour E2, E7, T11): periodic and automatic flushing upload
+        /// when the app resigns active or goes to the background, every mode but manual flushes
+        /// within background time on entering the background, and listeners get fresh segments
+        /// on the return to the foreground. The live ``SystemAppLifecycle`` by default (on Linux
+        /// nothing arrives); tests set a `ManualAppLifecycle` from `SegmentsTesting` here and post
+        /// events to it.
+        public var appLifecycle: any AppLifecycle
 
         /// The default of ``eventQueueCapacity``: 100,000 events and customer updates.
         public static let defaultEventQueueCapacity = TrackingPipeline.defaultCapacity
@@ -71,8 +78,9 @@ extension SegmentsClient {
             self.storage = storage
             self.storageQueue = storageQueue
             self.eventQueueCapacity = eventQueueCapacity
-            // Set after init to replace it (an init parameter would change the init's signature).
+            // Set after init to replace them (an init parameter would change the init's signature).
             self.protectedData = SystemProtectedDataAvailability()
+            self.appLifecycle = SystemAppLifecycle()
         }
     }
 

@@ -5,8 +5,9 @@ import SegmentsPersistence
 
 extension SegmentsClient.Options {
     /// Checks every duration the options carry (see Behaviour P7): the debounce and max wait, the cache
-    /// time, and both backoffs (automatic reloads and uploads), whose first delay must be more than
-    /// 0 — a zero backoff would retry in a tight loop.
+    /// time, both backoffs (automatic reloads and uploads), whose first delay must be more than
+    /// 0 — a zero backoff would retry in a tight loop — and the foreground refresh age (T11), which
+    /// must be finite and not negative.
     ///
     /// ``SegmentsClient/configure(_:)`` calls it; calling it earlier lets an app fail early.
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`.
@@ -15,6 +16,11 @@ extension SegmentsClient.Options {
         try timings.cache.validate()
         try timings.retry.validate()
         try uploadRetry.validate()
+        let age = timings.foregroundRefreshAge
+        guard age.isFinite, age >= 0 else {
+            throw SegmentsError(
+                .invalidConfiguration, "The foreground refresh age must be a finite number of seconds, 0 or more, not \(age)")
+        }
     }
 }
 

@@ -30,6 +30,8 @@ public final class SegmentsClient: Sendable {
     let protectedDataRetry: ProtectedDataRetry
     /// The client's registration with ``Options/protectedData``, ended with the client.
     let protectedDataObservation: ProtectedDataObservation
+    /// The client's registration with ``Options/appLifecycle``, ended with the client.
+    let lifecycleObservation: LifecycleObservation
 
     /// An unconfigured client built from `options`.
     public init(options: Options = Options()) {
@@ -41,9 +43,14 @@ public final class SegmentsClient: Sendable {
         protectedDataObservation = options.protectedData.observeAvailability { [weak retry] in
             retry?.protectedDataBecameAvailable()
         }
-        engine = SegmentationEngine(
+        let engine = SegmentationEngine(
             dependencies: .init(
                 runtime: options.runtime, storageQueue: storageQueue, timings: options.timings))
+        self.engine = engine
+        let lifecycle = options.appLifecycle
+        lifecycleObservation = lifecycle.observe { [weak engine] event in
+            engine?.appLifecycleChanged(event, lifecycle: lifecycle)
+        }
     }
 
     /// A client configured with `configuration`.

@@ -20,22 +20,11 @@ public struct SystemProtectedDataAvailability: ProtectedDataAvailability {
         #if os(iOS) || os(visionOS)
         // Available since iOS 4 and on visionOS 1 (Apple's documentation; not on tvOS or
         // watchOS). Posted on the main thread; the handler only queues work.
-        let token = NotificationCenter.default.addObserver(
-            forName: UIApplication.protectedDataDidBecomeAvailableNotification, object: nil, queue: nil
+        NotificationForwarding.observe(
+            [(UIApplication.protectedDataDidBecomeAvailableNotification, ())], on: .default
         ) { _ in handler() }
-        let observer = ObserverToken(token)
-        return ProtectedDataObservation { NotificationCenter.default.removeObserver(observer.token) }
         #else
-        return ProtectedDataObservation {}
+        ProtectedDataObservation {}
         #endif
     }
 }
-
-#if os(iOS) || os(visionOS)
-/// NotificationCenter's observer token, carried into the `@Sendable` cancellation. Audited: it is
-/// only handed back to `removeObserver`, which may be called from any thread.
-private struct ObserverToken: @unchecked Sendable {
-    let token: any NSObjectProtocol
-    init(_ token: any NSObjectProtocol) { self.token = token }
-}
-#endif

@@ -203,6 +203,21 @@ package final class SegmentationEngine: Sendable {
         set { driver.transition { machine, _ in machine.setFlushingMode(newValue) } }
     }
 
+    /// A change in the app's life (see Behaviour E2, E7, T11): returning to the foreground,
+    /// listeners get a reload when the newest successful one is older than the foreground refresh
+    /// age; resigning active or entering the background goes to the current configuration's
+    /// tracking pipeline, which flushes (asking `lifecycle` for background time).
+    package func appLifecycleChanged(_ event: AppLifecycleEvent, lifecycle: any AppLifecycle) {
+        switch event {
+        case .willEnterForeground:
+            driver.transition { machine, now in machine.appWillEnterForeground(at: now) }
+        case .willResignActive, .didEnterBackground:
+            stamp?.tracking?.appLifecycleChanged(event, lifecycle: lifecycle)
+        case .didBecomeActive:
+            break
+        }
+    }
+
     /// Requests a reload because a tracked event or customer update was uploaded (see Behaviour T3).
     package func reloadAfterUpload() {
         driver.transition { machine, now in machine.uploadSucceeded(at: now) }

@@ -573,6 +573,22 @@ struct SegmentationStateMachine: DrivenStateMachine {
         return actions
     }
 
+    /// The app is returning to the foreground (see Behaviour T11): with listeners, and the newest
+    /// successful reload older than the foreground refresh age (or none made by this process, whose
+    /// age is unknown), a reload is requested through the debounce like any other. While the
+    /// baseline loads, configure's own reload decision covers it (T2); unconfigured or stopped,
+    /// nothing happens.
+    mutating func appWillEnterForeground(at now: Moment) -> Actions {
+        let age = timings.foregroundRefreshAge
+        guard age > 0, case .running(let configured) = state else { return Actions() }
+        var actions = Actions()
+        pruneReleasedOwners(&actions)
+        guard !listeners.isEmpty else { return actions }
+        if let fetched = configured.snapshotUptime, now.uptime - fetched <= age { return actions }
+        requestReload(at: now, &actions)
+        return actions
+    }
+
     /// Coalesces a reload request (see Behaviour T5, T6): while the baseline loads it is owed; during a
     /// flight it owes one follow-up; while a retry waits it is absorbed (the retry reloads); while
     /// the debounce waits it only moves the burst's last request (the timer re-arms itself when it

@@ -2,6 +2,11 @@ import Foundation
 import SegmentsDomain
 
 /// Every timing of the segmentation engine; the defaults are the documented.
+///
+/// ```swift
+/// var timings = SegmentationTimings(debounce: DebouncePolicy(delay: 1, maxWait: 10))
+/// timings.foregroundRefreshAge = 300      // refresh on return only after five minutes
+/// ```
 public struct SegmentationTimings: Hashable, Sendable {
     /// Trailing debounce and max wait of automatic reloads (see Behaviour T5): 5 s and 30 s.
     public var debounce: DebouncePolicy
@@ -11,6 +16,13 @@ public struct SegmentationTimings: Hashable, Sendable {
     public var retry: RetryBackoff
     /// How often a one-shot read is retried when the customer changes under it (see Behaviour G6): 3.
     public var maxReadRetries: Int
+    /// How old the newest successful reload may be when the app returns to the foreground before
+    /// listeners get a fresh one (see Behaviour T11): 60 s; 0 turns the foreground refresh off.
+    /// Set it after `init`; a negative or non-finite age is refused at configure.
+    public var foregroundRefreshAge: TimeInterval = SegmentationTimings.defaultForegroundRefreshAge
+
+    /// The default of ``foregroundRefreshAge``: 60 seconds.
+    public static let defaultForegroundRefreshAge: TimeInterval = 60
 
     /// The documented defaults, or the given values.
     public init(

@@ -1,12 +1,17 @@
 import Foundation
 import SegmentsDomain
 
-/// When queued events are uploaded (see Behaviour E2).
+/// When queued events are uploaded (see Behaviour E2). In every mode but `manual`, what is queued
+/// when the app goes to the background is uploaded within background time the SDK asks for (E7).
 public enum FlushingMode: Hashable, Sendable {
     /// Upload promptly after each event is queued. The default, and what accurate segments need.
     case immediate
-    /// Upload every given number of seconds.
+    /// Upload every given number of seconds, and when the app resigns active or goes to the
+    /// background.
     case periodic(seconds: TimeInterval)
+    /// Upload when the app resigns active or goes to the background (and when asked), as the
+    /// Exponea iOS SDK's mode of that name.
+    case automatic
     /// Upload only when asked (`flushData()`).
     case manual
 }

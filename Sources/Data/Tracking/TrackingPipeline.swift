@@ -163,6 +163,29 @@ package final class TrackingPipeline: Sendable {
         await withCheckedContinuation { continuation in flush { continuation.resume(returning: $0) } }
     }
 
+    /// The app resigned active or went to the background (see Behaviour E2, E7).
+    ///
+    /// On resigning active, periodic and automatic flushing upload what is queued. On entering the
+    /// background, in every mode but manual, what is queued is flushed within background time asked
+    /// of `lifecycle`: the request is ended exactly once, when the flush finishes (whatever its
+    /// outcome) or when the time runs out, whichever comes first. Running out of time drops
+    /// nothing: an item leaves the queue only after its upload succeeded, so what is left is
+    /// uploaded later.
+    package func appLifecycleChanged(_ event: AppLifecycleEvent, lifecycle: any AppLifecycle) {
+        switch event {
+        case .willResignActive:
+            driver.transition { machine, _ in machine.appLeftForeground() }
+        case .didEnterBackground:
+            let request = BackgroundTime()
+            let flushing = driver.transition { machine, _ in
+                machine.appEnteredBackground { _ in request.end() }
+            }
+            if flushing { request.begin(with: lifecycle) }
+        case .didBecomeActive, .willEnterForeground:
+            break
+        }
+    }
+
     /// Stops timers and uploads; queued items stay on disk for the next start.
     package func stop() {
         driver.transition { machine, _ in machine.stop() }
@@ -257,5 +280,44 @@ package final class TrackingPipeline: Sendable {
         case .log(let level, let message):
             logger.log(level, message)
         }
+    }
+}
+
+/// The background time of one flush on entering the background (see Behaviour E7), ended exactly
+/// once: by the flush's end or by the platform's expiration, which may come on other threads and
+/// even before the request was made (a flush of nothing ends at once), in any order.
+final class BackgroundTime: Sendable {
+    private enum State {
+        /// Not asked for yet.
+        case notAsked
+        /// Asked for; the request is open.
+        case open(BackgroundTimeRequest)
+        /// Ended (or the flush finished before it was asked for: then it never is).
+        case ended
+    }
+
+    private let state = Locked<State>(.notAsked)
+
+    /// Asks `lifecycle` for background time, unless the flush already finished.
+    func begin(with lifecycle: any AppLifecycle) {
+        guard case .notAsked = state.value else { return }
+        // Asked for outside the lock (the platform's code); the expiration may end it at once.
+        let request = lifecycle.beginBackgroundTime(named: "RealtimeSegments flush") { [weak self] in self?.end() }
+        let endNow = state.withLock { state -> Bool in
+            guard case .notAsked = state else { return true }
+            state = .open(request)
+            return false
+        }
+        if endNow { request.cancel() }
+    }
+
+    /// Ends the request if it is open (outside the lock); marks it ended either way.
+    func end() {
+        let open = state.withLock { state -> BackgroundTimeRequest? in
+            defer { state = .ended }
+            if case .open(let request) = state { return request }
+            return nil
+        }
+        open?.cancel()
     }
 }

@@ -300,6 +300,51 @@ struct TrackingStateMachine: DrivenStateMachine {
         return steps
     }
 
+    /// The app resigned active or went to the background (see Behaviour E2): periodic and
+    /// automatic flushing upload what is queued (while loading, once loaded); immediate and manual
+    /// do nothing here.
+    mutating func appLeftForeground() -> Steps<Action> {
+        switch currentMode {
+        case .periodic, .automatic: break
+        case .immediate, .manual: return Steps()
+        }
+        var steps = Steps<Action>()
+        switch state {
+        case .loading:
+            modifyLoading { $0.flushesWaiting.append { _ in } }
+        case .running(let running):
+            guard !running.items.isEmpty else { break }
+            modifyRunning { $0.startFlush(joining: [], &steps) }
+        case .stopped:
+            break
+        case .modifying:
+            preconditionFailure("Tracking: appLeftForeground during another transition")
+        }
+        return steps
+    }
+
+    /// The app went to the background (see Behaviour E7): in every mode but manual, whatever is
+    /// queued is flushed (a flush in progress is joined; a pending retry does not hold it back:
+    /// this may be the last chance before the app is suspended) and `waiter` gets its result.
+    /// Returns `false`, with `waiter` not kept, when there is nothing to do: manual mode, nothing
+    /// queued and no flush running, or stopped. While the stored queue loads, the flush waits for it.
+    mutating func appEnteredBackground(_ waiter: @escaping FlushWaiter) -> (Bool, Steps<Action>) {
+        guard currentMode != .manual else { return (false, Steps()) }
+        var steps = Steps<Action>()
+        switch state {
+        case .loading:
+            modifyLoading { $0.flushesWaiting.append(waiter) }
+        case .running(let running):
+            guard !running.items.isEmpty || running.flush != nil else { return (false, steps) }
+            modifyRunning { $0.startFlush(joining: [waiter], &steps) }
+        case .stopped:
+            return (false, steps)
+        case .modifying:
+            preconditionFailure("Tracking: appEnteredBackground during another transition")
+        }
+        return (true, steps)
+    }
+
     /// A timer fired: the periodic flush re-arms itself; a retry ends the backoff and flushes. A
     /// timer the machine no longer waits for does nothing.
     mutating func timerFired(_ timer: TimerID, at now: Moment) -> Steps<Action> {
@@ -478,6 +523,8 @@ extension TrackingStateMachine.Running {
             if !items.isEmpty, retryTimer == nil { startFlush(joining: [], &steps) }
         case .periodic(let seconds):
             schedulePeriodic(every: seconds, &steps)
+        case .automatic:
+            break  // uploads wait for the app to leave the foreground (appLeftForeground)
         case .manual:
             if let retryTimer {
                 steps.cancel(retryTimer)

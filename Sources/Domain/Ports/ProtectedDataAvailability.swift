@@ -8,34 +8,10 @@
 /// `UIApplication.protectedDataDidBecomeAvailableNotification` on iOS and visionOS and never
 /// signals elsewhere; tests trigger `ManualProtectedDataAvailability` from `SegmentsTesting`.
 ///
-/// A small port on purpose: the app-lifecycle signals a later version observes are meant to join
-/// it.
+/// The app's other lifecycle signals (active, background, foreground) and its requests for
+/// background time come through ``AppLifecycle``; both ports return a ``LifecycleObservation``.
 public protocol ProtectedDataAvailability: Sendable {
     /// Calls `handler`, on any thread, each time protected data becomes available, until the
     /// returned observation is cancelled or released.
     func observeAvailability(_ handler: @escaping @Sendable () -> Void) -> ProtectedDataObservation
-}
-
-/// One registration of ``ProtectedDataAvailability/observeAvailability(_:)``: it ends when cancelled
-/// or released.
-public final class ProtectedDataObservation: Sendable {
-    private let onCancel: Locked<(@Sendable () -> Void)?>
-
-    /// An observation that runs `onCancel` once, when cancelled or released.
-    public init(onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Locked(onCancel)
-    }
-
-    /// Ends the observation; later calls do nothing.
-    public func cancel() {
-        let cancel = onCancel.withLock { onCancel in
-            defer { onCancel = nil }
-            return onCancel
-        }
-        cancel?()
-    }
-
-    deinit {
-        cancel()
-    }
 }

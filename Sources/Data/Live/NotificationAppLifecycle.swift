@@ -1,0 +1,130 @@
+import Foundation
+import SegmentsDomain
+
+/// An ``AppLifecycle`` that forwards a `NotificationCenter`'s notifications as lifecycle events and
+/// asks for background time through the function it is given.
+///
+/// `SystemAppLifecycle` is this, made with the platform's notification names and background-time
+/// function; the forwarding itself is the same code on every platform, so Linux builds and tests
+/// it with a center and names of its own.
+package struct NotificationAppLifecycle: AppLifecycle {
+    /// How a platform asks for background time: the request's name and its expiration handler.
+    package typealias BeginBackgroundTime = @Sendable (String, @escaping @Sendable () -> Void) -> BackgroundTimeRequest
+
+    private let center: NotificationCenter
+    private let events: [(Notification.Name, AppLifecycleEvent)]
+    private let begin: BeginBackgroundTime
+
+    /// Forwards `events` posted to `center` (any object); `begin` asks for background time (by
+    /// default there is none: the request ends without doing anything).
+    package init(
+        center: NotificationCenter, events: [(Notification.Name, AppLifecycleEvent)],
+        beginBackgroundTime begin: @escaping BeginBackgroundTime = { _, _ in BackgroundTimeRequest {} }
+    ) {
+        self.center = center
+        self.events = events
+        self.begin = begin
+    }
+
+    package func observe(_ handler: @escaping @Sendable (AppLifecycleEvent) -> Void) -> LifecycleObservation {
+        NotificationForwarding.observe(events, on: center, handler)
+    }
+
+    package func beginBackgroundTime(named name: String, expiration: @escaping @Sendable () -> Void) -> BackgroundTimeRequest {
+        begin(name, expiration)
+    }
+}
+
+/// Notification observers that end together: the one way the live ports forward the platform's
+/// notifications.
+package enum NotificationForwarding {
+    /// Calls `handler` with the value paired with each notification name posted to `center` (by
+    /// any object, on the posting thread) until the returned observation ends.
+    package static func observe<Value: Sendable>(
+        _ names: [(Notification.Name, Value)], on center: NotificationCenter, _ handler: @escaping @Sendable (Value) -> Void
+    ) -> LifecycleObservation {
+        let tokens = ObserverTokens(
+            names.map { name, value in
+                center.addObserver(forName: name, object: nil, queue: nil) { _ in handler(value) }
+            })
+        return LifecycleObservation {
+            for token in tokens.tokens { center.removeObserver(token) }
+        }
+    }
+
+    /// Runs `body` on the main thread: at once when called there (so an expiration handler, which
+    /// UIKit calls on the main thread, ends its task before it returns), else queued on the main queue.
+    package static func onMain(_ body: @escaping @MainActor @Sendable () -> Void) {
+        if Thread.isMainThread {
+            MainActor.assumeIsolated(body)
+        } else {
+            DispatchQueue.main.async { MainActor.assumeIsolated(body) }
+        }
+    }
+}
+
+/// NotificationCenter's observer tokens, carried into the `@Sendable` end of an observation.
+/// Audited: they are only handed back to `removeObserver`, which any thread may call.
+private struct ObserverTokens: @unchecked Sendable {
+    let tokens: [any NSObjectProtocol]
+    init(_ tokens: [any NSObjectProtocol]) { self.tokens = tokens }
+}
+
+/// The platform's handle of one background-time request, begun and ended on the main thread in
+/// any order (see Behaviour E7): ending before the begin ran means the handle, once it comes, is
+/// ended at once; ending twice ends once.
+package final class BackgroundTaskSlot: Sendable {
+    private enum State { case waitingForBegin, begun(Int), ended }
+    private let state = Locked<State>(.waitingForBegin)
+
+    /// An empty slot.
+    package init() {}
+
+    /// The platform began the request as `id`. Returns `false` when it was ended meanwhile: the
+    /// caller then ends `id` at once.
+    package func begun(_ id: Int) -> Bool {
+        state.withLock { state in
+            guard case .waitingForBegin = state else { return false }
+            state = .begun(id)
+            return true
+        }
+    }
+
+    /// Ends the request: the handle to end now, if it was begun and not ended yet.
+    package func end() -> Int? {
+        state.withLock { state in
+            defer { state = .ended }
+            if case .begun(let id) = state { return id }
+            return nil
+        }
+    }
+}
+
+/// Background time where the platform lends it through `ProcessInfo.performExpiringActivity`
+/// (watchOS): the activity lasts while its block runs, so the block waits until the request ends
+/// or the time runs out (see Behaviour E7).
+package enum ExpiringActivity {
+    /// How the platform runs an activity: its reason and a block called with `false` to run it and
+    /// with `true` when its time is up.
+    package typealias Perform = @Sendable (String, @escaping @Sendable (Bool) -> Void) -> Void
+
+    /// Asks `perform` for an activity that lasts until the returned request ends; on expiry
+    /// `expiration` runs (it ends the request) and the activity's block returns.
+    package static func begin(
+        named name: String, expiration: @escaping @Sendable () -> Void, perform: Perform
+    ) -> BackgroundTimeRequest {
+        let ended = DispatchSemaphore(value: 0)
+        let request = BackgroundTimeRequest { ended.signal() }
+        perform(name) { expired in
+            if expired {
+                expiration()
+                ended.signal()
+            } else {
+                // The activity is the time this block runs: it waits (on the platform's own thread)
+                // for the end of the request.
+                ended.wait()
+            }
+        }
+        return request
+    }
+}
