@@ -22,6 +22,13 @@ public final class ManualAppLifecycle: AppLifecycle {
         public let ended: Bool
         /// Whether its time ran out (``expireBackgroundTime()``) before it ended.
         public let expired: Bool
+
+        /// A request as a test expects to find it.
+        public init(name: String, ended: Bool, expired: Bool) {
+            self.name = name
+            self.ended = ended
+            self.expired = expired
+        }
     }
 
     private struct Record {

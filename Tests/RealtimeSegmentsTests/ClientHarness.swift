@@ -72,13 +72,21 @@ final class ClientHarness: Sendable {
     let repository: RecordingSegmentRepository
     let uploader: RecordingEventUploader
     let transport = MockTransport()
+    /// The app's lifecycle, posted to by the test (see Behaviour E2, E7, T11).
+    let lifecycle = ManualAppLifecycle()
     let client: SegmentsClient
 
-    init(storage: SegmentsClient.Options.Storage = .inMemory, repository: RecordingSegmentRepository? = nil) {
+    init(
+        storage: SegmentsClient.Options.Storage = .inMemory, repository: RecordingSegmentRepository? = nil,
+        timings: SegmentationTimings = SegmentationTimings()
+    ) {
         self.repository = repository ?? RecordingSegmentRepository(scheduler: scheduler)
         uploader = RecordingEventUploader(scheduler: scheduler)
-        client = SegmentsClient(
-            options: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: deliveryQueue), transport: transport, storage: storage, storageQueue: storageQueue))
+        var options = SegmentsClient.Options(
+            runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: deliveryQueue), timings: timings,
+            transport: transport, storage: storage, storageQueue: storageQueue)
+        options.appLifecycle = lifecycle
+        client = SegmentsClient(options: options)
     }
 
     var customConfiguration: SegmentsClient.Configuration {
