@@ -11,7 +11,9 @@ struct DemoCommand {
 
         Starts the backend emulator on 127.0.0.1 with rules that turn events into segments,
         configures the SDK against it, listens to the three categories, tracks a short journey
-        (view item, add to cart, purchase, identify) and prints each segment change as it arrives.
+        (view item, add to cart, purchase, identify) and prints each segment change as it arrives;
+        then sends the app to the background and back through the SDK's lifecycle port (automatic
+        flushing uploads on the way out, listeners get fresh segments on the way back).
           --debounce SECONDS   the reload debounce (default 0.3; the SDK's own default is 5)
         """
 
@@ -44,10 +46,16 @@ struct DemoCommand {
         print("RealtimeSegments demo")
         print("  backend emulator: \(baseURL.absoluteString) (project demo-project, rules: view_item → discovery,")
         print("  add_to_cart → merchandising, purchase → content, purchase with tier=gold → discovery)")
-        print("  debounce shortened from 5 s to \(debounce) s (max wait \(debounce * 4) s) so the demo takes seconds\n")
+        print("  debounce shortened from 5 s to \(debounce) s (max wait \(debounce * 4) s) and the foreground refresh age")
+        print("  from 60 s to \(DemoLifecycle.foregroundRefreshAge) s, so the demo takes seconds\n")
 
-        let client = SegmentsClient(
-            options: .init(runtime: SegmentsRuntime(logger: SinkSegmentsLogger(level: .warning)), timings: SegmentationTimings(debounce: DebouncePolicy(delay: debounce, maxWait: debounce * 4)), storage: .directory(storage)))
+        var timings = SegmentationTimings(debounce: DebouncePolicy(delay: debounce, maxWait: debounce * 4))
+        timings.foregroundRefreshAge = DemoLifecycle.foregroundRefreshAge
+        var options = SegmentsClient.Options(
+            runtime: SegmentsRuntime(logger: SinkSegmentsLogger(level: .warning)), timings: timings, storage: .directory(storage))
+        let lifecycle = DemoLifecycle()
+        options.appLifecycle = lifecycle.port
+        let client = SegmentsClient(options: options)
         try client.configure(
             .init(
                 backend: .bloomreach(
@@ -85,6 +93,9 @@ struct DemoCommand {
             ok = !emulator.links.isEmpty && emulator.requests(on: .fetch).count > fetchesBefore
             print("  ids linked to the cookie, then segments fetched for the identified customer: \(ok ? "yes" : "no")")
             _ = await watcher.wait(timeout: 1) { _ in false }  // let the re-announcements (see Behaviour D3) print
+        }
+        if ok {
+            ok = await lifecycle.runBackgroundCycle(client: client, emulator: emulator, watcher: watcher)
         }
         _ = await client.flush()
 

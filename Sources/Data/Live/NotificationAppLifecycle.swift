@@ -5,19 +5,28 @@ import SegmentsDomain
 /// asks for background time through the function it is given.
 ///
 /// `SystemAppLifecycle` is this, made with the platform's notification names and background-time
-/// function; the forwarding itself is the same code on every platform, so Linux builds and tests
-/// it with a center and names of its own.
-package struct NotificationAppLifecycle: AppLifecycle {
+/// function. Where the platform reports nothing (Linux), an app that has a lifecycle of its own
+/// gives the client one of these and posts to its center:
+///
+/// ```swift
+/// let center = NotificationCenter()
+/// let background = Notification.Name("app.background")
+/// var options = SegmentsClient.Options()
+/// options.appLifecycle = NotificationAppLifecycle(center: center, events: [(background, .didEnterBackground)])
+/// // …
+/// center.post(name: background, object: nil)      // queued events are flushed (E2, E7)
+/// ```
+public struct NotificationAppLifecycle: AppLifecycle {
     /// How a platform asks for background time: the request's name and its expiration handler.
-    package typealias BeginBackgroundTime = @Sendable (String, @escaping @Sendable () -> Void) -> BackgroundTimeRequest
+    public typealias BeginBackgroundTime = @Sendable (String, @escaping @Sendable () -> Void) -> BackgroundTimeRequest
 
     private let center: NotificationCenter
     private let events: [(Notification.Name, AppLifecycleEvent)]
     private let begin: BeginBackgroundTime
 
-    /// Forwards `events` posted to `center` (any object); `begin` asks for background time (by
-    /// default there is none: the request ends without doing anything).
-    package init(
+    /// Forwards `events` posted to `center` (by any object, on the posting thread); `begin` asks for
+    /// background time (by default there is none: the request ends without doing anything).
+    public init(
         center: NotificationCenter, events: [(Notification.Name, AppLifecycleEvent)],
         beginBackgroundTime begin: @escaping BeginBackgroundTime = { _, _ in BackgroundTimeRequest {} }
     ) {
@@ -26,17 +35,18 @@ package struct NotificationAppLifecycle: AppLifecycle {
         self.begin = begin
     }
 
-    package func observe(_ handler: @escaping @Sendable (AppLifecycleEvent) -> Void) -> LifecycleObservation {
+    /// Calls `handler` with the event of each of the names posted to the center, until the
+    /// observation ends.
+    public func observe(_ handler: @escaping @Sendable (AppLifecycleEvent) -> Void) -> LifecycleObservation {
         NotificationForwarding.observe(events, on: center, handler)
     }
 
-    package func beginBackgroundTime(named name: String, expiration: @escaping @Sendable () -> Void) -> BackgroundTimeRequest {
+    /// Asks for background time with the function given at `init`.
+    public func beginBackgroundTime(named name: String, expiration: @escaping @Sendable () -> Void) -> BackgroundTimeRequest {
         begin(name, expiration)
     }
 }
 
-/// Notification observers that end together: the one way the live ports forward the platform's
-/// notifications.
 package enum NotificationForwarding {
     /// Calls `handler` with the value paired with each notification name posted to `center` (by
     /// any object, on the posting thread) until the returned observation ends.
