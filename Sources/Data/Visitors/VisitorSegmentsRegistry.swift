@@ -48,6 +48,9 @@ public final class VisitorSegmentsRegistry: Sendable {
     }
 
     /// Waits until every change made before this call has been saved (or failed to, logged).
+    ///
+    /// It blocks the calling thread for as long as the disk takes: call it from tests or
+    /// background work, never from the main thread (see Behaviour R1), and never from async code.
     public func waitUntilSaved() {
         storageQueue.sync {}
     }
