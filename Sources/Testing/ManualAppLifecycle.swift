@@ -38,24 +38,19 @@ public final class ManualAppLifecycle: AppLifecycle {
         var expiration: (@Sendable () -> Void)?
     }
 
-    private let handlers = Locked<[Int: @Sendable (AppLifecycleEvent) -> Void]>([:])
+    private let observers = ObserverList<AppLifecycleEvent>()
     private let records = Locked<[Record]>([])
-    private let nextID = Locked(0)
 
     /// A lifecycle in which nothing has happened yet.
     public init() {}
 
+    /// Registers `handler` until the observation ends; ``post(_:)`` calls it.
     public func observe(_ handler: @escaping @Sendable (AppLifecycleEvent) -> Void) -> LifecycleObservation {
-        let id = nextID.withLock { id in
-            id += 1
-            return id
-        }
-        handlers.withLock { $0[id] = handler }
-        return LifecycleObservation { [handlers] in
-            _ = handlers.withLock { $0.removeValue(forKey: id) }
-        }
+        observers.add(handler)
     }
 
+    /// Records a request for background time, open until the SDK ends it; ``expireBackgroundTime()``
+    /// calls `expiration` while it is open.
     public func beginBackgroundTime(named name: String, expiration: @escaping @Sendable () -> Void) -> BackgroundTimeRequest {
         let index = records.withLock { records in
             records.append(Record(name: name, expiration: expiration))
@@ -70,13 +65,12 @@ public final class ManualAppLifecycle: AppLifecycle {
     }
 
     /// How many observations are live.
-    public var observerCount: Int { handlers.value.count }
+    public var observerCount: Int { observers.count }
 
     /// Delivers `event` to every live observer, on the calling thread, outside the lock, as the
     /// platform's notification would (the main thread, on Apple platforms).
     public func post(_ event: AppLifecycleEvent) {
-        let current = handlers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
-        for handler in current { handler(event) }
+        observers.notify(event)
     }
 
     /// Every request for background time so far, in the order they were made.
