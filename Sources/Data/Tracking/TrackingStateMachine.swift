@@ -312,9 +312,11 @@ struct TrackingStateMachine: DrivenStateMachine {
         switch state {
         case .loading:
             modifyLoading { $0.flushesWaiting.append { _ in } }
-        case .running(let running):
-            guard !running.items.isEmpty else { break }
-            modifyRunning { $0.startFlush(joining: [], &steps) }
+        case .running:
+            // In place (no binding of the payload, so its queue is never copied).
+            modifyRunning { running in
+                if !running.items.isEmpty { running.startFlush(joining: [], &steps) }
+            }
         case .stopped:
             break
         case .modifying:
@@ -334,9 +336,13 @@ struct TrackingStateMachine: DrivenStateMachine {
         switch state {
         case .loading:
             modifyLoading { $0.flushesWaiting.append(waiter) }
-        case .running(let running):
-            guard !running.items.isEmpty || running.flush != nil else { return (false, steps) }
-            modifyRunning { $0.startFlush(joining: [waiter], &steps) }
+        case .running:
+            var flushing = false
+            modifyRunning { running in
+                flushing = !running.items.isEmpty || running.flush != nil
+                if flushing { running.startFlush(joining: [waiter], &steps) }
+            }
+            return (flushing, steps)
         case .stopped:
             return (false, steps)
         case .modifying:
