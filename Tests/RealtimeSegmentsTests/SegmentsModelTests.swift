@@ -197,8 +197,14 @@ private func advanceHoldingDeliveries(_ harness: ClientHarness, by seconds: Time
         harness.client.addListener(category: .discovery(), includeFirstLoad: true) { told.record($0) }
         let listeners = harness.client.listenerCount
         var model: SegmentsModel? = SegmentsModel(categories: [.discovery(), .content()], client: harness.client)
-        weak let released = model
+        let released = { [weak model] in model == nil }
         #expect(harness.client.listenerCount == listeners + 2)
+        let changed = LockedValue(false)  // nothing reaches the model before it goes, below
+        withObservationTracking {
+            _ = model?.segments(for: .discovery())
+        } onChange: {
+            changed.withLock { $0 = true }
+        }
 
         // The first load's updates wait on the main queue, which this test holds.
         harness.deliveryQueue.suspend()
@@ -209,9 +215,10 @@ private func advanceHoldingDeliveries(_ harness: ClientHarness, by seconds: Time
         #expect(told.all == [[s1]])
 
         model = nil
-        #expect(released == nil)  // neither its listeners nor its queued updates keep it
+        #expect(released())  // neither its listeners nor its queued updates keep it
         #expect(harness.client.listenerCount == listeners)
         #expect(await mainQueueDrained())  // the queued updates run, and find nothing
+        #expect(!changed.value)
 
         harness.repository.answer([.discovery(): [s2]])
         try await reloadAfterUpload(harness)
