@@ -8,21 +8,25 @@ import SegmentsData
 /// includeFirstLoad is told (see Behaviour M5, D5, D6).
 ///
 /// Reading ``segments(for:)`` in a SwiftUI view's `body` (or inside `withObservationTracking`)
-/// makes the view depend on that category only: it is re-rendered when the category's listeners are
-/// told a list — with the first load, possibly `[]` or equal to the list shown, and on every change
-/// — and not for other categories. The model listens through its client's listener API, so it
-/// sees the same lists in the same order as any other listener, and stops listening when it is
-/// released.
+/// makes the view depend on that category only: it is re-rendered each time the category's
+/// listeners are told a list — the first load, even when it is `[]` or equal to the list shown, and
+/// every change — and never for another category. The model listens through its client's listener
+/// API, so it holds the same lists, in the same order, as any other listener of the category, and
+/// it stops listening when it is released.
 ///
 /// ```swift
-/// @State private var model = SegmentsModel(categories: [.discovery()])   // over Exponea.shared
-/// var body: some View {
-///     List(model.segments(for: .discovery()), id: \.id) { Text($0.id) }
+/// struct DiscoveryView: View {
+///     let model: SegmentsModel   // made once, e.g. SegmentsModel(categories: [.discovery()])
+///     var body: some View {
+///         List(model.segments(for: .discovery()), id: \.id) { Text($0.id) }
+///     }
 /// }
 /// ```
 ///
-/// Build it over a client made with the fakes of `SegmentsTesting` to test a view's data without
-/// a network or real time: ``init(categories:client:)``.
+/// Make a model once (in the app, a scene or a view's `@State`) and pass it down: each model
+/// registers listeners, and a listener registered while the client is configured asks for a reload
+/// (see Behaviour T1). Build it over a client made with the fakes of `SegmentsTesting` to test what a
+/// view shows without a network or real time: ``init(categories:client:)``.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @Observable
 @MainActor
@@ -31,12 +35,12 @@ public final class SegmentsModel {
     public let categories: [SegmentCategory]
 
     /// The client whose listeners the model registered, removed from it when the model goes.
-    @ObservationIgnored private let client: SegmentsClient
+    private let client: SegmentsClient
     /// One observed list per watched category, so an observer of one category is not told about another.
-    @ObservationIgnored private let lists: [SegmentCategory: ObservedSegments]
+    private let lists: [SegmentCategory: ObservedSegments]
     /// The model's registrations: a `let` of a `Sendable` type, so the nonisolated `deinit` can
     /// remove them.
-    @ObservationIgnored private let tokens: [ListenerToken]
+    private let tokens: [ListenerToken]
 
     /// A model of `categories` over the shared integration, ``Exponea/shared``: its lists follow
     /// the shared instance's listeners (see Behaviour M5), whether or not it is configured yet.
