@@ -91,4 +91,15 @@ import Testing
         let example = "```swift\n" + source[start.lowerBound...] + "```\n"
         #expect(text.contains(example), "Docs/TestingWithFakes.md no longer shows \(file) verbatim")
     }
+
+    /// Docs/SwiftUI.md shows DocumentedSwiftUIExample.swift verbatim from its first import on.
+    @Test func m5_theSwiftUIGuideShowsTheExampleFileVerbatim() throws {
+        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let root = here.deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("Docs/SwiftUI.md"), encoding: .utf8)
+        let source = try String(contentsOf: here.appendingPathComponent("DocumentedSwiftUIExample.swift"), encoding: .utf8)
+        let start = try #require(source.range(of: "import Foundation\n"))
+        let example = "```swift\n" + source[start.lowerBound...] + "```\n"
+        #expect(text.contains(example), "Docs/SwiftUI.md no longer shows DocumentedSwiftUIExample.swift verbatim")
+    }
 }

@@ -2,8 +2,9 @@
 // these names and signatures must keep compiling). Compiled with every build of the tests, never
 // run: it configures the process-wide `Exponea.shared` against api.exponea.com, and tests touch
 // only loopback. The behaviour behind each call is tested on injected instances
-// (`ExponeaFacadeTests`, `ExponeaInjectionTests`). The only edits: `_ =` before the two bare
-// property reads, which would otherwise warn.
+// (`ExponeaFacadeTests`, `ExponeaInjectionTests`, `SegmentsModelTests`). The only edits: `_ =`
+// before the bare property reads and the unused model, which would otherwise warn, and the
+// observers' lines in a function of their own (`@MainActor`, and available where Observation is).
 import Foundation
 import RealtimeSegments
 
@@ -43,4 +44,15 @@ func theFixedFacadeCompilesAsAppsWriteIt() async throws {
     _ = Exponea.shared.customerCookie                           // String? (nil before configure)
     Exponea.shared.stopIntegration()
     _ = (list, callback)
+}
+
+/// Compile-only: the observable model as a SwiftUI app writes it (the block's last lines).
+@available(*, deprecated, message: "compile-only: it listens to the process-wide Exponea.shared")
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@MainActor func theObservableModelCompilesAsAppsWriteIt(someSegmentsClient: SegmentsClient) {
+    // SwiftUI and other observers (Observation framework: iOS 17+, macOS 14+, tvOS 17+, watchOS 10+, Linux)
+    let model = SegmentsModel(categories: [.discovery(), .content()])   // over Exponea.shared
+    _ = model.segments(for: .discovery())                     // [Segment]; observable, changes on the main actor
+    let other = SegmentsModel(categories: [.discovery()], client: someSegmentsClient)
+    _ = other
 }
