@@ -10,7 +10,8 @@ struct DemoCommand {
         usage: segments demo [--debounce SECONDS]
 
         Starts the backend emulator on 127.0.0.1 with rules that turn events into segments,
-        configures the SDK against it, listens to the three categories, tracks a short journey
+        configures the SDK against it, observes the three categories through a SegmentsModel (as a
+        SwiftUI view would), tracks a short journey
         (view item, add to cart, purchase, identify) and prints each segment change as it arrives;
         then sends the app to the background and back through the SDK's lifecycle port (automatic
         flushing uploads on the way out, listeners get fresh segments on the way back).
@@ -66,10 +67,20 @@ struct DemoCommand {
 
         let watcher = SegmentWatcher(start: start)
         let categories: [SegmentCategory] = [.discovery(), .merchandising(), .content()]
-        for category in categories {
-            client.addListener(category: category, includeFirstLoad: true) { watcher.changed(category, $0) }
+        let observer: AnyObject?
+        if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+            // A SegmentsModel, observed as a SwiftUI view observes it: each line is a change seen
+            // through observation, on the main actor.
+            observer = await MainActor.run { DemoModelObserver(model: SegmentsModel(categories: categories, client: client), watcher: watcher) }
+            print("Observing a SegmentsModel of discovery, merchandising and content (first load included):")
+        } else {
+            observer = nil
+            for category in categories {
+                client.addListener(category: category, includeFirstLoad: true) { watcher.changed(category, $0) }
+            }
+            print("Listening to discovery, merchandising and content (first load included):")
         }
-        print("Listening to discovery, merchandising and content (first load included):")
+        defer { withExtendedLifetime(observer) {} }
         var ok = await watcher.wait(timeout: 10) { latest in categories.allSatisfy { latest[$0] != nil } }
 
         let journey: [(String, [String: JSONValue], SegmentCategory, String)] = [

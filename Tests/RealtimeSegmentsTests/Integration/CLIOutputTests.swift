@@ -65,6 +65,30 @@ import Darwin
         #expect(!run.errors.contains("\u{1B}"))
     }
 
+    /// `segments demo` (issue 24 item 6): its segments come through a SegmentsModel's observation
+    /// (M5), automatic flushing holds an event until the background, which uploads it within
+    /// background time that is then ended (E2, E7), and the return to the foreground refreshes (T11).
+    @Test func m5_e2_e7_t11_theDemoShowsTheModelAndABackgroundForegroundCycle() throws {
+        let run = try Self.run(["demo"])
+        let text = String(decoding: run.output, as: UTF8.self)
+        #expect(run.status == 0, "\(text)\n\(run.errors)")
+        let expected = [
+            "Observing a SegmentsModel of discovery, merchandising and content",
+            "→ flushingMode = .automatic, then trackEvent(add_to_cart)\n",
+            "  queued: 1, uploaded: 0\n",
+            "→ the app goes to the background\n  background time asked for (\"RealtimeSegments flush\")\n  background time ended\n",
+            "merchandising → Cart builders, Repeat carts\n  queued: 0, uploaded: 1\n",
+            "discovery     → Big spenders, Browsers, Returning visitors\n  segments refreshed on the return: yes\n",
+            "Done: segments changed because of tracked events.",
+        ]
+        var rest = text[...]
+        for line in expected {
+            let found = rest.range(of: line)
+            #expect(found != nil, "the demo's output lacks, in order: \(line)\n\(text)")
+            if let found { rest = rest[found.upperBound...] }
+        }
+    }
+
     @Test(arguments: [["fetch", "--project-token", "T"], ["track", "--project-token", "T"], ["serve"], ["demo"]])
     func p4_aStrayArgumentIsRefusedWithoutBeingRepeated(command: [String]) throws {
         let run = try Self.run(command + ["sk_live_MISTYPED_KEY"])
