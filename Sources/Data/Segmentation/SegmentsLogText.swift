@@ -1,7 +1,7 @@
 import SegmentsDomain
 
 /// The log lines of the segments feature. Apps and support teams search for these exact texts
-/// (see Behaviour L1), so they are written once, here.
+/// (<doc:Behaviour#L1>), so they are written once, here.
 enum SegmentsLogText {
     /// See Behaviour P8.
     static let storedCustomerAdopted =
@@ -19,7 +19,8 @@ enum SegmentsLogText {
     static let flushingNotImmediate =
         "Segments: Segment accuracy needs the immediate flushing mode: events tracked in other modes reach the server late"
 
-    /// The link failure line: ids appear only when the logger writes verbose lines (see Behaviour P4).
+    /// The link failure line: ids appear only when the logger writes verbose lines
+    /// (<doc:Behaviour#P4>).
     static func linkFailed(_ customer: CustomerIds, verbose: Bool) -> String {
         let ids = verbose ? CustomerIds(customer.hardIds).description : CustomerIds(customer.hardIds).keyDescription
         return "Segments: Customer IDs \(ids) merge failed, unable to fetch segments"

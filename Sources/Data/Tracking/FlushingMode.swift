@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// When queued events are uploaded (see Behaviour E2). In every mode but `manual`, what is queued
+/// When queued events are uploaded (<doc:Behaviour#E2>). In every mode but `manual`, what is queued
 /// when the app goes to the background is uploaded within background time the SDK asks for (E7).
 public enum FlushingMode: Hashable, Sendable {
     /// Upload promptly after each event is queued. The default, and what accurate segments need.

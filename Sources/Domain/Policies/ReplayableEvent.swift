@@ -1,7 +1,7 @@
 import Foundation
 
-/// Whether a tracked item can be uploaded and replayed after a restart (see Behaviour E6), checked before it
-/// is queued so that nothing accepted is ever skipped later.
+/// Whether a tracked item can be uploaded and replayed after a restart (<doc:Behaviour#E6>),
+/// checked before it is queued so that nothing accepted is ever skipped later.
 ///
 /// The walk is iterative (an explicit stack), so a value nested thousands of levels deep is
 /// measured without recursing once per level, and it stops at the first problem.

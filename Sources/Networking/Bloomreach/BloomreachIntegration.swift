@@ -9,7 +9,7 @@ public enum BloomreachIntegration: Sendable, Hashable {
 /// The static `Authorization` header of Bloomreach requests (Behaviour, wire format, "Requests").
 ///
 /// Printing never shows the credential — `description`, `debugDescription`, `dump` and `Mirror`
-/// alike — so it is safe to log (see Behaviour P4).
+/// alike — so it is safe to log (<doc:Behaviour#P4>).
 public enum BloomreachAuthorization: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {

@@ -68,7 +68,7 @@ struct BloomreachRequestSender: Sendable {
 
     /// The provider's token; a ``SegmentsError`` it throws passes through, anything else becomes
     /// `.unauthorized` (`.cancelled` for a cancellation), its message naming only the error's type
-    /// (see Behaviour P4). A token with a control character is `.unauthorized` too (Behaviour P7).
+    /// (<doc:Behaviour#P4>). A token with a control character is `.unauthorized` too (Behaviour P7).
     private static func token(
         from provider: any BloomreachAuthorizationProvider, operation: String
     ) async throws -> String? {

@@ -48,7 +48,7 @@ package struct BloomreachSegmentRepository: SegmentRepository {
     /// `{"external_ids": {…}}`. Does nothing for a customer without hard ids.
     ///
     /// A failed request throws `.linkFailed` wrapping the request's error, with its HTTP status and
-    /// `Retry-After`, so ``SegmentsError/isTransient`` follows the cause (see Behaviour C4).
+    /// `Retry-After`, so ``SegmentsError/isTransient`` follows the cause (<doc:Behaviour#C4>).
     package func linkCustomerIds(_ customer: CustomerIds) async throws {
         let cookie = try Self.cookie(of: customer)
         guard customer.hasHardIds else { return }

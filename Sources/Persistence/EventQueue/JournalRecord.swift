@@ -24,7 +24,7 @@ struct JournalHeader: VersionedRecord {
 
     /// ``current`` as written, newline included: the bytes `VersionedJSON.encode` gives for it
     /// (sorted keys; `JournalLineWriterTests` checks they agree). Besides starting the file, it
-    /// starts what a store instance appends before it has read the file (see Behaviour R1), so a
+    /// starts what a store instance appends before it has read the file (<doc:Behaviour#R1>), so a
     /// reader knows the lines after it are this format whatever came before.
     /// Made on each use, not kept in a global: a `Data` global's buffer is reported as leaked by
     /// LeakSanitizer (the fuzz runs), and the header is written rarely.
@@ -109,7 +109,7 @@ struct JournalEntry: Encodable {
 /// The queue rebuilt from the journal's bytes, and what was wrong with them.
 ///
 /// The file is a header line and then one line per change. Two more kinds of line are written
-/// by a store's first append, which does not read the file before it writes (see Behaviour R1):
+/// by a store's first append, which does not read the file before it writes (<doc:Behaviour#R1>):
 /// it starts with a newline, ending whatever line a crash left unfinished, and a header line. So
 /// after the first line, an empty line or a header line is dead and skipped, and an unreadable
 /// line right before a header line is an append that a crash cut short, not damage.

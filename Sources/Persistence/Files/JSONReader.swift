@@ -13,7 +13,7 @@ import SegmentsDomain
 /// replaced by U+FFFD rather than rejected.
 package struct JSONReader {
     /// Deeper nesting is treated as damage, so a corrupt or planted file cannot exhaust a 512 KiB
-    /// thread stack (see Behaviour P9): a journal line holding an event at the 64-level limit
+    /// thread stack (<doc:Behaviour#P9>): a journal line holding an event at the 64-level limit
     /// nests ``JSONDepth/envelopeMaximum`` levels, and nothing the SDK writes nests deeper.
     package static let maximumDepth = JSONDepth.envelopeMaximum
 
