@@ -6,7 +6,7 @@ import SegmentsTesting
 
 /// Benchmark 11 (issue 11, Behaviour E3 in `Docs/Behaviour.md`): draining a backlog. A client on a
 /// directory with 10,000 queued events flushes them to the emulator over loopback (one request per
-/// item, oldest first, per the wire format (Behaviour)); the floor sends 1,000 of the same requests
+/// item, oldest first, as Behaviour E3 in `Docs/Behaviour.md` says); the floor sends 1,000 of the same requests
 /// directly through the SDK's URLSession transport, one after another.
 struct DrainBenchmark {
     let options: BenchOptions

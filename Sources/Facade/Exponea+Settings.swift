@@ -3,7 +3,11 @@ import SegmentsDomain
 import SegmentsNetworking
 
 extension Exponea {
-    /// How requests are authorized (Behaviour, wire format, "Requests").
+    /// How requests are authorized: the `Authorization` header each request carries
+    /// (<doc:Behaviour#Requests>).
+    ///
+    /// The Exponea SDK's spelling of ``BloomreachAuthorization``, mirrored on purpose, case for case,
+    /// so facade code reads as it did with the Exponea SDK.
     ///
     /// Printing never shows the credential — `description`, `debugDescription`, `dump` and `Mirror`
     /// alike (<doc:Behaviour#P4>).
@@ -117,7 +121,8 @@ extension Exponea {
     }
 
     /// When tracked events are uploaded (<doc:Behaviour#E2>): the Exponea SDK's spelling of the
-    /// core `FlushingMode`, mirrored on purpose (`.periodic` takes whole seconds, as API.md fixes).
+    /// core ``SegmentsData/FlushingMode``, mirrored on purpose (`.periodic` takes whole seconds, as in the
+    /// Exponea SDK).
     public enum FlushingMode: Sendable, Hashable {
         /// Upload after each event: the default, and what accurate segments need.
         case immediate

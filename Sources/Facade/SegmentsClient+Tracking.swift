@@ -14,7 +14,7 @@ extension SegmentsClient {
     ///   - eventType: the event's type, e.g. `purchase`; must not be empty.
     /// - Throws: ``SegmentsError`` `.notConfigured`; `.invalidConfiguration` for an empty event
     ///   type or properties that could not be replayed (nested deeper than 64 levels, over 64 KiB
-    ///   encoded, non-finite numbers: Behaviour E6); `.storage` when the queue is full
+    ///   encoded, non-finite numbers: <doc:Behaviour#E6>); `.storage` when the queue is full
     ///   (``Options/eventQueueCapacity``) or cannot be written.
     public func trackEvent(properties: [String: JSONValue], timestamp: Date?, eventType: String) throws {
         guard !eventType.isEmpty else {

@@ -2,7 +2,8 @@ import Foundation
 import SegmentsDomain
 
 /// The real-time segmentation core and lifecycle of one client: configuration, the customer,
-/// listeners, automatic reloads, change delivery and one-shot reads (see Behaviour T, C, D, G, A).
+/// listeners, automatic reloads, change delivery and one-shot reads (the T, C, D, G and A rules of
+/// <doc:Behaviour>).
 ///
 /// Every decision is made by ``SegmentationStateMachine``, run by a ``StateMachineDriver``: one lock,
 /// so the synchronous entry points (`addListener`, `removeListener`, the completion form of

@@ -1,7 +1,8 @@
 import Foundation
 import SegmentsDomain
 
-/// Every decision of a client's segmentation and lifecycle, as a value (see Behaviour T, C, D, G, A).
+/// Every decision of a client's segmentation and lifecycle, as a value (the T, C, D, G and A rules
+/// of <doc:Behaviour>).
 ///
 /// Each event the engine sees — a public call, a timer firing, a flight or a load coming back —
 /// is one `mutating` transition that changes ``state`` and returns the ``Steps`` it decided:
@@ -100,7 +101,8 @@ struct SegmentationStateMachine: DrivenStateMachine {
         let retryAttempt: Int
     }
 
-    /// A one-shot read waiting for configuration, the baseline, or a flight (see Behaviour G).
+    /// A one-shot read waiting for configuration, the baseline, or a flight
+    /// (<doc:Behaviour#G-One-shot-reads>).
     struct PendingRead: Sendable {
         /// Identifies the read, so a cancelled task can withdraw it.
         let id: Int
@@ -757,7 +759,8 @@ struct SegmentationStateMachine: DrivenStateMachine {
         return actions
     }
 
-    /// Behaviour D1–D6, G3: replace the baseline, tell listeners, answer reads.
+    /// A successful fetch: replaces the baseline, tells listeners and answers reads
+    /// (<doc:Behaviour#D1>–<doc:Behaviour#D6>, <doc:Behaviour#G3>).
     private mutating func apply(
         _ segments: SegmentsByCategory, of flight: Flight, at now: Moment, _ actions: inout Actions
     ) {
@@ -779,9 +782,10 @@ struct SegmentationStateMachine: DrivenStateMachine {
         answerReads(with: .success(segments), &actions)
     }
 
-    /// Behaviour D9, T6, T7, C4, L2: nothing changes; reads fail; a transient failure of an owed
-    /// reload is retried with backoff while listeners exist; after a permanent one, a follow-up
-    /// owed during the flight is still scheduled.
+    /// A failed fetch: nothing changes; reads fail; a transient failure of an owed reload is
+    /// retried with backoff while listeners exist; after a permanent one, a follow-up owed during
+    /// the flight is still scheduled (<doc:Behaviour#D9>, <doc:Behaviour#T6>, <doc:Behaviour#T7>,
+    /// <doc:Behaviour#C4>, <doc:Behaviour#L2>).
     private mutating func fail(
         _ error: SegmentsError, of flight: Flight, followUpOwed: Bool, at now: Moment, _ actions: inout Actions
     ) {

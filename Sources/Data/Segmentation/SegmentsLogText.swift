@@ -3,7 +3,8 @@ import SegmentsDomain
 /// The log lines of the segments feature. Apps and support teams search for these exact texts
 /// (<doc:Behaviour#L1>), so they are written once, here.
 enum SegmentsLogText {
-    /// See Behaviour P8.
+    /// Logged when the customer file, unreadable before the device's first unlock, is read at last
+    /// and its customer replaces the one made meanwhile (<doc:Behaviour#P8>).
     static let storedCustomerAdopted =
         "Segments: The stored customer could be read once protected data became available; it replaces the customer made while it could not be read"
     static let initialSkippedNoCallback = "Segments: Skipping initial segments update process for no callback"

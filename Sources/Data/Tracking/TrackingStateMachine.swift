@@ -441,7 +441,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         }
     }
 
-    /// `count + 1`, saturating at `Int.max`; a negative count counts from 0 (Behaviour P7: a count
+    /// `count + 1`, saturating at `Int.max`; a negative count counts from 0 (<doc:Behaviour#P7>: a count
     /// read from a store is never trusted to leave room for one more).
     static func oneMore(_ count: Int) -> Int {
         let (next, overflow) = max(count, 0).addingReportingOverflow(1)

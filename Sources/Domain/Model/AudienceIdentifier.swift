@@ -1,5 +1,5 @@
-/// Whom an audience query is about: an identifier field and its value (<doc:Behaviour#O3>,
-/// Behaviour, wire format, "ODP audiences query").
+/// Whom an audience query is about: an identifier field and its value; the cache keeps one entry
+/// per identifier (<doc:Behaviour#O3>, <doc:Behaviour#ODP-audiences-query>).
 ///
 /// The field is the GraphQL argument of `customer(…)`: `vuid` for anonymous visitor ids,
 /// `fs_user_id` for every other user id. The cache of qualified segments is keyed by both.

@@ -80,8 +80,8 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
         self.explicitReason = reason
     }
 
-    /// Whether trying again later can succeed (Behaviour, wire format, "Status handling"): network failures,
-    /// time-outs, 408, 429, 5xx and malformed success bodies are transient; other statuses,
+    /// Whether trying again later can succeed (<doc:Behaviour#Status-handling>): network
+    /// failures, time-outs, 408, 429, 5xx and malformed success bodies are transient; other statuses,
     /// authorization failures and local errors are not. A link failure is as transient as its cause.
     public var isTransient: Bool {
         switch code {

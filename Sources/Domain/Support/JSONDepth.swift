@@ -19,7 +19,7 @@ package enum JSONDepth {
 
     /// The deepest text that carries an event at ``maximum``: a journal line or an upload body,
     /// 66 levels. Everything the SDK decodes, encodes and re-uploads stays within it, and it fits
-    /// a 512 KiB thread stack with a wide margin in debug and release builds (Behaviour P9;
+    /// a 512 KiB thread stack with a wide margin in debug and release builds (<doc:Behaviour#P9>;
     /// `Scripts/stack-depth.sh` measures the margin).
     package static let envelopeMaximum = maximum + envelopeLevels
 

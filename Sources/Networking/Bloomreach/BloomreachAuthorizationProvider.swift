@@ -3,7 +3,7 @@
 ///
 /// Every request asks ``token()`` first and carries `Authorization: Bearer <token>` when it returns
 /// a non-empty token; when it returns `nil` (or `""`), the configuration's static
-/// ``BloomreachAuthorization`` is sent instead (Behaviour, wire format, "Requests"). A refreshed
+/// ``BloomreachAuthorization`` is sent instead (<doc:Behaviour#Requests>). A refreshed
 /// token is used from the next request on.
 ///
 /// When the backend answers 401 or 403, the SDK calls ``authorizationFailed()`` so the app can

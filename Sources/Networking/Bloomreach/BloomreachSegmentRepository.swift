@@ -2,7 +2,8 @@ import Foundation
 import SegmentsDomain
 
 /// The default ``SegmentRepository``: real-time segments from Bloomreach Engagement, for a project
-/// or a Data Hub stream (Behaviour, wire format, "Requests" and "Segment answers").
+/// or a Data Hub stream: it links the customer's hard ids and fetches the segments, per
+/// <doc:Behaviour#Requests> and <doc:Behaviour#Segment-answers>.
 ///
 /// ```swift
 /// let repository = BloomreachSegmentRepository(

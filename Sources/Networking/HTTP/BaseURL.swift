@@ -8,8 +8,8 @@ import Darwin
 import Foundation
 import SegmentsDomain
 
-/// A validated base URL that endpoint paths are joined to (the wire format (Behaviour): exactly one `/` between base
-/// and path; path components and query values percent-encoded).
+/// A validated base URL that endpoint paths are joined to (<doc:Behaviour#Wire-format>): exactly one
+/// `/` between base and path; path components and query values percent-encoded.
 package struct BaseURL: Sendable, Hashable {
     private let components: URLComponents
 

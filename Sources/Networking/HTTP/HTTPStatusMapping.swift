@@ -1,7 +1,9 @@
 import Foundation
 import SegmentsDomain
 
-/// Turns what a transport produced into ``SegmentsError`` per Behaviour, wire format, "Status handling".
+/// Turns what a transport produced into ``SegmentsError`` by the status rules of the wire format
+/// (<doc:Behaviour#Status-handling>): 2xx succeeds; no answer, 408, 429 and 5xx are transient; 401
+/// and 403 are authorization failures; every other status is permanent.
 package enum HTTPStatusMapping {
     /// The error for `response`, or `nil` for a 2xx.
     ///

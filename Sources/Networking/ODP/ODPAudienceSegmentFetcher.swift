@@ -2,7 +2,7 @@ import Foundation
 import SegmentsDomain
 
 /// The Optimizely Data Platform adapter: which audience segments a user qualifies for, over
-/// GraphQL (Behaviour, wire format, "ODP audiences query", <doc:Behaviour#O4>).
+/// GraphQL (<doc:Behaviour#ODP-audiences-query>, <doc:Behaviour#O4>).
 ///
 /// ```swift
 /// let odp = ODPAudienceSegmentFetcher(

@@ -1,8 +1,9 @@
 import Foundation
 import SegmentsDomain
 
-/// Everything the ODP adapter needs to address and authorize its GraphQL requests (Behaviour, wire
-/// format, "ODP audiences query").
+/// Everything the ODP adapter needs to address and authorize its GraphQL requests: the API host the
+/// query is sent to, the public key sent as `x-api-key`, and the request time-out
+/// (<doc:Behaviour#ODP-audiences-query>).
 ///
 /// ```swift
 /// let odp = ODPConfiguration(apiKey: "W4WzcEs-ABgXorzY7h1LCQ", apiHost: "https://api.zaius.com")

@@ -188,11 +188,11 @@ struct EventJournal: Sendable {
     /// it is synced before returning. On failure the file is cut back to its sound length and
     /// closed, so the next call re-opens it.
     ///
-    /// Nothing is written that the reader would refuse (Behaviour E6, P7): an append that would
-    /// take the file past ``POSIXFile/journalAppendLimit`` throws ``SegmentsError`` `.storage`
-    /// first (compacting, when the queue is loaded and holds dead lines, may make room: see
-    /// ``wouldPassCap(_:adding:limit:)``); an update or remove past ``POSIXFile/maximumJournalSize``
-    /// also throws, which the store avoids by compacting instead.
+    /// Nothing is written that the reader would refuse (<doc:Behaviour#E6>, <doc:Behaviour#P7>): an
+    /// append that would take the file past ``POSIXFile/journalAppendLimit`` throws
+    /// ``SegmentsError`` `.storage` first (compacting, when the queue is loaded and holds dead
+    /// lines, may make room: see ``wouldPassCap(_:adding:limit:)``); an update or remove past
+    /// ``POSIXFile/maximumJournalSize`` also throws, which the store avoids by compacting instead.
     func write(_ entry: JournalEntry, to state: inout JournalState, durable: Bool) throws {
         let start = state.next
         var bytes = start.bytes

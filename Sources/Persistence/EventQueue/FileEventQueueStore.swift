@@ -222,7 +222,8 @@ public final class FileEventQueueStore: EventQueueStore {
     /// Appends the line of one item to the open journal. When the line would take the file past
     /// the append limit and a loaded queue holds dead lines, the file is compacted first (under
     /// the lock: rare, and only near the cap), since the size that matters is what the reader
-    /// will be given; if it still does not fit, the append is refused (Behaviour E6, P7).
+    /// will be given; if it still does not fit, the append is refused (<doc:Behaviour#E6>,
+    /// <doc:Behaviour#P7>).
     private func write(_ event: TrackedEvent, _ state: inout State) throws {
         makeRoom(for: .append(event), limit: POSIXFile.journalAppendLimit, &state)
         let offset = state.journal.size
@@ -328,7 +329,7 @@ public final class FileEventQueueStore: EventQueueStore {
     /// Removes an item; an unknown id is a no-op.
     ///
     /// Not synced: if the power fails before the next sync, the item comes back after restart
-    /// and is uploaded again, a duplicate Behaviour E4 accepts.
+    /// and is uploaded again, a duplicate that at-least-once delivery accepts (<doc:Behaviour#E4>).
     public func remove(id: TrackedEvent.ID) throws {
         let held = state.withLock { state in
             guard let index = state.held.firstIndex(where: { $0.id == id }) else { return false }

@@ -140,7 +140,7 @@ struct JournalReplay {
     /// no later header follows, since then no line can be trusted.
     ///
     /// The lines are walked in place, one at a time: nothing is kept per line, so junk (a file of
-    /// newlines) costs no memory beyond the file's bytes, which the size cap bounds (Behaviour P7).
+    /// newlines) costs no memory beyond the file's bytes, which the size cap bounds (<doc:Behaviour#P7>).
     /// Lines after an unusable header are not decoded. At most `capacity` items are decoded: an
     /// append line that would queue one more is unreadable (the pipeline never queues more, so
     /// such a file was not written by this SDK with this capacity), and the journal is rebuilt

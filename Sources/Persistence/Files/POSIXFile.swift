@@ -33,12 +33,13 @@ enum POSIXFile {
     static let maximumDocumentSize = 8 << 20
     /// The largest event queue journal read: 48 MiB, the default capacity of 100,000 items at
     /// ~500 bytes each (a typical event with six properties takes ~370 bytes on disk, 37 MB at
-    /// capacity; Docs/Reliability.md has the derivation). A bigger file is set aside unread (Behaviour P7), so reading never costs more
-    /// than this in file bytes, whatever the file holds.
+    /// capacity; Docs/Reliability.md has the derivation). A bigger file is set aside unread
+    /// (<doc:Behaviour#P7>), so reading never costs more than this in file bytes, whatever the file
+    /// holds.
     static let maximumJournalSize = 48 << 20
     /// Appends stop where the journal would pass this: the cap less 1 MiB, kept for the update
     /// and remove lines (and the rewrite they may need) of items already queued, so an upload's
-    /// outcome can always be recorded (Behaviour E6, P7).
+    /// outcome can always be recorded (<doc:Behaviour#E6>, <doc:Behaviour#P7>).
     static let journalAppendLimit = maximumJournalSize - (1 << 20)
 
     /// Opens an existing file for appending; a symbolic link is refused, not followed.
