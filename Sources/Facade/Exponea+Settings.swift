@@ -121,8 +121,8 @@ extension Exponea {
     }
 
     /// When tracked events are uploaded (<doc:Behaviour#E2>): the Exponea SDK's spelling of the
-    /// core ``SegmentsData/FlushingMode``, mirrored on purpose (`.periodic` takes whole seconds, as in the
-    /// Exponea SDK).
+    /// core ``RealtimeSegments/FlushingMode``, mirrored on purpose (`.periodic` takes whole seconds,
+    /// as in the Exponea SDK).
     public enum FlushingMode: Sendable, Hashable {
         /// Upload after each event: the default, and what accurate segments need.
         case immediate
