@@ -29,8 +29,12 @@ extension SegmentsClient {
     /// <doc:Behaviour#T4>).
     ///
     /// Ids are added or overwritten, never removed; a `cookie` key is ignored. A change of ids
-    /// requests a segments reload. Merging the ids and queueing the update are one step: when
-    /// the update cannot be queued, the ids stay as they were.
+    /// requests a segments reload. The update is queued first, stamped with the merged ids, and the
+    /// ids are merged only once it is queued: when it cannot be queued, the ids stay as they were.
+    /// When another call (`configure`, `anonymize`, `identifyCustomer`) changes the customer between
+    /// the two, the update is stamped with the new customer and queued again, up to 3 times in all;
+    /// if the customer changed every time, the ids are then merged into whoever is the customer.
+    /// Updates queued by earlier attempts stay queued.
     /// - Throws: ``SegmentsError`` `.notConfigured`, `.invalidConfiguration` for properties that
     ///   could not be replayed (<doc:Behaviour#E6>), or `.storage` when the queue is full or cannot
     ///   be written.

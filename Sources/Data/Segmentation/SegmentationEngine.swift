@@ -192,7 +192,8 @@ package final class SegmentationEngine: Sendable {
     /// <doc:Behaviour#A4>) — or unconditionally when `expected` is `nil`.
     ///
     /// - Returns: `.customerChanged` when the customer is no longer `expected`: the caller stamps
-    ///   again and queues the update again, so the update always carries the ids it adds to.
+    ///   again and queues the update again (up to 3 times, then merges unconditionally), so the
+    ///   update normally carries the ids it adds to.
     @discardableResult
     package func identify(hardIds: [String: String], expecting expected: CustomerIds? = nil) -> IdentifyOutcome {
         driver.transition { machine, now in machine.identify(hardIds: hardIds, expecting: expected, at: now) }
