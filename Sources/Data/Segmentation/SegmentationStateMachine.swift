@@ -7,9 +7,11 @@ import SegmentsDomain
 /// Each event the engine sees — a public call, a timer firing, a flight or a load coming back —
 /// is one `mutating` transition that changes ``state`` and returns the ``Steps`` it decided:
 /// timers, fetches, deliveries, answers, saves, logs, the tracking pipeline's start, mode and
-/// stop, and the app's objects it let go of. The machine runs nobody's code and does no I/O; the
-/// ``StateMachineDriver`` holds it under its lock and carries the steps out after releasing it, in
-/// the order they were decided. Time, jitter and new cookies are inputs.
+/// stop, and the app's objects it let go of. A transition does no I/O and calls none of the app's
+/// code — no handler, store, repository, logger or scheduler — but the component does: the
+/// ``StateMachineDriver`` holds the machine under its lock and, after releasing it, carries the
+/// steps out through ``SegmentationEngine``, which calls those ports and handlers, in the order
+/// the steps were decided. Time, jitter and new cookies are inputs.
 ///
 /// The lifecycle calls of one client — configure, stop, anonymize, identify, the flushing mode —
 /// are transitions of this one machine, so they take effect in one total order (<doc:Behaviour#A4>):

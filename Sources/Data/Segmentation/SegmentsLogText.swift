@@ -1,7 +1,12 @@
 import SegmentsDomain
 
-/// The log lines of the segments feature. Apps and support teams search for these exact texts
-/// (<doc:Behaviour#L1>), so they are written once, here.
+/// The log lines of the segmentation engine that apps and support teams search for, word for word
+/// (<doc:Behaviour#L1>): each of these is written once, here, for the engine and its machine.
+///
+/// Not every `Segments:` line is here. ``SegmentationStateMachine`` writes two lines inline — the
+/// warning that a stored customer had an empty cookie, and the verbose "Segments: Segments
+/// fetched; changed categories: […]" — and the storage, the backend adapters, audience and visitor
+/// segments write their own lines where they log them.
 enum SegmentsLogText {
     /// Logged when the customer file, unreadable before the device's first unlock, is read at last
     /// and its customer replaces the one made meanwhile (<doc:Behaviour#P8>).

@@ -9,8 +9,9 @@ import SegmentsDomain
 /// stop) cannot be written down. Each event — a public call, the stored queue finishing its load,
 /// a timer, an upload coming back — is one `mutating` transition returning the ``Steps`` it
 /// decided; ``StateMachineDriver`` runs it under its lock and carries the steps out after
-/// releasing it. The machine does no I/O, reads no clock (time and jitter come in a ``Moment``)
-/// and runs nobody's code: the app's completions leave in actions.
+/// releasing it. A transition does no I/O, reads no clock (time and jitter come in a ``Moment``)
+/// and calls none of the app's code; the pipeline does, after the lock: its uploader, its store,
+/// the logger and the app's completions are reached through the actions it carries out.
 ///
 /// The file follows the life of a pipeline: the states (loading, running, stopped), then the
 /// transitions of loading, of running (tracking, modes, flushes, uploads, timers), and stop.
