@@ -5,14 +5,16 @@ import SegmentsDomain
 /// listeners, automatic reloads, change delivery and one-shot reads (the T, C, D, G and A rules of
 /// <doc:Behaviour>).
 ///
-/// Every decision is made by ``SegmentationStateMachine``, run by a ``StateMachineDriver``: one lock,
-/// so the synchronous entry points (`addListener`, `removeListener`, the completion form of
-/// `getSegments`, the lifecycle calls) keep their call order from any thread and take effect in
-/// one total order (<doc:Behaviour#A4>); everything a transition decides is carried out after the
-/// lock is released, in decision order, by ``perform(_:_:)`` below. Every asynchronous step —
-/// debounce, backoff, each fetch — goes through the injected ``Scheduler``, so tests drive the
-/// engine on virtual time. Deliveries run on one serial delivery queue (<doc:Behaviour#D8>); loads and
-/// saves on one serial storage queue, in order, never on the caller's thread (<doc:Behaviour#R1>).
+/// Reloads, reads, deliveries and the lifecycle are decided by ``SegmentationStateMachine``, run by
+/// a ``StateMachineDriver``: one lock, so the synchronous entry points (`addListener`,
+/// `removeListener`, the completion form of `getSegments`, the lifecycle calls) keep their call
+/// order from any thread and take effect in one total order (<doc:Behaviour#A4>); everything a
+/// transition decides is carried out after the lock is released, in decision order, by
+/// ``perform(_:_:)`` below, which decides only what a failed save does (it logs it). Every
+/// asynchronous step — debounce, backoff, each fetch — goes through the injected ``Scheduler``, so
+/// tests drive the engine on virtual time. Deliveries run on one serial delivery queue
+/// (<doc:Behaviour#D8>); loads and saves on one serial storage queue, in order, never on the
+/// caller's thread (<doc:Behaviour#R1>).
 package final class SegmentationEngine: Sendable {
     /// The ports that live as long as the engine.
     package struct Dependencies: Sendable {

@@ -1,8 +1,14 @@
 import Foundation
 import SegmentsDomain
 
-/// Every decision of the tracking pipeline, as a value (<doc:Behaviour#E1>–<doc:Behaviour#E6>,
+/// The tracking pipeline's decisions about its queue, as a value: loading, admitting under the
+/// cap, queueing, flushing, modes, backoff and stop (<doc:Behaviour#E1>–<doc:Behaviour#E6>,
 /// <doc:Behaviour#R1>–<doc:Behaviour#R3>).
+///
+/// Not every decision is here. ``TrackingPipeline`` checks an item's content and timestamp
+/// (<doc:Behaviour#E6>) before the machine admits it, and writes it; ``BackgroundTime`` decides
+/// when background time is asked for and ended (<doc:Behaviour#E7>); and the pipeline's
+/// `perform(_:with:on:)` decides what a failed removal, update or sync does (it logs it).
 ///
 /// Shaped like async-http-client's `Transaction+StateMachine`: one private ``State`` whose cases
 /// carry their data, so an impossible combination (a flush while loading, a retry timer after
