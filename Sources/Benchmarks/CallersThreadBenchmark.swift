@@ -11,9 +11,9 @@ import SegmentsTesting
     import Darwin
 #endif
 
-/// Benchmark 10 (issue 11, Behaviour R1–R4 in `Docs/Behaviour.md`): what the public calls cost the
-/// thread that makes them, each timed call by call, each beside a floor measured in the same run
-/// and interleaved with it.
+/// Benchmark 10 (the budgets of Behaviour R1–R4 in `Docs/Behaviour.md`; "Nothing slow on the app's
+/// thread" in `Docs/Performance.md`): what the public calls cost the thread that makes them, each
+/// timed call by call, each beside a floor measured in the same run and interleaved with it.
 ///
 /// - 10a–10d: `trackEvent` on file storage at 10 and at 10,000 queued items, p50 and p99; the
 ///   floor is a plain `write(2)` of a line as long as the journal's, without `fsync`.
