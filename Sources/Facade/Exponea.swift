@@ -98,7 +98,8 @@ public final class Exponea: Sendable {
         }
     }
 
-    /// The `async` form: throws ``SegmentsError`` on failure (<doc:Behaviour#G5>).
+    /// The `async` form: throws ``SegmentsError`` on failure, so a failure can be told apart from
+    /// "no segments" (<doc:Behaviour#G5>).
     public func getSegments(force: Bool = false, category: SegmentCategory) async throws -> [Segment] {
         try await client.getSegments(force: force, category: category)
     }
@@ -114,7 +115,10 @@ public final class Exponea: Sendable {
         }
     }
 
-    /// Tracks an event for the current customer (<doc:Behaviour#E1>).
+    /// Queues an event stamped with the current customer's ids, for upload as the flushing mode
+    /// says; `timestamp` is Unix seconds, now when `nil` (<doc:Behaviour#E1>). Before configure, or
+    /// with a `nil` or empty type, nothing is queued and an error line starting
+    /// `Tracking: trackEvent failed:` is logged.
     public func trackEvent(properties: [String: JSONValue], timestamp: Double? = nil, eventType: String?) {
         logFailure("trackEvent") {
             try client.trackEvent(
@@ -139,12 +143,17 @@ public final class Exponea: Sendable {
         client.flush(completion: completion)
     }
 
-    /// Switches to a new anonymous customer (<doc:Behaviour#A1>).
+    /// Switches to a new anonymous customer: a fresh cookie and no hard ids. Waiting and in-flight
+    /// segment work is dropped, the baseline deleted, listeners of categories that had segments
+    /// are told `[]`, and a reload for the new customer follows when listeners exist
+    /// (<doc:Behaviour#A1>, <doc:Behaviour#A2>). Does nothing before configure.
     public func anonymize() {
         client.anonymize()
     }
 
-    /// Stops the integration until configured again (<doc:Behaviour#A3>).
+    /// Stops the integration until configured again: segment work is cancelled, the baseline
+    /// deleted, every listener removed, waiting reads failed with `.stopped` (`[]` in the completion
+    /// form); queued events stay on disk for the next configure (<doc:Behaviour#A3>).
     public func stopIntegration() {
         client.stop()
     }

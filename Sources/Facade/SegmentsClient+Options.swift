@@ -10,10 +10,13 @@ extension SegmentsClient {
         /// Scheduler, clock, logger, the queue listeners and completion handlers are called on,
         /// and backoff jitter.
         public var runtime: SegmentsRuntime
-        /// Debounce, max wait, cache time and reload backoff (<doc:Behaviour#T5>,
-        /// <doc:Behaviour#T7>, <doc:Behaviour#G1>).
+        /// Debounce, max wait, cache time, reload backoff and the foreground refresh age: by default
+        /// a reload waits 5 s after the last request (30 s at most), a read is answered from a
+        /// fetch under 5 s old, and a failed reload is retried after 2 s doubling to 60 s
+        /// (<doc:Behaviour#T5>, <doc:Behaviour#T7>, <doc:Behaviour#G1>, <doc:Behaviour#T11>).
         public var timings: SegmentationTimings
-        /// The backoff of failed uploads (<doc:Behaviour#E3>).
+        /// The backoff of failed uploads: after a transient or authorization failure the whole
+        /// queue is tried again after 2 s by default, doubling to 60 s, ±20 % (<doc:Behaviour#E3>).
         public var uploadRetry: RetryBackoff
         /// Sends every HTTP request of the built-in backends.
         public var transport: any SegmentsTransport

@@ -100,7 +100,8 @@ extension SegmentsClient {
         }
     }
 
-    /// Uploads everything queued (<doc:Behaviour#E5>); a call during a flush joins it.
+    /// Uploads everything queued and returns how many items went up, or the failure that ended the
+    /// flush (<doc:Behaviour#E5>); a call during a flush joins it and gets its result.
     public func flush() async -> FlushResult {
         guard let pipeline = engine.stamp?.tracking else {
             return .failure(SegmentsError.notConfigured)
@@ -121,9 +122,9 @@ extension SegmentsClient {
     /// How many events and customer updates wait for upload, answered at once from memory.
     ///
     /// It never waits for disk work (<doc:Behaviour#R1>). Right after ``configure(_:)`` the stored
-    /// queue is still loading in the background (R3): meanwhile this counts what is known so far,
-    /// the items tracked since configure, not yet the stored ones. For the exact count, stored items
-    /// included, use ``countQueuedEvents()``. 0 when not configured.
+    /// queue is still loading in the background (<doc:Behaviour#R3>): meanwhile this counts what is
+    /// known so far, the items tracked since configure, not yet the stored ones. For the exact
+    /// count, stored items included, use ``countQueuedEvents()``. 0 when not configured.
     public var queuedEventCount: Int {
         engine.stamp?.tracking?.queuedCount ?? 0
     }

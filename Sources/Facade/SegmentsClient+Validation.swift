@@ -6,8 +6,8 @@ import SegmentsPersistence
 extension SegmentsClient.Options {
     /// Checks every duration the options carry (<doc:Behaviour#P7>): the debounce and max wait, the
     /// cache time, both backoffs (automatic reloads and uploads), whose first delay must be more than
-    /// 0 — a zero backoff would retry in a tight loop — and the foreground refresh age (T11), which
-    /// must be finite and not negative.
+    /// 0 — a zero backoff would retry in a tight loop — and the foreground refresh age
+    /// (<doc:Behaviour#T11>), which must be finite and not negative.
     ///
     /// ``SegmentsClient/configure(_:)`` calls it; calling it earlier lets an app fail early.
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`.

@@ -139,7 +139,10 @@ public final class SegmentsClient: Sendable {
         engine.stop()
     }
 
-    /// Switches to a new anonymous customer (<doc:Behaviour#A1>, <doc:Behaviour#A2>).
+    /// Switches to a new anonymous customer: a fresh cookie and no hard ids. Waiting and in-flight
+    /// segment work is dropped, waiting reads are answered `[]`, the baseline deleted, listeners of
+    /// categories that had segments are told `[]`, and a reload for the new customer follows when
+    /// listeners exist (<doc:Behaviour#A1>, <doc:Behaviour#A2>). Does nothing before configure.
     public func anonymize() {
         engine.anonymize()
     }

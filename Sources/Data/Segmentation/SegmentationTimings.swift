@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// Every timing of the segmentation engine; the defaults are the documented.
+/// Every timing of the segmentation engine; the defaults are the ones <doc:Behaviour> documents.
 ///
 /// ```swift
 /// var timings = SegmentationTimings(debounce: DebouncePolicy(delay: 1, maxWait: 10))

@@ -38,7 +38,8 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
         public static let customerChanged = Code(rawValue: "customerChanged")
         /// The work was cancelled (anonymize, stop or task cancellation).
         public static let cancelled = Code(rawValue: "cancelled")
-        /// The integration was stopped (<doc:Behaviour#A3>).
+        /// The integration was stopped: reads and flushes that were waiting, and reads made
+        /// afterwards, fail with it until the next configure (<doc:Behaviour#A3>).
         public static let stopped = Code(rawValue: "stopped")
         /// The SDK is not configured yet.
         public static let notConfigured = Code(rawValue: "notConfigured")

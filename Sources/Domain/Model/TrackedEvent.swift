@@ -23,7 +23,8 @@ public struct TrackedEvent: Hashable, Sendable, Codable, Identifiable {
     public let properties: [String: JSONValue]
     /// When the item happened.
     public let timestamp: Date
-    /// How many uploads of it failed permanently so far (<doc:Behaviour#E3>).
+    /// How many uploads of it failed permanently so far; at the 10th the item is dropped
+    /// (<doc:Behaviour#E3>).
     public var failedAttempts: Int
 
     /// Creates an item.

@@ -1,4 +1,5 @@
-/// How much the SDK logs, from nothing to everything (<doc:Behaviour#L2>).
+/// How much the SDK logs, from nothing to everything: `warning` by default; failures are logged at
+/// `warning` or `error`, never only at `verbose` (<doc:Behaviour#L2>).
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
     /// Nothing.
     case none

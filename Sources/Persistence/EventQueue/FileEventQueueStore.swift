@@ -71,8 +71,8 @@ public final class FileEventQueueStore: EventQueueStore {
     ///   - logger: where recovery from a damaged file is reported. Queued content is never logged.
     ///   - capacity: the most items read back from the file (<doc:Behaviour#P7>): the tracking
     ///     pipeline's capacity, 100,000 by default. The file itself is read only up to 48 MiB, and
-    ///     appends past that are refused with `.storage` (E6), so a queue is never written that
-    ///     cannot be read back.
+    ///     appends past that are refused with `.storage` (<doc:Behaviour#E6>), so a queue is never
+    ///     written that cannot be read back.
     public init(directory: URL, logger: any SegmentsLogger, capacity: Int) {
         let diagnostics = StoreDiagnostics(
             logger: logger, prefix: "Tracking:", subject: "event queue", fallback: "starting with an empty queue")
