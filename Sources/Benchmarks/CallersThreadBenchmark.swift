@@ -11,8 +11,9 @@ import SegmentsTesting
     import Darwin
 #endif
 
-/// Benchmark 10 (issue 11, see Behaviour R1–R4): what the public calls cost the thread that makes them,
-/// each timed call by call, each beside a floor measured in the same run and interleaved with it.
+/// Benchmark 10 (the budgets of Behaviour R1–R4 in `Docs/Behaviour.md`; "Nothing slow on the app's
+/// thread" in `Docs/Performance.md`): what the public calls cost the thread that makes them, each
+/// timed call by call, each beside a floor measured in the same run and interleaved with it.
 ///
 /// - 10a–10d: `trackEvent` on file storage at 10 and at 10,000 queued items, p50 and p99; the
 ///   floor is a plain `write(2)` of a line as long as the journal's, without `fsync`.
@@ -24,7 +25,8 @@ import SegmentsTesting
 ///   the call returns; `async` form: until the await resumes) and `customerCookie`.
 /// - 10l: `configure` at once after `anonymize`, on 10,000 queued events (the configuration before
 ///   was configured and loaded): the customer's save is still queued and the queue loads again,
-///   and neither may be waited for (see Behaviour R1); the floor is 10f's, measured in these rounds.
+///   and neither may be waited for (Behaviour R1 in `Docs/Behaviour.md`); the floor is 10f's,
+///   measured in these rounds.
 struct CallersThreadBenchmark {
     let options: BenchOptions
     let template: StorageTemplate

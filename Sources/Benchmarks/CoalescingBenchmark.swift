@@ -4,7 +4,8 @@ import RealtimeSegments
 import SegmentsEmulator
 import SegmentsTesting
 
-/// Benchmark 4: how many segment fetches a burst of tracked events costs (see Behaviour T3, T5, T6).
+/// Benchmark 4: how many segment fetches a burst of tracked events costs (Behaviour T3, T5, T6 in
+/// `Docs/Behaviour.md`).
 ///
 /// Over real HTTP: an identified customer with a listener tracks a burst of events against the
 /// emulator on loopback; its request log gives the fetches and link calls. On virtual time: an

@@ -48,7 +48,7 @@ struct ColdStartBenchmark {
         figure.details = [
             "rounds": Double(rounds), "configureMedianNs": configure.median, "min": sdk.min, "max": sdk.max,
             "baselineStoreLoadNs": baselineLoad.median, "eventQueueStoreLoadNs": queueLoad.median,
-            "target": 100e6,  // issue 11: cold start to the first answered cached read
+            "target": 100e6,  // the cold-start budget of Docs/Performance.md: 100 ms to the first cached answer
         ]
         figure.notes.append(
             "median of \(rounds) starts, each on a fresh copy of a directory written by the File stores (files in the page cache); configure() alone took \(Format.duration(ns: configure.median)); no fetch reached the repository; loaded alone, the baseline file took \(Format.duration(ns: baselineLoad.median)) and the event journal \(Format.duration(ns: queueLoad.median))")

@@ -4,10 +4,11 @@ import RealtimeSegments
 import SegmentsEmulator
 import SegmentsTesting
 
-/// Benchmark 11 (issue 11, see Behaviour E3): draining a backlog. A client on a directory with 10,000
-/// queued events flushes them to the emulator over loopback (one request per item, oldest first,
-/// per the wire format (Behaviour)); the floor sends 1,000 of the same requests directly through the SDK's URLSession
-/// transport, one after another.
+/// Benchmark 11, one of the figures of "Nothing slow on the app's thread" in `Docs/Performance.md`:
+/// draining a backlog. A client on a directory with 10,000 queued events flushes them to the
+/// emulator over loopback (one request per item, oldest first, as Behaviour E3 in
+/// `Docs/Behaviour.md` says); the floor sends 1,000 of the same requests directly through the SDK's
+/// URLSession transport, one after another.
 struct DrainBenchmark {
     let options: BenchOptions
     let template: StorageTemplate

@@ -8,7 +8,7 @@ import SegmentsPersistence
 /// emulator on a 512 KiB thread (Apple's secondary-thread stack) at `depth` levels of nesting and
 /// exits 0 when it finished. Too deep a recursion overflows the stack and kills the process with
 /// a signal, which is the measurement: `Scripts/stack-depth.sh` searches for the deepest text each
-/// path survives and writes `Docs/StackDepth.json` (see Behaviour P9).
+/// path survives and writes `Docs/StackDepth.json` (Behaviour P9 in `Docs/Behaviour.md`).
 ///
 /// `segments-bench stack-probe limits` prints the limits the SDK and the emulator apply, as JSON.
 ///

@@ -2,9 +2,9 @@ import Foundation
 import SegmentsDomain
 import RealtimeSegments
 
-/// Where the CLI takes an API key or token from (see Behaviour P4): the environment variable
-/// `SEGMENTS_API_KEY` or a file named by `--api-key-file` — never the command line, where `ps`, the
-/// shell history and process accounting would show it to other users and tools.
+/// Where the CLI takes an API key or token from (Behaviour P4 in `Docs/Behaviour.md`): the
+/// environment variable `SEGMENTS_API_KEY` or a file named by `--api-key-file` — never the command
+/// line, where `ps`, the shell history and process accounting would show it to other users and tools.
 enum Credentials {
     /// The environment variable holding the key or token.
     static let environmentVariable = "SEGMENTS_API_KEY"

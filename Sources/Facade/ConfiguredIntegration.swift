@@ -11,11 +11,12 @@ struct ConfiguredIntegration {
     let customer: any CustomerStore
     let baseline: any SegmentBaselineStore
     let events: any EventQueueStore
-    /// The claim of the storage folder: its owner lock, held while configured (see Behaviour P5),
+    /// The claim of the storage folder: its owner lock, held while configured (<doc:Behaviour#P5>),
     /// and what its previous owner handed over; `nil` without files.
     let claim: FileStoreRegistry.Claim?
-    /// Names the integration: a digest of backend and base URL (see Behaviour T2, D1), never of the
-    /// storage folder, whose path changes when iOS moves an app's container.
+    /// Names the integration: a digest of backend and base URL (<doc:Behaviour#T2>,
+    /// <doc:Behaviour#D1>), never of the storage folder, whose path changes when iOS moves an app's
+    /// container.
     let integrationID: String
     /// Names where the customer is stored; `nil` for in-memory storage, new on every configure.
     let storageID: String?
@@ -92,8 +93,8 @@ struct ConfiguredIntegration {
 }
 
 extension ConfiguredIntegration {
-    /// Renames the folder an older version named after the API key (see Behaviour P4), under its
-    /// owner lock (see Behaviour P5), and says what happened. The lines name no folder: the old
+    /// Renames the folder an older version named after the API key (<doc:Behaviour#P4>), under its
+    /// owner lock (<doc:Behaviour#P5>), and says what happened. The lines name no folder: the old
     /// name is the key.
     static func moveKeyNamedFolder(_ legacy: URL, to folder: URL, logger: any SegmentsLogger) {
         switch StorageLocation.moveLegacyFolder(legacy, to: folder) {
@@ -111,7 +112,7 @@ extension ConfiguredIntegration {
     }
 
     /// Moves the default folder an earlier version gave the integration under another name (before
-    /// the case rule; see Behaviour P10) to its current name, and says what happened. The log lines
+    /// the case rule; <doc:Behaviour#P10>) to its current name, and says what happened. The log lines
     /// name no folder: its name carries the integration id.
     static func moveEarlierFolder(integrationId: String, logger: any SegmentsLogger) {
         switch StorageLocation.moveEarlierFolder(integrationId: integrationId, in: StorageLocation.defaultParentDirectory()) {

@@ -1,8 +1,8 @@
 import SegmentsDomain
 
 /// The uploader of the ODP backend: ODP events are out of scope, so tracked items are accepted and
-/// dropped. Accepting them keeps Behaviour T3: every tracked item still requests a segments reload, so
-/// audiences are re-checked after user activity.
+/// dropped. Accepting them keeps every tracked item requesting a segments reload
+/// (<doc:Behaviour#T3>), so audiences are re-checked after user activity.
 struct DiscardingEventUploader: EventUploader {
     let logger: any SegmentsLogger
 

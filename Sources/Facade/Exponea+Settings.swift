@@ -3,10 +3,14 @@ import SegmentsDomain
 import SegmentsNetworking
 
 extension Exponea {
-    /// How requests are authorized (Behaviour, wire format, "Requests").
+    /// How requests are authorized: the `Authorization` header each request carries
+    /// (<doc:Behaviour#Requests>).
+    ///
+    /// The Exponea SDK's spelling of ``BloomreachAuthorization``, mirrored on purpose, case for case,
+    /// so facade code reads as it did with the Exponea SDK.
     ///
     /// Printing never shows the credential — `description`, `debugDescription`, `dump` and `Mirror`
-    /// alike (see Behaviour P4).
+    /// alike (<doc:Behaviour#P4>).
     public enum Authorization: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
         CustomReflectable
     {
@@ -55,11 +59,11 @@ extension Exponea {
             set { providerReference = newValue.map(AuthorizationProviderReference.init) }
         }
         /// The API base URL; `https://api.exponea.com` by default. Plain `http` only for loopback
-        /// unless ``allowsInsecureHTTP`` (see Behaviour P3).
+        /// unless ``allowsInsecureHTTP`` (<doc:Behaviour#P3>).
         public var baseUrl: String
         /// Allows a plain-`http` base URL that is not loopback.
         public var allowsInsecureHTTP: Bool
-        /// The provider, compared by instance and printed without its contents (see Behaviour P4).
+        /// The provider, compared by instance and printed without its contents (<doc:Behaviour#P4>).
         private var providerReference: AuthorizationProviderReference?
 
         /// Creates project settings.
@@ -101,7 +105,7 @@ extension Exponea {
         }
         /// Allows a plain-`http` base URL that is not loopback.
         public var allowsInsecureHTTP: Bool
-        /// The provider, printed without its contents (see Behaviour P4).
+        /// The provider, printed without its contents (<doc:Behaviour#P4>).
         private var providerReference: AuthorizationProviderReference?
 
         /// Creates stream settings.
@@ -116,8 +120,9 @@ extension Exponea {
         }
     }
 
-    /// When tracked events are uploaded (see Behaviour E2): the Exponea SDK's spelling of the
-    /// core `FlushingMode`, mirrored on purpose (`.periodic` takes whole seconds, as API.md fixes).
+    /// When tracked events are uploaded (<doc:Behaviour#E2>): the Exponea SDK's spelling of the
+    /// core ``RealtimeSegments/FlushingMode``, mirrored on purpose (`.periodic` takes whole seconds,
+    /// as in the Exponea SDK).
     public enum FlushingMode: Sendable, Hashable {
         /// Upload after each event: the default, and what accurate segments need.
         case immediate

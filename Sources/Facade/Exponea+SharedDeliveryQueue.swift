@@ -4,8 +4,8 @@ import SegmentsData
 
 extension Exponea {
     /// The serial queue on which ``shared`` calls listeners (``SegmentationManager/shared``'s
-    /// callbacks) and completion handlers (see Behaviour D8): by default a queue of its own, never the
-    /// caller's thread. Choose `.main` in an app that updates its UI from those callbacks.
+    /// callbacks) and completion handlers (<doc:Behaviour#D8>): by default a queue of its own,
+    /// never the caller's thread. Choose `.main` in an app that updates its UI from those callbacks.
     ///
     /// The shared instance takes the queue when it is built, on the first use of `Exponea.shared`
     /// or `SegmentationManager.shared`, and keeps it for the life of the process. So set it first,
@@ -13,12 +13,13 @@ extension Exponea {
     ///
     /// ```swift
     /// Exponea.sharedDeliveryQueue = .main
-    /// Exponea.shared.configure(Exponea.ProjectSettings(projectToken: "TOKEN", authorization: .token("KEY")))
+    /// Exponea.shared.configure(Exponea.ProjectSettings(projectToken: "TOKEN", authorization:
+    /// .token("KEY")))
     /// ```
     ///
     /// Set later, it changes nothing and logs an error through ``logger``
-    /// (`Segments: Exponea.sharedDeliveryQueue was set after the shared instance was built; …`); reading
-    /// it always returns the queue the shared instance uses (or will use). Instances built with
+    /// (`Segments: Exponea.sharedDeliveryQueue was set after the shared instance was built; …`);
+    /// reading it always returns the queue the shared instance uses (or will use). Instances built with
     /// ``init(client:)`` use their client's ``SegmentsRuntime/deliveryQueue`` instead.
     public static var sharedDeliveryQueue: DispatchQueue {
         get { sharedDeliveryQueueChoice.value }

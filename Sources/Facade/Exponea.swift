@@ -26,7 +26,8 @@ public final class Exponea: Sendable {
     /// ``SegmentationManager/shared``).
     public static let shared = Exponea.makeShared(logger: logger, deliveryQueue: sharedDeliveryQueueChoice)
 
-    /// The log level and sink of the shared instance (see Behaviour L2, L3); settable before configure.
+    /// The log level and sink of the shared instance (<doc:Behaviour#L2>, <doc:Behaviour#L3>);
+    /// settable before configure.
     public static let logger = SinkSegmentsLogger()
 
     /// The client behind the facade.
@@ -51,7 +52,7 @@ public final class Exponea: Sendable {
     }
 
     /// Configures a Bloomreach Engagement project integration. Without `flushingSetup`, a
-    /// ``flushingMode`` set before applies (see Behaviour E2), else `.immediate`. A
+    /// ``flushingMode`` set before applies (<doc:Behaviour#E2>), else `.immediate`. A
     /// ``ProjectSettings/authorizationProvider`` authorizes requests as in stream mode.
     public func configure(_ settings: ProjectSettings, flushingSetup: FlushingSetup? = nil) {
         configure(
@@ -63,7 +64,7 @@ public final class Exponea: Sendable {
     }
 
     /// Configures a Bloomreach Data Hub stream integration. Without `flushingSetup`, a
-    /// ``flushingMode`` set before applies (see Behaviour E2), else `.immediate`.
+    /// ``flushingMode`` set before applies (<doc:Behaviour#E2>), else `.immediate`.
     public func configure(_ settings: StreamSettings, flushingSetup: FlushingSetup? = nil) {
         configure(
             BloomreachConfiguration(
@@ -86,8 +87,9 @@ public final class Exponea: Sendable {
     /// The current customer's anonymous id, or `nil` before configure.
     public var customerCookie: String? { client.customerCookie }
 
-    /// Answers the segments of `category` exactly once on the delivery queue (``sharedDeliveryQueue`` for ``shared``); `[]` on any failure
-    /// (see Behaviour G5). Before configure the call waits and is answered once configured.
+    /// Answers the segments of `category` exactly once on the delivery queue
+    /// (``sharedDeliveryQueue`` for ``shared``); `[]` on any failure (<doc:Behaviour#G5>). Before
+    /// configure the call waits and is answered once configured.
     public func getSegments(
         force: Bool = false, category: SegmentCategory, result: @escaping @Sendable ([Segment]) -> Void
     ) {
@@ -96,12 +98,14 @@ public final class Exponea: Sendable {
         }
     }
 
-    /// The `async` form: throws ``SegmentsError`` on failure (see Behaviour G5).
+    /// The `async` form: throws ``SegmentsError`` on failure, so a failure can be told apart from
+    /// "no segments" (<doc:Behaviour#G5>).
     public func getSegments(force: Bool = false, category: SegmentCategory) async throws -> [Segment] {
         try await client.getSegments(force: force, category: category)
     }
 
-    /// Merges hard ids into the current customer and tracks a customer update (see Behaviour E1, T4).
+    /// Merges hard ids into the current customer and tracks a customer update (<doc:Behaviour#E1>,
+    /// <doc:Behaviour#T4>).
     public func identifyCustomer(
         customerIds: [String: String], properties: [String: JSONValue] = [:], timestamp: Double? = nil
     ) {
@@ -111,7 +115,10 @@ public final class Exponea: Sendable {
         }
     }
 
-    /// Tracks an event for the current customer (see Behaviour E1).
+    /// Queues an event stamped with the current customer's ids, for upload as the flushing mode
+    /// says; `timestamp` is Unix seconds, now when `nil` (<doc:Behaviour#E1>). Before configure, or
+    /// with a `nil` or empty type, nothing is queued and an error line starting
+    /// `Tracking: trackEvent failed:` is logged.
     public func trackEvent(properties: [String: JSONValue], timestamp: Double? = nil, eventType: String?) {
         logFailure("trackEvent") {
             try client.trackEvent(
@@ -120,7 +127,7 @@ public final class Exponea: Sendable {
         }
     }
 
-    /// When tracked events are uploaded (see Behaviour E2); setting it takes effect at once.
+    /// When tracked events are uploaded (<doc:Behaviour#E2>); setting it takes effect at once.
     public var flushingMode: FlushingMode {
         get { FlushingMode(client.flushingMode) }
         set { client.flushingMode = newValue.core }
@@ -131,17 +138,22 @@ public final class Exponea: Sendable {
         client.flush { _ in }
     }
 
-    /// Uploads queued events now and reports the outcome on the delivery queue (see Behaviour E5).
+    /// Uploads queued events now and reports the outcome on the delivery queue (<doc:Behaviour#E5>).
     public func flushData(completion: @escaping @Sendable (FlushResult) -> Void) {
         client.flush(completion: completion)
     }
 
-    /// Switches to a new anonymous customer (see Behaviour A1).
+    /// Switches to a new anonymous customer: a fresh cookie and no hard ids. Waiting and in-flight
+    /// segment work is dropped, the baseline deleted, listeners of categories that had segments
+    /// are told `[]`, and a reload for the new customer follows when listeners exist
+    /// (<doc:Behaviour#A1>, <doc:Behaviour#A2>). Does nothing before configure.
     public func anonymize() {
         client.anonymize()
     }
 
-    /// Stops the integration until configured again (see Behaviour A3).
+    /// Stops the integration until configured again: segment work is cancelled, the baseline
+    /// deleted, every listener removed, waiting reads failed with `.stopped` (`[]` in the completion
+    /// form); queued events stay on disk for the next configure (<doc:Behaviour#A3>).
     public func stopIntegration() {
         client.stop()
     }

@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// A listener of one category of segments, as the Exponea SDK spells it (see Behaviour M4).
+/// A listener of one category of segments, as the Exponea SDK spells it (<doc:Behaviour#M4>).
 ///
 /// A value identifies its registration: registering the same value twice gives two
 /// registrations, and removing it (or any copy of it) removes all of them.
@@ -15,7 +15,8 @@ import SegmentsDomain
 public struct SegmentCallbackData: Sendable {
     /// The category listened to.
     public let category: SegmentCategory
-    /// Whether the callback is told the current list once, even when nothing changed (see Behaviour D6).
+    /// Whether the callback is told the current list once, even when nothing changed
+    /// (<doc:Behaviour#D6>).
     public let isIncludeFirstLoad: Bool
     /// Called with the category's full list whenever it changes.
     public let onNewData: @Sendable ([Segment]) -> Void

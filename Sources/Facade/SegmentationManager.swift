@@ -5,8 +5,8 @@ import SegmentsData
 /// The Exponea SDK's listener registry, kept so apps switch by changing their import.
 ///
 /// A thin adapter over an ``Exponea``'s client. Callbacks may be added before configure (they
-/// are served once configured, see Behaviour T2) and from any thread, in call order; they are called on the
-/// client's delivery queue.
+/// are served once configured, <doc:Behaviour#T2>) and from any thread, in call order; they are
+/// called on the client's delivery queue.
 ///
 /// ``shared`` is just the registry of ``Exponea/shared``: ``init(exponea:)`` builds one over any
 /// `Exponea`, so code that registers callbacks is unit-tested with an injected client.
@@ -22,7 +22,8 @@ public final class SegmentationManager: Sendable {
         client = exponea.client
     }
 
-    /// Registers `callbackData`; registering the same value twice gives two registrations (see Behaviour M4).
+    /// Registers `callbackData`; registering the same value twice gives two registrations
+    /// (<doc:Behaviour#M4>).
     public func addCallback(callbackData: SegmentCallbackData) {
         client.engine.addListener(
             SegmentListener(

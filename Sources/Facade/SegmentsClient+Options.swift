@@ -10,9 +10,13 @@ extension SegmentsClient {
         /// Scheduler, clock, logger, the queue listeners and completion handlers are called on,
         /// and backoff jitter.
         public var runtime: SegmentsRuntime
-        /// Debounce, max wait, cache time and reload backoff (see Behaviour T5, T7, G1).
+        /// Debounce, max wait, cache time, reload backoff and the foreground refresh age: by default
+        /// a reload waits 5 s after the last request (30 s at most), a read is answered from a
+        /// fetch under 5 s old, and a failed reload is retried after 2 s doubling to 60 s
+        /// (<doc:Behaviour#T5>, <doc:Behaviour#T7>, <doc:Behaviour#G1>, <doc:Behaviour#T11>).
         public var timings: SegmentationTimings
-        /// The backoff of failed uploads (see Behaviour E3).
+        /// The backoff of failed uploads: after a transient or authorization failure the whole
+        /// queue is tried again after 2 s by default, doubling to 60 s, ±20 % (<doc:Behaviour#E3>).
         public var uploadRetry: RetryBackoff
         /// Sends every HTTP request of the built-in backends.
         public var transport: any SegmentsTransport
@@ -20,30 +24,30 @@ extension SegmentsClient {
         public var middlewares: [any SegmentsTransportMiddleware]
         /// Where state is kept.
         public var storage: Storage
-        /// The serial queue the client reads and writes its files on (see Behaviour R1); `nil` (the
+        /// The serial queue the client reads and writes its files on (<doc:Behaviour#R1>); `nil` (the
         /// default) gives each client its own. Tests can pass one and `sync` on it to wait for the
-        /// background load of `configure` (see Behaviour R3).
+        /// background load of `configure` (<doc:Behaviour#R3>).
         public var storageQueue: DispatchQueue?
-        /// How many events and customer updates may wait for upload (see Behaviour E6); at the cap
+        /// How many events and customer updates may wait for upload (<doc:Behaviour#E6>); at the cap
         /// `trackEvent` refuses with a `.storage` error. 100,000 by default.
         public var eventQueueCapacity: Int
-        /// Signals when protected data becomes available (see Behaviour P8): the client then redoes
+        /// Signals when protected data becomes available (<doc:Behaviour#P8>): the client then redoes
         /// the loads and saves its storage refused before the device's first unlock. The live
         /// ``SystemProtectedDataAvailability`` by default; tests set a
         /// `ManualProtectedDataAvailability` from `SegmentsTesting` here and trigger it.
         public var protectedData: any ProtectedDataAvailability
-        /// The app's lifecycle (see Behaviour E2, E7, T11): periodic and automatic flushing upload
-        /// when the app resigns active or goes to the background, every mode but manual flushes
-        /// within background time on entering the background, and listeners get fresh segments
-        /// on the return to the foreground. The live ``SystemAppLifecycle`` by default (on Linux
-        /// nothing arrives); tests set a `ManualAppLifecycle` from `SegmentsTesting` here and post
-        /// events to it.
+        /// The app's lifecycle (<doc:Behaviour#E2>, <doc:Behaviour#E7>, <doc:Behaviour#T11>):
+        /// periodic and automatic flushing upload when the app resigns active or goes to the
+        /// background, every mode but manual flushes within background time on entering the
+        /// background, and listeners get fresh segments on the return to the foreground. The live
+        /// ``SystemAppLifecycle`` by default (on Linux nothing arrives); tests set a
+        /// `ManualAppLifecycle` from `SegmentsTesting` here and post events to it.
         public var appLifecycle: any AppLifecycle
 
         /// The default of ``eventQueueCapacity``: 100,000 events and customer updates.
         public static let defaultEventQueueCapacity = TrackingPipeline.defaultCapacity
 
-        /// Where a client keeps its customer, baseline and event queue (see Behaviour P1).
+        /// Where a client keeps its customer, baseline and event queue (<doc:Behaviour#P1>).
         public typealias Storage = SegmentsStorage<CustomStores>
 
         /// The app's own stores, for ``Storage`` `.custom`.
@@ -88,11 +92,11 @@ extension SegmentsClient {
     public enum Backend: Sendable {
         /// Bloomreach Engagement, project or stream (the default backend).
         case bloomreach(BloomreachConfiguration)
-        /// Optimizely Data Platform audiences (see Behaviour O5): which of `candidates` the
+        /// Optimizely Data Platform audiences (<doc:Behaviour#O5>): which of `candidates` the
         /// customer qualifies for, listed as one category (`audiences` by default). The customer is
         /// identified by its `fs_user_id`, `vuid` or `registered` id, the first one it has, else by
         /// its cookie as a `vuid`. ODP events are out of scope: tracked events are not sent
-        /// anywhere, but each still requests a segments reload (see Behaviour T3).
+        /// anywhere, but each still requests a segments reload (<doc:Behaviour#T3>).
         case odp(ODPConfiguration, candidates: [String], category: SegmentCategory = .audiences())
         /// Any backend: the app's own repository and uploader. `id` names the integration's
         /// storage folder.
@@ -103,8 +107,9 @@ extension SegmentsClient {
     public struct Configuration: Sendable {
         /// The backend.
         public var backend: Backend
-        /// When tracked events are uploaded (see Behaviour E2). When the configuration names none, the
-        /// mode set on the client before ``SegmentsClient/configure(_:)`` applies, else `.immediate`.
+        /// When tracked events are uploaded (<doc:Behaviour#E2>). When the configuration names
+        /// none, the mode set on the client before ``SegmentsClient/configure(_:)`` applies, else
+        /// `.immediate`.
         public var flushingMode: FlushingMode {
             didSet { namesFlushingMode = true }
         }

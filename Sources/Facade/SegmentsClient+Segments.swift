@@ -3,11 +3,13 @@ import SegmentsDomain
 import SegmentsData
 
 extension SegmentsClient {
-    /// Registers a listener of `category` (see Behaviour M4, D5–D8); callable from any thread.
+    /// Registers a listener of `category` (<doc:Behaviour#M4>,
+    /// <doc:Behaviour#D5>–<doc:Behaviour#D8>); callable from any thread.
     ///
     /// - Parameters:
     ///   - category: the category listened to.
-    ///   - includeFirstLoad: tell the current list once, even when nothing changed (see Behaviour D6).
+    ///   - includeFirstLoad: tell the current list once, even when nothing changed
+    ///                       (<doc:Behaviour#D6>).
     ///   - owner: when given, the listener ends by itself when `owner` is deallocated.
     ///   - handler: called on the delivery queue with the category's full list on each change.
     /// - Returns: the token that removes this registration.
@@ -39,8 +41,8 @@ extension SegmentsClient {
         engine.changes(of: category, includeFirstLoad: includeFirstLoad)
     }
 
-    /// The segments of `category` for the current customer (see Behaviour G1–G6): from the 5-second cache
-    /// unless `force`, otherwise fetched (sharing a fetch already in flight).
+    /// The segments of `category` for the current customer (<doc:Behaviour#G1>–<doc:Behaviour#G6>):
+    /// from the 5-second cache unless `force`, otherwise fetched (sharing a fetch already in flight).
     /// - Throws: ``SegmentsError`` when the fetch fails, or `.stopped` after ``stop()``.
     public func getSegments(force: Bool = false, category: SegmentCategory) async throws -> [Segment] {
         try await engine.getSegments(force: force, category: category)

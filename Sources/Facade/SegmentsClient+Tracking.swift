@@ -3,10 +3,10 @@ import SegmentsDomain
 import SegmentsData
 
 extension SegmentsClient {
-    /// Queues an event for the current customer (see Behaviour E1). It returns once the item is written to
-    /// the queue file — it then survives the process being killed — at the cost of one buffered
-    /// `write`; the `fsync` for power-loss durability follows on the client's storage queue,
-    /// batched (see Behaviour R2).
+    /// Queues an event for the current customer (<doc:Behaviour#E1>). It returns once the item is
+    /// written to the queue file — it then survives the process being killed — at the cost of one
+    /// buffered `write`; the `fsync` for power-loss durability follows on the client's storage queue,
+    /// batched (<doc:Behaviour#R2>).
     ///
     /// - Parameters:
     ///   - properties: the event's properties; Swift literals convert to ``JSONValue``.
@@ -14,7 +14,7 @@ extension SegmentsClient {
     ///   - eventType: the event's type, e.g. `purchase`; must not be empty.
     /// - Throws: ``SegmentsError`` `.notConfigured`; `.invalidConfiguration` for an empty event
     ///   type or properties that could not be replayed (nested deeper than 64 levels, over 64 KiB
-    ///   encoded, non-finite numbers: Behaviour E6); `.storage` when the queue is full
+    ///   encoded, non-finite numbers: <doc:Behaviour#E6>); `.storage` when the queue is full
     ///   (``Options/eventQueueCapacity``) or cannot be written.
     public func trackEvent(properties: [String: JSONValue], timestamp: Date?, eventType: String) throws {
         guard !eventType.isEmpty else {
@@ -25,13 +25,19 @@ extension SegmentsClient {
         }
     }
 
-    /// Merges hard ids into the current customer and queues a customer update (see Behaviour E1, T4).
+    /// Merges hard ids into the current customer and queues a customer update (<doc:Behaviour#E1>,
+    /// <doc:Behaviour#T4>).
     ///
     /// Ids are added or overwritten, never removed; a `cookie` key is ignored. A change of ids
-    /// requests a segments reload. Merging the ids and queueing the update are one step: when
-    /// the update cannot be queued, the ids stay as they were.
+    /// requests a segments reload. The update is queued first, stamped with the merged ids, and the
+    /// ids are merged only once it is queued: when it cannot be queued, the ids stay as they were.
+    /// When another call (`configure`, `anonymize`, `identifyCustomer`) changes the customer between
+    /// the two, the update is stamped with the new customer and queued again, up to 3 times in all;
+    /// if the customer changed every time, the ids are then merged into whoever is the customer.
+    /// Updates queued by earlier attempts stay queued.
     /// - Throws: ``SegmentsError`` `.notConfigured`, `.invalidConfiguration` for properties that
-    ///   could not be replayed (see Behaviour E6), or `.storage` when the queue is full or cannot be written.
+    ///   could not be replayed (<doc:Behaviour#E6>), or `.storage` when the queue is full or cannot
+    ///   be written.
     public func identifyCustomer(
         customerIds: [String: String], properties: [String: JSONValue], timestamp: Date?
     ) throws {
@@ -51,7 +57,7 @@ extension SegmentsClient {
     }
 
     /// Stamps an item with the current customer and queues it in the pipeline of the same
-    /// configuration (see Behaviour A4). When a re-configure stops that pipeline in between, the item
+    /// configuration (<doc:Behaviour#A4>). When a re-configure stops that pipeline in between, the item
     /// is either refused (and queued again in the new one) or on disk already: a new pipeline on the
     /// same store takes it over, one on another store leaves it for its own integration's next start.
     /// - Returns: the stamp used.
@@ -78,10 +84,10 @@ extension SegmentsClient {
         throw SegmentsError.notConfigured
     }
 
-    /// When queued events are uploaded; setting it takes effect at once (see Behaviour E2, T8). A mode set
-    /// before configuration is applied by ``configure(_:)`` unless its ``Configuration`` names one.
-    /// A periodic interval that is not finite and above 0 is refused with an error log line, and
-    /// the mode stays as it was (see Behaviour E2).
+    /// When queued events are uploaded; setting it takes effect at once (<doc:Behaviour#E2>,
+    /// <doc:Behaviour#T8>). A mode set before configuration is applied by ``configure(_:)`` unless
+    /// its ``Configuration`` names one. A periodic interval that is not finite and above 0 is
+    /// refused with an error log line, and the mode stays as it was (<doc:Behaviour#E2>).
     public var flushingMode: FlushingMode {
         get { engine.flushingMode }
         set {
@@ -94,7 +100,8 @@ extension SegmentsClient {
         }
     }
 
-    /// Uploads everything queued (see Behaviour E5); a call during a flush joins it.
+    /// Uploads everything queued and returns how many items went up, or the failure that ended the
+    /// flush (<doc:Behaviour#E5>); a call during a flush joins it and gets its result.
     public func flush() async -> FlushResult {
         guard let pipeline = engine.stamp?.tracking else {
             return .failure(SegmentsError.notConfigured)
@@ -114,10 +121,10 @@ extension SegmentsClient {
 
     /// How many events and customer updates wait for upload, answered at once from memory.
     ///
-    /// It never waits for disk work (see Behaviour R1). Right after ``configure(_:)`` the stored
-    /// queue is still loading in the background (R3): meanwhile this counts what is known so far,
-    /// the items tracked since configure, not yet the stored ones. For the exact count, stored items
-    /// included, use ``countQueuedEvents()``. 0 when not configured.
+    /// It never waits for disk work (<doc:Behaviour#R1>). Right after ``configure(_:)`` the stored
+    /// queue is still loading in the background (<doc:Behaviour#R3>): meanwhile this counts what is
+    /// known so far, the items tracked since configure, not yet the stored ones. For the exact
+    /// count, stored items included, use ``countQueuedEvents()``. 0 when not configured.
     public var queuedEventCount: Int {
         engine.stamp?.tracking?.queuedCount ?? 0
     }
@@ -125,7 +132,7 @@ extension SegmentsClient {
     /// The exact number of events and customer updates waiting for upload, stored ones included.
     ///
     /// It resumes once the stored queue has loaded (at once when it already has), without blocking
-    /// a thread (see Behaviour R1, R3). 0 when not configured.
+    /// a thread (<doc:Behaviour#R1>, <doc:Behaviour#R3>). 0 when not configured.
     public func countQueuedEvents() async -> Int {
         guard let pipeline = engine.stamp?.tracking else { return 0 }
         return await withCheckedContinuation { continuation in

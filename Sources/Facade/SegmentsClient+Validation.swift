@@ -4,10 +4,10 @@ import SegmentsData
 import SegmentsPersistence
 
 extension SegmentsClient.Options {
-    /// Checks every duration the options carry (see Behaviour P7): the debounce and max wait, the cache
-    /// time, both backoffs (automatic reloads and uploads), whose first delay must be more than
-    /// 0 — a zero backoff would retry in a tight loop — and the foreground refresh age (T11), which
-    /// must be finite and not negative.
+    /// Checks every duration the options carry (<doc:Behaviour#P7>): the debounce and max wait, the
+    /// cache time, both backoffs (automatic reloads and uploads), whose first delay must be more than
+    /// 0 — a zero backoff would retry in a tight loop — and the foreground refresh age
+    /// (<doc:Behaviour#T11>), which must be finite and not negative.
     ///
     /// ``SegmentsClient/configure(_:)`` calls it; calling it earlier lets an app fail early.
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`.
@@ -26,7 +26,7 @@ extension SegmentsClient.Options {
 
 extension SegmentsClient.Backend {
     /// The id that names the integration's default storage folder. A secret never appears in it
-    /// (see Behaviour P4): ODP integrations, identified by their API key, use a hash of the key.
+    /// (<doc:Behaviour#P4>): ODP integrations, identified by their API key, use a hash of the key.
     var storageIntegrationId: String {
         switch self {
         case .bloomreach(let bloomreach):
@@ -48,8 +48,8 @@ extension SegmentsClient.Backend {
 }
 
 extension FlushingMode {
-    /// Checks a periodic interval (see Behaviour E2, P7): not finite, or not above 0, would flush
-    /// in a tight loop or never.
+    /// Checks a periodic interval (<doc:Behaviour#E2>, <doc:Behaviour#P7>): not finite, or not
+    /// above 0, would flush in a tight loop or never.
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`.
     func validate() throws {
         if case .periodic(let seconds) = self, !(seconds.isFinite && seconds > 0) {

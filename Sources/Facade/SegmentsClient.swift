@@ -21,12 +21,12 @@ import SegmentsPersistence
 public final class SegmentsClient: Sendable {
     let options: Options
     /// The client's lifecycle, customer and segments: every lifecycle call is one transition of
-    /// its machine, so they take effect in one total order (see Behaviour A4).
+    /// its machine, so they take effect in one total order (<doc:Behaviour#A4>).
     let engine: SegmentationEngine
     /// The one serial queue this client reads and writes its files on, engine and pipeline alike
-    /// (see Behaviour R1): saves and loads stay in order and never run on the app's thread.
+    /// (<doc:Behaviour#R1>): saves and loads stay in order and never run on the app's thread.
     let storageQueue: DispatchQueue
-    /// Redoes what the storage refused before the device's first unlock (see Behaviour P8).
+    /// Redoes what the storage refused before the device's first unlock (<doc:Behaviour#P8>).
     let protectedDataRetry: ProtectedDataRetry
     /// The client's registration with ``Options/protectedData``, ended with the client.
     let protectedDataObservation: ProtectedDataObservation
@@ -61,14 +61,15 @@ public final class SegmentsClient: Sendable {
     }
 
     /// Starts (or restarts) the integration: validates the configuration, takes the storage
-    /// directory's owner lock (see Behaviour P5), reads the small customer file (or takes the customer
-    /// from memory when its save is still queued), and returns without waiting for any disk work
-    /// queued before (see Behaviour R1); the segment baseline and the event queue load in the
-    /// background on the client's storage queue, and calls made meanwhile are served in call
-    /// order once they are loaded (see Behaviour R3, T2, G4). Configure, stop, anonymize, identify and
-    /// flushing-mode changes take effect in one order, even from several threads (see Behaviour A4).
+    /// directory's owner lock (<doc:Behaviour#P5>), reads the small customer file (or takes the
+    /// customer from memory when its save is still queued), and returns without waiting for any
+    /// disk work queued before (<doc:Behaviour#R1>); the segment baseline and the event queue load
+    /// in the background on the client's storage queue, and calls made meanwhile are served in call
+    /// order once they are loaded (<doc:Behaviour#R3>, <doc:Behaviour#T2>, <doc:Behaviour#G4>).
+    /// Configure, stop, anonymize, identify and flushing-mode changes take effect in one order,
+    /// even from several threads (<doc:Behaviour#A4>).
     ///
-    /// Before the device's first unlock, when the stored files are refused (see Behaviour P8),
+    /// Before the device's first unlock, when the stored files are refused (<doc:Behaviour#P8>),
     /// configure still succeeds: with a customer made in memory when the customer file cannot be
     /// read, which the stored customer replaces once it can be read, unless identify or anonymize
     /// decided meanwhile.
@@ -131,13 +132,17 @@ public final class SegmentsClient: Sendable {
     /// The current customer's ids, or `nil` before configuration.
     public var customerIds: CustomerIds? { engine.customer }
 
-    /// Stops the integration (see Behaviour A3): segment work is cancelled, the baseline deleted, listeners
-    /// removed, pending reads failed with `.stopped`; queued events stay on disk for the next start.
+    /// Stops the integration (<doc:Behaviour#A3>): segment work is cancelled, the baseline deleted,
+    /// listeners removed, pending reads failed with `.stopped`; queued events stay on disk for the
+    /// next start.
     public func stop() {
         engine.stop()
     }
 
-    /// Switches to a new anonymous customer (see Behaviour A1, A2).
+    /// Switches to a new anonymous customer: a fresh cookie and no hard ids. Waiting and in-flight
+    /// segment work is dropped, waiting reads are answered `[]`, the baseline deleted, listeners of
+    /// categories that had segments are told `[]`, and a reload for the new customer follows when
+    /// listeners exist (<doc:Behaviour#A1>, <doc:Behaviour#A2>). Does nothing before configure.
     public func anonymize() {
         engine.anonymize()
     }

@@ -5,7 +5,7 @@ import SegmentsData
 
 /// The current segments of a few categories, for SwiftUI and any other observer: each category's
 /// list changes on the main actor exactly when a listener of that category registered with
-/// includeFirstLoad is told (see Behaviour M5, D5, D6).
+/// includeFirstLoad is told (<doc:Behaviour#M5>, <doc:Behaviour#D5>, <doc:Behaviour#D6>).
 ///
 /// Reading ``segments(for:)`` in a SwiftUI view's `body` (or inside `withObservationTracking`)
 /// makes the view depend on that category only: it is re-rendered each time the category's
@@ -25,7 +25,7 @@ import SegmentsData
 ///
 /// Make a model once (in the app, a scene or a view's `@State`) and pass it down: each model
 /// registers listeners, and a listener registered while the client is configured asks for a reload
-/// (see Behaviour T1). Build it over a client made with the fakes of `SegmentsTesting` to test what a
+/// (<doc:Behaviour#T1>). Build it over a client made with the fakes of `SegmentsTesting` to test what a
 /// view shows without a network or real time: ``init(categories:client:)``.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @Observable
@@ -43,22 +43,22 @@ public final class SegmentsModel {
     private let tokens: [ListenerToken]
 
     /// A model of `categories` over the shared integration, ``Exponea/shared``: its lists follow
-    /// the shared instance's listeners (see Behaviour M5), whether or not it is configured yet.
+    /// the shared instance's listeners (<doc:Behaviour#M5>), whether or not it is configured yet.
     public convenience init(categories: [SegmentCategory]) {
         self.init(categories: categories, client: Exponea.shared.client)
     }
 
-    /// A model of `categories` over `exponea`'s client (see Behaviour M5): for code that takes its
+    /// A model of `categories` over `exponea`'s client (<doc:Behaviour#M5>): for code that takes its
     /// ``Exponea`` as a parameter.
     public convenience init(categories: [SegmentCategory], exponea: Exponea) {
         self.init(categories: categories, client: exponea.client)
     }
 
-    /// A model of `categories` over `client`, configured or not (see Behaviour M5).
+    /// A model of `categories` over `client`, configured or not (<doc:Behaviour#M5>).
     ///
     /// It registers one listener with includeFirstLoad per category at once, so the first
     /// successful reload after this call — or after `client` is configured — fills every list, even
-    /// when nothing changed (see Behaviour D6). Until then each list is `[]`.
+    /// when nothing changed (<doc:Behaviour#D6>). Until then each list is `[]`.
     public init(categories: [SegmentCategory], client: SegmentsClient) {
         var unique: [SegmentCategory] = []
         for category in categories where !unique.contains(category) { unique.append(category) }
@@ -75,13 +75,14 @@ public final class SegmentsModel {
         }
     }
 
-    /// Removes the model's listeners: once released, it is told nothing more (see Behaviour M5, D7).
+    /// Removes the model's listeners: once released, it is told nothing more (<doc:Behaviour#M5>,
+    /// <doc:Behaviour#D7>).
     deinit {
         for token in tokens { client.removeListener(token) }
     }
 
     /// The current list of `category`: the last list its listeners were told, `[]` before the
-    /// first load and for a category the model does not watch (see Behaviour M5).
+    /// first load and for a category the model does not watch (<doc:Behaviour#M5>).
     ///
     /// Reading it while observation is tracked (a SwiftUI `body`, `withObservationTracking`)
     /// registers a dependency on that category alone.

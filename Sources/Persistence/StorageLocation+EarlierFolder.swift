@@ -37,10 +37,10 @@ extension StorageLocation {
     }
 
     /// Gives the folder that earlier versions named `integrationId`'s folder (before the case
-    /// rule of ``folderName(forIntegrationId:)``; see Behaviour P10) its current name, in `parent`.
+    /// rule of ``folderName(forIntegrationId:)``; <doc:Behaviour#P10>) its current name, in `parent`.
     ///
     /// - Only ids with upper-case letters changed names; for the others this does nothing.
-    /// - The earlier folder is moved while this process holds its owner lock (see Behaviour P5), so
+    /// - The earlier folder is moved while this process holds its owner lock (<doc:Behaviour#P5>), so
     ///   a process still using it is never pulled from under, and two processes that migrate at once
     ///   move it once: the second finds it gone. The lock follows the folder to its new name and is
     ///   released before this returns.

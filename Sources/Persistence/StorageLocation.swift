@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the SDK keeps its files by default (see Behaviour P1).
+/// Where the SDK keeps its files by default (<doc:Behaviour#P1>).
 package enum StorageLocation {
     /// The folder inside the platform's data directory that holds one sub-folder per integration.
     static let sdkFolderName = "RealtimeSegments"
@@ -19,7 +19,7 @@ package enum StorageLocation {
     /// The id is turned into a safe folder name (``folderName(forIntegrationId:)``): letters, digits,
     /// `-`, `_` and `.` are kept, upper-case letters are lowered, and an id that needed changes gets a
     /// stable hash appended so distinct ids never share a folder, on a case-insensitive volume
-    /// either (see Behaviour P10). Nothing is created here: the stores create the directory,
+    /// either (<doc:Behaviour#P10>). Nothing is created here: the stores create the directory,
     /// owner-only, on first use; ``moveEarlierFolder(integrationId:in:)`` moves a folder that an
     /// earlier version named differently.
     package static func defaultDirectory(integrationId: String) -> URL {
@@ -34,14 +34,14 @@ package enum StorageLocation {
 
     /// An integration id for an integration identified by a secret (an API key): `<kind>-` and the
     /// first 32 hex digits of a SHA-256 of the secret, so the folder name — visible to backup tools,
-    /// file listings and crash reports — never reveals the key (see Behaviour P4) and distinct keys never
-    /// share a folder.
+    /// file listings and crash reports — never reveals the key (<doc:Behaviour#P4>) and distinct
+    /// keys never share a folder.
     package static func integrationId(kind: String, secret: String) -> String {
         kind + "-" + String(SHA256.hexDigest(Array("RealtimeSegments storage folder\n\(secret)".utf8)).prefix(32))
     }
 
     /// The digest that names an integration — its backend, base URL and storage — in what it
-    /// stores (see Behaviour D1): equal for equal descriptions, and revealing nothing of them.
+    /// stores (<doc:Behaviour#D1>): equal for equal descriptions, and revealing nothing of them.
     package static func integrationDigest(_ description: String) -> String {
         String(SHA256.hexDigest(Array("RealtimeSegments integration\n\(description)".utf8)).prefix(32))
     }
@@ -49,7 +49,7 @@ package enum StorageLocation {
     /// Renames the folder of an earlier version, named after the secret itself, to its hashed
     /// name, so no key is left in a folder name. It is moved the way
     /// ``moveEarlierFolder(integrationId:in:)`` moves a folder — under the old folder's owner lock
-    /// (see Behaviour P5), so a process still using it is never pulled from under — except that
+    /// (<doc:Behaviour#P5>), so a process still using it is never pulled from under — except that
     /// when the new folder exists too, both are left as they are (`.nothingToMove`): a set-aside
     /// name would still carry the key. A failure leaves everything as it was (the new folder then
     /// starts empty) and is reported in the answer.
@@ -59,7 +59,7 @@ package enum StorageLocation {
     }
 
     /// A folder name for `integrationId` that is safe on every file system, case-insensitive ones
-    /// included (see Behaviour P1, P10), and distinct for distinct ids:
+    /// included (<doc:Behaviour#P1>, <doc:Behaviour#P10>), and distinct for distinct ids:
     ///
     /// - letters, digits, `-`, `_` and `.` are kept; when anything had to change (other characters,
     ///   a leading dot, an empty or over-long id) a stable hash of the original id is appended, so
@@ -96,7 +96,7 @@ package enum StorageLocation {
         return name
     }
 
-    /// The suffix that keeps a lower-cased folder name distinct (see Behaviour P10): the first 16 hex
+    /// The suffix that keeps a lower-cased folder name distinct (<doc:Behaviour#P10>): the first 16 hex
     /// digits (lower case) of the SHA-256 of `RealtimeSegments folder case\n` followed by the id's
     /// UTF-8 bytes. A fixed function of the id's bytes, so every version and platform finds the
     /// same folder; changing it would orphan folders.

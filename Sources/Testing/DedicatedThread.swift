@@ -30,9 +30,9 @@ public func onDedicatedThread<Value: Sendable>(_ body: @escaping @Sendable () ->
 /// Runs a call on a thread of its own with a stack of `stackSize` bytes and awaits its result.
 ///
 /// ``appleSecondaryThreadStackSize`` imposes Apple's 512 KiB on Linux, whose 8 MiB default hides a
-/// recursion too deep for an iPhone's secondary threads (see Behaviour P9): a test that decodes or
-/// encodes at a depth limit on such a thread proves the limit fits. A call that overflows the
-/// stack crashes the test process, which fails the run.
+/// recursion too deep for an iPhone's secondary threads (Behaviour P9 in `Docs/Behaviour.md`): a
+/// test that decodes or encodes at a depth limit on such a thread proves the limit fits. A call
+/// that overflows the stack crashes the test process, which fails the run.
 ///
 /// ```swift
 /// let value = try await onDedicatedThread(stackSize: appleSecondaryThreadStackSize) {

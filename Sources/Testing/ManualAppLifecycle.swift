@@ -2,13 +2,13 @@ import SegmentsDomain
 
 /// An ``AppLifecycle`` that a test drives: ``post(_:)`` delivers an event as the platform would, and
 /// every request for background time is recorded, so a test can check it was ended exactly when
-/// it should be, and can run its time out with ``expireBackgroundTime()`` (see Behaviour E2, E7,
-/// T11).
+/// it should be, and can run its time out with ``expireBackgroundTime()`` (Behaviour E2, E7 in
+/// `Docs/Behaviour.md`, T11).
 ///
 /// ```swift
 /// let lifecycle = ManualAppLifecycle()
-/// var options = SegmentsClient.Options(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler))
-/// options.appLifecycle = lifecycle
+/// var options = SegmentsClient.Options(runtime: SegmentsRuntime(scheduler: scheduler, clock:
+/// scheduler)) options.appLifecycle = lifecycle
 /// // … configure, track …
 /// lifecycle.post(.didEnterBackground)          // the flush starts; background time is asked for
 /// #expect(lifecycle.openBackgroundTimeRequests == 1)

@@ -1,8 +1,8 @@
 import SegmentsDomain
 
-/// A ``ProtectedDataAvailability`` that signals when a test says so (see Behaviour P8): pair it with
-/// storage that refuses files, then call ``signalAvailable()`` to make the client redo the refused
-/// loads and saves.
+/// A ``ProtectedDataAvailability`` that signals when a test says so (Behaviour P8 in
+/// `Docs/Behaviour.md`): pair it with storage that refuses files, then call ``signalAvailable()``
+/// to make the client redo the refused loads and saves.
 public final class ManualProtectedDataAvailability: ProtectedDataAvailability {
     private let observers = ObserverList<Void>()
 

@@ -3,8 +3,9 @@ import SegmentsDomain
 import SegmentsNetworking
 
 /// A fake Optimizely Data Platform GraphQL endpoint for ``MockTransport``: it reads each request's
-/// identifier field and variables (Behaviour, wire format, "ODP audiences query") and answers per user, so tests run the real ODP
-/// adapter (`AudienceSegmentsClient(odp:…)`, `.odp` backend) without a network.
+/// identifier field and variables (as the "ODP audiences query" of the wire format in
+/// `Docs/Behaviour.md` describes them) and answers per user, so tests run the real ODP adapter
+/// (`AudienceSegmentsClient(odp:…)`, `.odp` backend) without a network.
 ///
 /// ```swift
 /// let odp = ODPGraphQLFake()

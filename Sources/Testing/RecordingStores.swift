@@ -66,7 +66,8 @@ public final class RecordingEventQueueStore: EventQueueStore, Sendable {
         state = Locked((events, nil))
     }
 
-    /// Records a sync (group commit, see Behaviour R2) with the number of items queued at that moment.
+    /// Records a sync (group commit, Behaviour R2 in `Docs/Behaviour.md`) with the number of items
+    /// queued at that moment.
     public func sync() throws {
         let count = state.withLock { $0.events.count }
         syncLog.withLock { $0.append(count) }

@@ -6,7 +6,8 @@ import SegmentsDomain
 ///
 /// Its ``uptime()`` is the virtual time elapsed since it was created; its wall time ``now()``
 /// follows the same timeline but can also be set like a user setting the device's clock
-/// (``moveWallClock(by:)``), which moves neither ``uptime()`` nor any scheduled deadline (see Behaviour T10).
+/// (``moveWallClock(by:)``), which moves neither ``uptime()`` nor any scheduled deadline (Behaviour
+/// T10 in `Docs/Behaviour.md`).
 ///
 /// Work is registered synchronously by `schedule(after:_:)`, so nothing can race it.
 /// `advance(by:)` runs every piece of work that falls due, in deadline order (ties in the order

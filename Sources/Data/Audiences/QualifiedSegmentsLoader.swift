@@ -2,10 +2,10 @@ import Foundation
 import SegmentsDomain
 
 /// Loads the audience segments a user qualifies for, through an LRU cache, with one request per
-/// user at a time (see Behaviour O2–O4).
+/// user at a time (<doc:Behaviour#O2>–<doc:Behaviour#O4>).
 ///
 /// - The cache keeps successful answers only, keyed by identifier field and value: 100 users for
-///   600 s by default, on the injected ``Clock``'s monotonic uptime (see Behaviour T10).
+///   600 s by default, on the injected ``Clock``'s monotonic uptime (<doc:Behaviour#T10>).
 /// - Concurrent loads for one user (with the same candidates) that need the network share one
 ///   request; a load with `.ignoreCache` always sends its own request and stores nothing.
 /// - `.resetCache` empties the cache for every user first; answers of requests that were already
@@ -135,9 +135,9 @@ package final class QualifiedSegmentsLoader: Sendable {
         return state.withLock { $0.cache.contains(identifier, now: now) }
     }
 
-    /// The time cache entries age on: the clock's monotonic ``Clock/uptime()`` (see Behaviour T10), so
-    /// setting the device's clock neither expires nor revives an answer. The cache compares only
-    /// differences, so any fixed origin does.
+    /// The time cache entries age on: the clock's monotonic ``Clock/uptime()``
+    /// (<doc:Behaviour#T10>), so setting the device's clock neither expires nor revives an answer.
+    /// The cache compares only differences, so any fixed origin does.
     private func cacheTime() -> Date {
         Date(timeIntervalSinceReferenceDate: clock.uptime())
     }

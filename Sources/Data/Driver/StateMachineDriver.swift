@@ -2,7 +2,7 @@ import Foundation
 import SegmentsDomain
 
 /// What every transition of a state machine receives from outside: the time on both clocks, read
-/// once before the lock is taken, and backoff jitter, so transitions stay pure (see Behaviour T10).
+/// once before the lock is taken, and backoff jitter, so transitions stay pure (<doc:Behaviour#T10>).
 struct Moment: Sendable {
     /// The monotonic clock, for every duration (debounce, cache age, backoff).
     var uptime: TimeInterval
@@ -44,7 +44,7 @@ enum Step<Action: Sendable>: Sendable {
     /// Withdraw a timer.
     case cancelTimer(TimerID)
     /// Values the transition dropped that may hold an app's objects (a handler closure, a
-    /// replaced backend or store): released only after the lock is (see Behaviour D7), so an
+    /// replaced backend or store): released only after the lock is (<doc:Behaviour#D7>), so an
     /// app's `deinit` that calls the SDK cannot deadlock it.
     case release(any Sendable)
 }
@@ -67,7 +67,7 @@ struct Steps<Action: Sendable>: Sequence, Sendable {
     mutating func schedule(_ timer: TimerID, after delay: TimeInterval) { append(step: .scheduleTimer(timer, after: delay)) }
     /// Withdraws a timer.
     mutating func cancel(_ timer: TimerID) { append(step: .cancelTimer(timer)) }
-    /// Lets `value` go once the lock is released (see Behaviour D7).
+    /// Lets `value` go once the lock is released (<doc:Behaviour#D7>).
     mutating func release(_ value: any Sendable) { append(step: .release(value)) }
 
     mutating func append(step: Step<Action>) {
@@ -103,7 +103,8 @@ protocol DrivenStateMachine: Sendable {
 }
 
 /// Runs one state machine: each transition under one lock, everything it decided after the lock
-/// is released, in the order it was decided, by one thread at a time (see Behaviour D7, A4).
+/// is released, in the order it was decided, by one thread at a time (<doc:Behaviour#D7>,
+/// <doc:Behaviour#A4>).
 ///
 /// Both the segmentation engine and the tracking pipeline are this driver plus a function that
 /// carries out their machine's actions. The driver owns what is the same for both: the lock, the

@@ -81,7 +81,7 @@ private struct ObserverTokens: @unchecked Sendable {
 }
 
 /// The platform's handle of one background-time request, begun and ended on the main thread in
-/// any order (see Behaviour E7): ending before the begin ran means the handle, once it comes, is
+/// any order (<doc:Behaviour#E7>): ending before the begin ran means the handle, once it comes, is
 /// ended at once; ending twice ends once.
 package final class BackgroundTaskSlot: Sendable {
     private enum State { case waitingForBegin, begun(Int), ended }
@@ -112,7 +112,7 @@ package final class BackgroundTaskSlot: Sendable {
 
 /// Background time where the platform lends it through `ProcessInfo.performExpiringActivity`
 /// (watchOS): the activity lasts while its block runs, so the block waits until the request ends
-/// or the time runs out (see Behaviour E7).
+/// or the time runs out (<doc:Behaviour#E7>).
 package enum ExpiringActivity {
     /// How the platform runs an activity: its reason and a block called with `false` to run it and
     /// with `true` when its time is up.

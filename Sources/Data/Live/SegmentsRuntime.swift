@@ -27,7 +27,7 @@ public struct SegmentsRuntime: Sendable {
         set { escapingLogger = EscapingSegmentsLogger.wrapping(newValue) }
     }
     private var escapingLogger: any SegmentsLogger
-    /// The serial queue listeners and completion handlers are called on (see Behaviour D8); use
+    /// The serial queue listeners and completion handlers are called on (<doc:Behaviour#D8>); use
     /// `.main` in UI apps.
     public var deliveryQueue: DispatchQueue
     /// A value in `0..<1` for backoff jitter.

@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// Where log lines end up (see Behaviour L3). The default prints to standard output.
+/// Where log lines end up (<doc:Behaviour#L3>). The default prints to standard output.
 public protocol LogSink: Sendable {
     /// Writes one line that passed the level filter.
     func write(_ level: LogLevel, _ message: String)
@@ -18,7 +18,8 @@ public struct ConsoleLogSink: LogSink {
     }
 }
 
-/// A ``SegmentsLogger`` with a settable level and a pluggable sink (see Behaviour L2, L3).
+/// A ``SegmentsLogger`` with a settable level and a pluggable sink (<doc:Behaviour#L2>,
+/// <doc:Behaviour#L3>).
 ///
 /// `Exponea.logger` is one of these; give a ``SegmentsClient`` its own through its options.
 public final class SinkSegmentsLogger: SegmentsLogger, Sendable {
@@ -42,7 +43,7 @@ public final class SinkSegmentsLogger: SegmentsLogger, Sendable {
     }
 
     /// Writes the line to the sink when `level` is enabled, with its control characters escaped
-    /// (`\u{1B}`, `\n`; see Behaviour L1), so text from a server cannot forge lines or drive a
+    /// (`\u{1B}`, `\n`; <doc:Behaviour#L1>), so text from a server cannot forge lines or drive a
     /// terminal.
     public func log(_ level: LogLevel, _ message: String) {
         let (enabled, sink) = state.withLock { ($0.level >= level && level != .none, $0.sink) }

@@ -2,7 +2,7 @@ import Foundation
 import SegmentsDomain
 
 /// The live ``AppLifecycle``: forwards the platform's lifecycle notifications and asks it for
-/// background time (see Behaviour E2, E7, T11).
+/// background time (<doc:Behaviour#E2>, <doc:Behaviour#E7>, <doc:Behaviour#T11>).
 ///
 /// - iOS, tvOS, visionOS: UIKit's `UIApplication` notifications, and
 ///   `beginBackgroundTask(withName:expirationHandler:)` / `endBackgroundTask(_:)`.

@@ -9,8 +9,8 @@ import Glibc
 import Musl
 #endif
 
-/// The live `Clock` (the `SegmentsDomain` port): `Date()` for wall time, and a monotonic clock that keeps counting while the
-/// device sleeps for durations (see Behaviour T10).
+/// The live `Clock` (the `SegmentsDomain` port): `Date()` for wall time, and a monotonic clock that
+/// keeps counting while the device sleeps for durations (<doc:Behaviour#T10>).
 public struct SystemClock: Clock {
     /// Creates the clock.
     public init() {}

@@ -4,7 +4,7 @@ import SegmentsDomain
 import UIKit
 #endif
 
-/// The live ``ProtectedDataAvailability`` (the `SegmentsDomain` port, see Behaviour P8): on iOS
+/// The live ``ProtectedDataAvailability`` (the `SegmentsDomain` port, <doc:Behaviour#P8>): on iOS
 /// (Mac Catalyst included) and visionOS it forwards
 /// `UIApplication.protectedDataDidBecomeAvailableNotification`; elsewhere (macOS, tvOS, watchOS,
 /// Linux), where the SDK's files are not protected until the first unlock, it never signals.

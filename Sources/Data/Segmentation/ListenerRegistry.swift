@@ -6,11 +6,12 @@ public struct ListenerToken: Hashable, Sendable {
     let rawValue: Int
 }
 
-/// A listener of one category (see Behaviour M4): whether it wants the first load, and its handler.
+/// A listener of one category (<doc:Behaviour#M4>): whether it wants the first load, and its handler.
 package struct SegmentListener: Sendable {
     /// The category listened to.
     package var category: SegmentCategory
-    /// Whether the listener is told the current list once, even when nothing changed (see Behaviour D6).
+    /// Whether the listener is told the current list once, even when nothing changed
+    /// (<doc:Behaviour#D6>).
     package var includeFirstLoad: Bool
     /// Called on the delivery queue with the category's full current list.
     package var handler: @Sendable ([Segment]) -> Void
@@ -32,13 +33,13 @@ final class WeakOwner: @unchecked Sendable {
     init(_ object: AnyObject) { self.object = object }
 }
 
-/// Owners a prune found alive, held until the lock is released (see Behaviour D7): never read,
+/// Owners a prune found alive, held until the lock is released (<doc:Behaviour#D7>): never read,
 /// only let go of, which is why sharing it is safe.
 struct OwnersSeenAlive: @unchecked Sendable {
     let objects: [AnyObject]
 }
 
-/// Lets a listener's handler start only while its registration lasts (see Behaviour D7).
+/// Lets a listener's handler start only while its registration lasts (<doc:Behaviour#D7>).
 ///
 /// Closing never waits: it flips a flag and returns, so removing a listener, stopping or
 /// re-configuring cannot block on a running handler. Once ``close()`` has returned, ``run(_:)``
@@ -61,7 +62,7 @@ final class ListenerGate: Sendable {
 }
 
 /// One handler call the delivery queue makes: the registration's gate and owner are checked when
-/// it runs, not when it was decided (see Behaviour D7).
+/// it runs, not when it was decided (<doc:Behaviour#D7>).
 struct Delivery: Sendable {
     let gate: ListenerGate
     let owner: WeakOwner?
@@ -77,7 +78,7 @@ struct Delivery: Sendable {
 }
 
 /// The registered listeners, indexed by category in registration order, each with what it was
-/// last told (see Behaviour M4, D4–D7).
+/// last told (<doc:Behaviour#M4>, <doc:Behaviour#D4>–<doc:Behaviour#D7>).
 ///
 /// Adding and removing are O(1) (amortized: a category's list drops removed tokens once they are
 /// half of it); telling a category touches only that category's listeners, so one change reaches
@@ -109,9 +110,9 @@ struct ListenerRegistry: Sendable {
     private var byToken: [Int: Registration] = [:]
     private var byCategory: [SegmentCategory: CategoryIndex] = [:]
     private var tokensByGroup: [UUID: Set<Int>] = [:]
-    /// Registrations whose first-load promise (see Behaviour D6) is still to be kept.
+    /// Registrations whose first-load promise (<doc:Behaviour#D6>) is still to be kept.
     private(set) var awaitingFirstLoad: Set<Int> = []
-    /// How many registrations were made with includeFirstLoad (kept promises too, see Behaviour T2).
+    /// How many registrations were made with includeFirstLoad (kept promises too, <doc:Behaviour#T2>).
     private var includingFirstLoad = 0
     /// The registrations tied to an owner: the only ones that can end by themselves, so pruning
     /// and liveness checks cost nothing when no listener has an owner.
@@ -137,7 +138,7 @@ struct ListenerRegistry: Sendable {
     }
 
     /// Removes a registration and closes its gate; returns it, for the caller to let go of
-    /// outside any lock (its handler is the app's, see Behaviour D7).
+    /// outside any lock (its handler is the app's, <doc:Behaviour#D7>).
     mutating func remove(_ token: ListenerToken) -> Registration? {
         guard let registration = byToken.removeValue(forKey: token.rawValue) else { return nil }
         registration.gate.close()
@@ -197,7 +198,7 @@ struct ListenerRegistry: Sendable {
     var count: Int { byToken.count }
     /// The owners of the registrations tied to one.
     var owners: [WeakOwner] { ownedTokens.compactMap { byToken[$0]?.owner } }
-    /// Whether a listener registered with includeFirstLoad, kept or not (see Behaviour T2).
+    /// Whether a listener registered with includeFirstLoad, kept or not (<doc:Behaviour#T2>).
     var anyIncludesFirstLoad: Bool { includingFirstLoad > 0 }
     /// The categories that have listeners.
     var categories: [SegmentCategory] { Array(byCategory.keys) }
@@ -205,9 +206,9 @@ struct ListenerRegistry: Sendable {
     var groupCount: Int { tokensByGroup.count }
 
     /// Appends the calls that tell `segments` to the listeners of `category` in registration
-    /// order (see Behaviour D4–D6): every one when the category `changed`; otherwise those whose
-    /// last told list differs (as a set) and, with `firstLoad`, those awaiting their first load.
-    /// Each one told remembers `segments`.
+    /// order (<doc:Behaviour#D4>–<doc:Behaviour#D6>): every one when the category `changed`;
+    /// otherwise those whose last told list differs (as a set) and, with `firstLoad`, those
+    /// awaiting their first load. Each one told remembers `segments`.
     mutating func tell(
         _ segments: [Segment], to category: SegmentCategory, changed: Bool, firstLoad: Bool,
         into deliveries: inout [Delivery]
@@ -234,7 +235,7 @@ struct ListenerRegistry: Sendable {
         }
     }
 
-    /// A successful reload kept every pending first-load promise (see Behaviour D6).
+    /// A successful reload kept every pending first-load promise (<doc:Behaviour#D6>).
     mutating func keepFirstLoadPromises() {
         awaitingFirstLoad = []
     }

@@ -2,16 +2,19 @@ import Foundation
 import SegmentsDomain
 
 /// The real-time segmentation core and lifecycle of one client: configuration, the customer,
-/// listeners, automatic reloads, change delivery and one-shot reads (see Behaviour T, C, D, G, A).
+/// listeners, automatic reloads, change delivery and one-shot reads (the T, C, D, G and A rules of
+/// <doc:Behaviour>).
 ///
-/// Every decision is made by ``SegmentationStateMachine``, run by a ``StateMachineDriver``: one lock,
-/// so the synchronous entry points (`addListener`, `removeListener`, the completion form of
-/// `getSegments`, the lifecycle calls) keep their call order from any thread and take effect in
-/// one total order (see Behaviour A4); everything a transition decides is carried out after the
-/// lock is released, in decision order, by ``perform(_:_:)`` below. Every asynchronous step —
-/// debounce, backoff, each fetch — goes through the injected ``Scheduler``, so tests drive the
-/// engine on virtual time. Deliveries run on one serial delivery queue (see Behaviour D8); loads and
-/// saves on one serial storage queue, in order, never on the caller's thread (see Behaviour R1).
+/// Reloads, reads, deliveries and the lifecycle are decided by ``SegmentationStateMachine``, run by
+/// a ``StateMachineDriver``: one lock, so the synchronous entry points (`addListener`,
+/// `removeListener`, the completion form of `getSegments`, the lifecycle calls) keep their call
+/// order from any thread and take effect in one total order (<doc:Behaviour#A4>); everything a
+/// transition decides is carried out after the lock is released, in decision order, by
+/// ``perform(_:_:)`` below, which decides only what a failed save does (it logs it). Every
+/// asynchronous step — debounce, backoff, each fetch — goes through the injected ``Scheduler``, so
+/// tests drive the engine on virtual time. Deliveries run on one serial delivery queue
+/// (<doc:Behaviour#D8>); loads and saves on one serial storage queue, in order, never on the
+/// caller's thread (<doc:Behaviour#R1>).
 package final class SegmentationEngine: Sendable {
     /// The ports that live as long as the engine.
     package struct Dependencies: Sendable {
@@ -47,14 +50,14 @@ package final class SegmentationEngine: Sendable {
         /// The baseline and link memory.
         package var baselineStore: any SegmentBaselineStore
         /// The integration's event pipeline, if it tracks: started, switched and stopped with
-        /// the configuration (see Behaviour A4).
+        /// the configuration (<doc:Behaviour#A4>).
         package var tracking: TrackingPipeline?
         /// Names the integration (backend and base URL): configuring another one, or the same one on
-        /// other storage, requests a reload whenever listeners exist (see Behaviour T2); its
+        /// other storage, requests a reload whenever listeners exist (<doc:Behaviour#T2>); its
         /// baseline is not used by another integration sharing the storage (D1).
         package var integrationID: String
         /// Names where the customer is stored; `nil` when every configuration gets new storage.
-        /// While a save to it is pending, the customer in memory is the truth (see Behaviour R1).
+        /// While a save to it is pending, the customer in memory is the truth (<doc:Behaviour#R1>).
         package var storageID: String?
         /// The customer the storage's previous owner in this process ended with, whose save may
         /// still be queued on its storage queue.
@@ -81,7 +84,8 @@ package final class SegmentationEngine: Sendable {
         }
     }
 
-    /// What a tracked item is stamped with and where it is queued, read in one step (see Behaviour A4).
+    /// What a tracked item is stamped with and where it is queued, read in one step
+    /// (<doc:Behaviour#A4>).
     package struct Stamp: Sendable {
         /// The current customer.
         package let customer: CustomerIds
@@ -128,7 +132,8 @@ package final class SegmentationEngine: Sendable {
     /// The current customer, or `nil` before configuration and after stop.
     package var customer: CustomerIds? { driver.read { $0.customer } }
 
-    /// Configures the engine with an integration's ports (see Behaviour T2, T6, A4, R1, R3).
+    /// Configures the engine with an integration's ports (<doc:Behaviour#T2>, <doc:Behaviour#T6>,
+    /// <doc:Behaviour#A4>, <doc:Behaviour#R1>, <doc:Behaviour#R3>).
     ///
     /// The customer comes from memory when this client saved it and the save may still be
     /// queued, otherwise from the store (the small customer file, read on the caller's thread,
@@ -153,25 +158,25 @@ package final class SegmentationEngine: Sendable {
     }
 
     /// The customer file of `storageID`, which configure could not read because protected data
-    /// was not available, has been read now (see Behaviour P8): `stored` replaces the customer
+    /// was not available, has been read now (<doc:Behaviour#P8>): `stored` replaces the customer
     /// configure made for lack of it, unless the customer changed meanwhile (then the current one
     /// is saved over the file).
     package func storedCustomerRead(_ stored: CustomerIds?, storageID: String) {
         driver.transition { machine, now in machine.storedCustomerRead(stored, in: storageID, at: now) }
     }
 
-    /// Stops the integration (see Behaviour A3): cancels and discards segment work, deletes the baseline and
-    /// link memory, removes every listener (without waiting for a running handler, D7), answers
-    /// pending reads with `.stopped`, stops the tracking pipeline, and rejects work until
+    /// Stops the integration (<doc:Behaviour#A3>): cancels and discards segment work, deletes the
+    /// baseline and link memory, removes every listener (without waiting for a running handler,
+    /// D7), answers pending reads with `.stopped`, stops the tracking pipeline, and rejects work until
     /// configured again.
     package func stop() {
         driver.transition { machine, _ in machine.stop() }
     }
 
-    /// Switches to a new anonymous customer (see Behaviour A1, A2): new cookie, no hard ids; cancels pending
-    /// and in-flight segment work, deletes the baseline and link memory, tells listeners of
-    /// non-empty categories `[]`, and answers pending reads with `[]`. Listeners stay, and a reload
-    /// for the new customer is requested when there are any.
+    /// Switches to a new anonymous customer (<doc:Behaviour#A1>, <doc:Behaviour#A2>): new cookie,
+    /// no hard ids; cancels pending and in-flight segment work, deletes the baseline and link
+    /// memory, tells listeners of non-empty categories `[]`, and answers pending reads with `[]`.
+    /// Listeners stay, and a reload for the new customer is requested when there are any.
     ///
     /// - Returns: the new customer, or `nil` when not configured.
     @discardableResult
@@ -181,32 +186,34 @@ package final class SegmentationEngine: Sendable {
     }
 
     /// The customer a tracked item is stamped with and the pipeline of the same configuration,
-    /// read in one step (see Behaviour A4); `nil` when not configured.
+    /// read in one step (<doc:Behaviour#A4>); `nil` when not configured.
     package var stamp: Stamp? { driver.read { $0.stamp } }
 
     /// Merges hard ids into the current customer if it is still `expected` — the customer the
-    /// customer update was queued stamped with (see Behaviour E1, T4, A4) — or unconditionally
-    /// when `expected` is `nil`.
+    /// customer update was queued stamped with (<doc:Behaviour#E1>, <doc:Behaviour#T4>,
+    /// <doc:Behaviour#A4>) — or unconditionally when `expected` is `nil`.
     ///
     /// - Returns: `.customerChanged` when the customer is no longer `expected`: the caller stamps
-    ///   again and queues the update again, so the update always carries the ids it adds to.
+    ///   again and queues the update again (up to 3 times, then merges unconditionally), so the
+    ///   update normally carries the ids it adds to.
     @discardableResult
     package func identify(hardIds: [String: String], expecting expected: CustomerIds? = nil) -> IdentifyOutcome {
         driver.transition { machine, now in machine.identify(hardIds: hardIds, expecting: expected, at: now) }
     }
 
-    /// The flushing mode in force, or set for the next configure (see Behaviour E2); setting it
+    /// The flushing mode in force, or set for the next configure (<doc:Behaviour#E2>); setting it
     /// switches the configured pipeline in the same total order as the other lifecycle calls
-    /// (see Behaviour A4) and warns once when listeners exist and it is not immediate (T8).
+    /// (<doc:Behaviour#A4>) and warns once when listeners exist and it is not immediate (T8).
     package var flushingMode: FlushingMode {
         get { driver.read { $0.flushingMode } }
         set { driver.transition { machine, _ in machine.setFlushingMode(newValue) } }
     }
 
-    /// A change in the app's life (see Behaviour E2, E7, T11): returning to the foreground,
-    /// listeners get a reload when the newest successful one is older than the foreground refresh
-    /// age; resigning active or entering the background goes to the current configuration's
-    /// tracking pipeline, which flushes (asking `lifecycle` for background time).
+    /// A change in the app's life (<doc:Behaviour#E2>, <doc:Behaviour#E7>, <doc:Behaviour#T11>):
+    /// returning to the foreground, listeners get a reload when the newest successful one is older
+    /// than the foreground refresh age; resigning active or entering the background goes to the
+    /// current configuration's tracking pipeline, which flushes (asking `lifecycle` for background
+    /// time).
     package func appLifecycleChanged(_ event: AppLifecycleEvent, lifecycle: any AppLifecycle) {
         switch event {
         case .willEnterForeground:
@@ -218,16 +225,16 @@ package final class SegmentationEngine: Sendable {
         }
     }
 
-    /// Requests a reload because a tracked event or customer update was uploaded (see Behaviour T3).
+    /// Requests a reload because a tracked event or customer update was uploaded (<doc:Behaviour#T3>).
     package func reloadAfterUpload() {
         driver.transition { machine, now in machine.uploadSucceeded(at: now) }
     }
 
     // MARK: - Listeners
 
-    /// Registers a listener (see Behaviour M4); callable from any thread, in call order.
+    /// Registers a listener (<doc:Behaviour#M4>); callable from any thread, in call order.
     ///
-    /// When the engine is configured this requests a reload (see Behaviour T1).
+    /// When the engine is configured this requests a reload (<doc:Behaviour#T1>).
     /// - Parameters:
     ///   - group: registrations sharing a group are removed together by ``removeListeners(group:)``.
     ///   - owner: when given, the registration ends by itself once `owner` is deallocated.
@@ -238,13 +245,14 @@ package final class SegmentationEngine: Sendable {
     }
 
     /// Removes one registration; unknown tokens are ignored. Never waits: once this returns no
-    /// new call of the handler starts, and a call running right now may finish (see Behaviour D7). A
+    /// new call of the handler starts, and a call running right now may finish (<doc:Behaviour#D7>). A
     /// handler may remove its own listener.
     package func removeListener(_ token: ListenerToken) {
         driver.transition { machine, _ in machine.removeListener(token) }
     }
 
-    /// Removes every registration of `group`; an unknown group is ignored. Never waits (see Behaviour D7).
+    /// Removes every registration of `group`; an unknown group is ignored. Never waits
+    /// (<doc:Behaviour#D7>).
     package func removeListeners(group: UUID) {
         driver.transition { machine, _ in machine.removeListeners(group: group) }
     }
@@ -273,7 +281,7 @@ package final class SegmentationEngine: Sendable {
     // MARK: - One-shot reads
 
     /// Answers the segments of `category` for the current customer, exactly once, on the delivery
-    /// queue (see Behaviour G1–G6).
+    /// queue (<doc:Behaviour#G1>–<doc:Behaviour#G6>).
     ///
     /// Without `force`, a baseline of exactly this customer younger than the cache time answers at
     /// once. Otherwise the read joins the fetch in flight or starts one; the fetch updates the
@@ -295,7 +303,8 @@ package final class SegmentationEngine: Sendable {
     }
 
     /// The `async` form of ``getSegments(force:category:completion:)``: throws ``SegmentsError``.
-    /// The awaiting task is resumed directly, without a hop through the delivery queue (see Behaviour G4).
+    /// The awaiting task is resumed directly, without a hop through the delivery queue
+    /// (<doc:Behaviour#G4>).
     ///
     /// Cancelling the calling task withdraws the read at once: it throws `.cancelled` (still
     /// exactly one answer), and a fetch it started goes on for the other readers and listeners.
@@ -320,7 +329,8 @@ package final class SegmentationEngine: Sendable {
     }
 
     /// The answer of a read when the cache gives it right now: one look under the lock, no
-    /// transition, nothing queued (see Behaviour G1, G4). `nil` with `force` or when the read must wait.
+    /// transition, nothing queued (<doc:Behaviour#G1>, <doc:Behaviour#G4>). `nil` with `force` or
+    /// when the read must wait.
     private func cacheHit(_ category: SegmentCategory, force: Bool, at now: Moment) -> [Segment]? {
         guard !force else { return nil }
         return driver.read { $0.cacheHit(category, at: now) }
@@ -376,7 +386,7 @@ package final class SegmentationEngine: Sendable {
     }
 
     /// Answers reads: completion handlers in one hop on the delivery queue, awaiting tasks
-    /// directly (see Behaviour G4).
+    /// directly (<doc:Behaviour#G4>).
     private static func answer(
         _ reads: [Machine.PendingRead], with result: Result<SegmentsByCategory, SegmentsError>, on queue: DispatchQueue
     ) {
@@ -404,7 +414,7 @@ package final class SegmentationEngine: Sendable {
     }
 
     /// Link (when needed), then fetch, asking the machine before each request whether the flight
-    /// still counts (see Behaviour C1, C2, C4).
+    /// still counts (<doc:Behaviour#C1>, <doc:Behaviour#C2>, <doc:Behaviour#C4>).
     private static func run(_ flight: Machine.Flight, on driver: StateMachineDriver<Machine>) async {
         func mayProceed(linked: Bool) -> Bool {
             driver.transition { machine, now in machine.flightMayProceed(flight.id, linked: linked, at: now) }

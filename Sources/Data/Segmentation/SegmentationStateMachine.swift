@@ -1,17 +1,20 @@
 import Foundation
 import SegmentsDomain
 
-/// Every decision of a client's segmentation and lifecycle, as a value (see Behaviour T, C, D, G, A).
+/// Every decision of a client's segmentation and lifecycle, as a value (the T, C, D, G and A rules
+/// of <doc:Behaviour>).
 ///
 /// Each event the engine sees — a public call, a timer firing, a flight or a load coming back —
 /// is one `mutating` transition that changes ``state`` and returns the ``Steps`` it decided:
 /// timers, fetches, deliveries, answers, saves, logs, the tracking pipeline's start, mode and
-/// stop, and the app's objects it let go of. The machine runs nobody's code and does no I/O; the
-/// ``StateMachineDriver`` holds it under its lock and carries the steps out after releasing it, in
-/// the order they were decided. Time, jitter and new cookies are inputs.
+/// stop, and the app's objects it let go of. A transition does no I/O and calls none of the app's
+/// code — no handler, store, repository, logger or scheduler — but the component does: the
+/// ``StateMachineDriver`` holds the machine under its lock and, after releasing it, carries the
+/// steps out through ``SegmentationEngine``, which calls those ports and handlers, in the order
+/// the steps were decided. Time, jitter and new cookies are inputs.
 ///
 /// The lifecycle calls of one client — configure, stop, anonymize, identify, the flushing mode —
-/// are transitions of this one machine, so they take effect in one total order (see Behaviour A4):
+/// are transitions of this one machine, so they take effect in one total order (<doc:Behaviour#A4>):
 /// the customer, the integration's ports and its tracking pipeline change together.
 ///
 /// The file reads in the order of a client's life: the state and its data, configuration (and
@@ -21,12 +24,12 @@ import SegmentsDomain
 struct SegmentationStateMachine: DrivenStateMachine {
     // MARK: - State
 
-    /// Where the client is in its life (see Behaviour T2, R3, A3).
+    /// Where the client is in its life (<doc:Behaviour#T2>, <doc:Behaviour#R3>, <doc:Behaviour#A3>).
     private enum State: Sendable {
         /// Not configured yet: listeners and reads wait.
         case unconfigured
         /// Configured; the stored baseline is loading on the storage queue. Reads and reloads
-        /// wait for it (see Behaviour R3).
+        /// wait for it (<doc:Behaviour#R3>).
         case loading(Configured, BaselineLoad)
         /// Configured, baseline in memory.
         case running(Configured)
@@ -42,12 +45,12 @@ struct SegmentationStateMachine: DrivenStateMachine {
         var customer: CustomerIds
         var baseline: SegmentBaseline
         /// When `baseline.snapshot` was fetched on the monotonic clock; `nil` for one another
-        /// process fetched, whose wall-clock `fetchedAt` is all there is (see Behaviour T10).
+        /// process fetched, whose wall-clock `fetchedAt` is all there is (<doc:Behaviour#T10>).
         var snapshotUptime: TimeInterval?
         var reload: Reload
         /// The customer configure made because none was known; while it is still the current one,
         /// a stored customer read later (its file was refused for lack of protected data) replaces
-        /// it (see Behaviour P8).
+        /// it (<doc:Behaviour#P8>).
         var madeAtConfigure: CustomerIds? = nil
     }
 
@@ -56,16 +59,19 @@ struct SegmentationStateMachine: DrivenStateMachine {
         let id: Int
         /// A reload was requested (or was pending at configure) while it loaded.
         var reloadOwed: Bool
-        /// The configuration changed integration, so listeners must hear the new one (see Behaviour T2).
+        /// The configuration changed integration, so listeners must hear the new one
+        /// (<doc:Behaviour#T2>).
         var otherIntegration: Bool
         /// Anonymize deleted the baseline while it loaded: the loaded one is stale.
         var discardLoaded: Bool
         /// The first request of a burst the previous configuration was debouncing: the reload
-        /// owed again still starts at most the max wait after it (see Behaviour T5, T6).
+        /// owed again still starts at most the max wait after it (<doc:Behaviour#T5>,
+        /// <doc:Behaviour#T6>).
         var burstStarted: TimeInterval?
     }
 
-    /// The automatic reload and the one fetch the engine may have in flight (see Behaviour T5–T7, G2).
+    /// The automatic reload and the one fetch the engine may have in flight
+    /// (<doc:Behaviour#T5>–<doc:Behaviour#T7>, <doc:Behaviour#G2>).
     enum Reload: Sendable {
         /// Nothing pending, nothing in flight.
         case idle
@@ -77,14 +83,14 @@ struct SegmentationStateMachine: DrivenStateMachine {
         case fetching(Flight, followUpOwed: Bool)
     }
 
-    /// A burst of reload requests, on the monotonic clock (see Behaviour T5, T10).
+    /// A burst of reload requests, on the monotonic clock (<doc:Behaviour#T5>, <doc:Behaviour#T10>).
     struct Burst: Sendable {
         var firstRequest: TimeInterval
         var lastRequest: TimeInterval
         var timer: TimerID
     }
 
-    /// One fetch (with its link) for one customer snapshot (see Behaviour C1).
+    /// One fetch (with its link) for one customer snapshot (<doc:Behaviour#C1>).
     struct Flight: Sendable {
         let id: Int
         let customer: CustomerIds
@@ -97,21 +103,22 @@ struct SegmentationStateMachine: DrivenStateMachine {
         let retryAttempt: Int
     }
 
-    /// A one-shot read waiting for configuration, the baseline, or a flight (see Behaviour G).
+    /// A one-shot read waiting for configuration, the baseline, or a flight
+    /// (<doc:Behaviour#G-One-shot-reads>).
     struct PendingRead: Sendable {
         /// Identifies the read, so a cancelled task can withdraw it.
         let id: Int
         let category: SegmentCategory
         let force: Bool
         let reply: ReadReply
-        /// How often the read was retried because the customer changed (see Behaviour G6).
+        /// How often the read was retried because the customer changed (<doc:Behaviour#G6>).
         var customerRetries = 0
         /// The customer it waits for: a read that joined a flight of an earlier customer is not
         /// charged a retry when that flight is discarded.
         var customer: CustomerIds?
     }
 
-    /// How a read is answered (see Behaviour G4): a completion handler on the delivery queue, or an
+    /// How a read is answered (<doc:Behaviour#G4>): a completion handler on the delivery queue, or an
     /// awaiting task resumed directly.
     enum ReadReply: Sendable {
         case onDeliveryQueue(@Sendable (Result<[Segment], SegmentsError>) -> Void)
@@ -121,19 +128,22 @@ struct SegmentationStateMachine: DrivenStateMachine {
     /// What the engine carries out once the lock is released.
     enum Action: Sendable {
         case log(LogLevel, String)
-        /// The link-failure line: the customer's ids appear only at verbose level (see Behaviour C4, P4).
+        /// The link-failure line: the customer's ids appear only at verbose level
+        /// (<doc:Behaviour#C4>, <doc:Behaviour#P4>).
         case logLinkFailure(CustomerIds)
         case startFlight(Flight)
-        /// Handler calls, run in this order on the delivery queue (see Behaviour D5–D8).
+        /// Handler calls, run in this order on the delivery queue
+        /// (<doc:Behaviour#D5>–<doc:Behaviour#D8>).
         case deliver([Delivery])
-        /// Answers each read with `result` narrowed to its category (see Behaviour G4).
+        /// Answers each read with `result` narrowed to its category (<doc:Behaviour#G4>).
         case answer([PendingRead], Result<SegmentsByCategory, SegmentsError>)
         /// Saves the customer; `storageID` is reported back with ``customerSaved(in:)``.
         case saveCustomer(CustomerIds, to: any CustomerStore, storageID: String?)
         case saveBaseline(SegmentBaseline, to: any SegmentBaselineStore)
-        /// Load the baseline on the storage queue and hand it to ``baselineLoaded(_:_:at:)`` (see Behaviour R3).
+        /// Load the baseline on the storage queue and hand it to ``baselineLoaded(_:_:at:)``
+        /// (<doc:Behaviour#R3>).
         case loadBaseline(Int, from: any SegmentBaselineStore)
-        /// Apply a flushing mode to a tracking pipeline (see Behaviour E2).
+        /// Apply a flushing mode to a tracking pipeline (<doc:Behaviour#E2>).
         case setFlushingMode(TrackingPipeline, FlushingMode)
         /// Stop a tracking pipeline: its items stay on disk.
         case stopTracking(TrackingPipeline)
@@ -143,7 +153,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
     }
 
     /// A customer save not written yet: until it is, the customer in memory is the truth for that
-    /// storage (see Behaviour R1).
+    /// storage (<doc:Behaviour#R1>).
     struct UnsavedCustomer: Sendable {
         var pending: Int
         var latest: CustomerIds
@@ -206,7 +216,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     /// How many listeners are registered, those whose owner went but that were not pruned yet
     /// included, and the owners of the registrations tied to one: ``SegmentationEngine`` looks at
-    /// those after the lock (see Behaviour D7).
+    /// those after the lock (<doc:Behaviour#D7>).
     var listenerCount: (registered: Int, owners: [WeakOwner]) { (listeners.count, listeners.owners) }
 
     /// The timer the reload waits for, if any.
@@ -264,7 +274,8 @@ struct SegmentationStateMachine: DrivenStateMachine {
         case needsNewCookie
     }
 
-    /// Configures (or re-configures) with `ports` (see Behaviour T2, T6, A4, R1, R3).
+    /// Configures (or re-configures) with `ports` (<doc:Behaviour#T2>, <doc:Behaviour#T6>,
+    /// <doc:Behaviour#A4>, <doc:Behaviour#R1>, <doc:Behaviour#R3>).
     ///
     /// The customer comes from memory when a save to the same storage is still pending (the
     /// store would answer an older value), or from the handover of the folder's previous owner,
@@ -352,9 +363,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
         return (.configured, actions)
     }
 
-    /// The baseline that `configure` asked for is in (see Behaviour R3): the initial reload is decided
-    /// (T2) and the reads made meanwhile are served, in call order. A load that a later configure
-    /// or stop overtook is ignored; one that anonymize overtook keeps its empty baseline. A
+    /// The baseline that `configure` asked for is in (<doc:Behaviour#R3>): the initial reload is
+    /// decided (T2) and the reads made meanwhile are served, in call order. A load that a later
+    /// configure or stop overtook is ignored; one that anonymize overtook keeps its empty baseline. A
     /// baseline of another integration (a storage shared by two) is not used (D1, C4, G1).
     mutating func baselineLoaded(_ loadID: Int, _ loaded: SegmentBaseline, at now: Moment) -> Actions {
         guard case .loading(var configured, let load) = state, load.id == loadID else { return Actions() }
@@ -392,7 +403,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
     }
 
     /// The customer file of `storageID`, refused at configure because protected data was not
-    /// available, has been read (see Behaviour P8). When the current customer is still the one
+    /// available, has been read (<doc:Behaviour#P8>). When the current customer is still the one
     /// configure made for lack of it, the stored customer (with a cookie) becomes the current one,
     /// like an identify: the reload backoff ends and, with listeners, a reload is requested.
     /// Otherwise — identify or anonymize decided meanwhile, or the file had no usable customer —
@@ -420,8 +431,8 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     // MARK: - The flushing mode (any state)
 
-    /// Sets the flushing mode (see Behaviour E2, T8, A4): in force at once when configured, else at
-    /// the next configure unless its configuration names one.
+    /// Sets the flushing mode (<doc:Behaviour#E2>, <doc:Behaviour#T8>, <doc:Behaviour#A4>): in
+    /// force at once when configured, else at the next configure unless its configuration names one.
     mutating func setFlushingMode(_ mode: FlushingMode) -> Actions {
         flushing.mode = mode
         if mode == .immediate { flushing.warnedNotImmediate = false }
@@ -447,10 +458,10 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     typealias IdentifyOutcome = SegmentationEngine.IdentifyOutcome
 
-    /// Merges hard ids into the current customer (see Behaviour E1, T4, A4) when it is still
-    /// `expected` — the customer the update was queued stamped with — or unconditionally when
-    /// `expected` is `nil`. When the ids change, the backoff of the old ids ends and a reload is
-    /// requested.
+    /// Merges hard ids into the current customer (<doc:Behaviour#E1>, <doc:Behaviour#T4>,
+    /// <doc:Behaviour#A4>) when it is still `expected` — the customer the update was queued stamped
+    /// with — or unconditionally when `expected` is `nil`. When the ids change, the backoff of the
+    /// old ids ends and a reload is requested.
     mutating func identify(hardIds: [String: String], expecting expected: CustomerIds?, at now: Moment) -> (IdentifyOutcome, Actions) {
         var actions = Actions()
         let outcome = withConfigured { configured -> (IdentifyOutcome, SegmentationEngine.Ports?) in
@@ -472,10 +483,10 @@ struct SegmentationStateMachine: DrivenStateMachine {
         return (result, actions)
     }
 
-    /// A new anonymous customer (see Behaviour A1, A2): cancels pending and in-flight work, deletes the
-    /// baseline and link memory, tells listeners of non-empty categories `[]`, answers pending
-    /// reads with `[]`, and, when listeners exist, requests a reload for the new customer so
-    /// first-load promises are kept (D6).
+    /// A new anonymous customer (<doc:Behaviour#A1>, <doc:Behaviour#A2>): cancels pending and
+    /// in-flight work, deletes the baseline and link memory, tells listeners of non-empty
+    /// categories `[]`, answers pending reads with `[]`, and, when listeners exist, requests a
+    /// reload for the new customer so first-load promises are kept (D6).
     mutating func anonymize(newCookie: String, at now: Moment) -> (CustomerIds?, Actions) {
         guard let old = configured else { return (nil, Actions()) }
         var actions = Actions()
@@ -493,7 +504,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
     }
 
     /// Saves `customer` to the configuration's store; until written, memory is the truth for
-    /// that storage (see Behaviour R1).
+    /// that storage (<doc:Behaviour#R1>).
     private mutating func save(_ customer: CustomerIds, with ports: SegmentationEngine.Ports, _ actions: inout Actions) {
         if let storageID = ports.storageID {
             unsavedCustomers[storageID, default: UnsavedCustomer(pending: 0, latest: customer)].pending += 1
@@ -518,7 +529,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     // MARK: - Listeners (any state)
 
-    /// Registers a listener; when configured, requests a reload (see Behaviour T1).
+    /// Registers a listener; when configured, requests a reload (<doc:Behaviour#T1>).
     mutating func addListener(
         _ listener: SegmentListener, group: UUID?, owner: AnyObject?, at now: Moment
     ) -> (ListenerToken, Actions) {
@@ -532,7 +543,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         return (token, actions)
     }
 
-    /// Removes one registration; its gate is closed before this returns (see Behaviour D7). The
+    /// Removes one registration; its gate is closed before this returns (<doc:Behaviour#D7>). The
     /// registration (its handler) is let go of after the lock.
     mutating func removeListener(_ token: ListenerToken) -> Actions {
         var actions = Actions()
@@ -550,7 +561,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     /// Drops registrations whose owner is gone; they are let go of after the lock, and so are the
     /// owners found alive (looking at a weak reference holds the object for a moment: if the app
-    /// let go of it meanwhile, its `deinit` must not run under the lock, see Behaviour D7).
+    /// let go of it meanwhile, its `deinit` must not run under the lock, <doc:Behaviour#D7>).
     private mutating func pruneReleasedOwners(_ actions: inout Actions) {
         var alive: [AnyObject] = []
         let removed = listeners.pruneReleasedOwners(keepingAlive: &alive)
@@ -560,7 +571,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     // MARK: - Reloads (running)
 
-    /// A tracked event or customer update was uploaded (see Behaviour T3).
+    /// A tracked event or customer update was uploaded (<doc:Behaviour#T3>).
     mutating func uploadSucceeded(at now: Moment) -> Actions {
         guard configured != nil else { return Actions() }
         var actions = Actions()
@@ -573,7 +584,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         return actions
     }
 
-    /// The app is returning to the foreground (see Behaviour T11): with listeners, and the newest
+    /// The app is returning to the foreground (<doc:Behaviour#T11>): with listeners, and the newest
     /// successful reload older than the foreground refresh age (or none made by this process, whose
     /// age is unknown), a reload is requested through the debounce like any other. While the
     /// baseline loads, configure's own reload decision covers it (T2); unconfigured or stopped,
@@ -589,11 +600,12 @@ struct SegmentationStateMachine: DrivenStateMachine {
         return actions
     }
 
-    /// Coalesces a reload request (see Behaviour T5, T6): while the baseline loads it is owed; during a
-    /// flight it owes one follow-up; while a retry waits it is absorbed (the retry reloads); while
-    /// the debounce waits it only moves the burst's last request (the timer re-arms itself when it
-    /// fires early, so a burst costs one timer); otherwise it starts a burst — or goes on with the
-    /// one a re-configure interrupted, which `burstStarted` names (T6: the max wait still counts).
+    /// Coalesces a reload request (<doc:Behaviour#T5>, <doc:Behaviour#T6>): while the baseline
+    /// loads it is owed; during a flight it owes one follow-up; while a retry waits it is absorbed
+    /// (the retry reloads); while the debounce waits it only moves the burst's last request (the
+    /// timer re-arms itself when it fires early, so a burst costs one timer); otherwise it starts a
+    /// burst — or goes on with the one a re-configure interrupted, which `burstStarted` names (T6:
+    /// the max wait still counts).
     private mutating func requestReload(at now: Moment, burstStarted: TimeInterval? = nil, _ actions: inout Actions) {
         if case .loading(let configured, var load) = state {
             load.reloadOwed = true
@@ -653,7 +665,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         return actions
     }
 
-    /// Starts the reload a timer was waiting for, unless no listener is left (see Behaviour T7).
+    /// Starts the reload a timer was waiting for, unless no listener is left (<doc:Behaviour#T7>).
     private mutating func startAutomaticReload(attempt: Int, _ actions: inout Actions) {
         pruneReleasedOwners(&actions)
         guard !listeners.isEmpty else {
@@ -663,8 +675,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
         startFlight(carriesReload: true, retryAttempt: attempt, &actions)
     }
 
-    /// Snapshots the customer and starts a fetch for it (see Behaviour C1), linking first when needed (C4).
-    /// A pending debounce or retry is absorbed: the fetch starts after every request it covered.
+    /// Snapshots the customer and starts a fetch for it (<doc:Behaviour#C1>), linking first when
+    /// needed (C4). A pending debounce or retry is absorbed: the fetch starts after every request
+    /// it covered.
     private mutating func startFlight(carriesReload: Bool, retryAttempt: Int, _ actions: inout Actions) {
         guard case .running(let current) = state else { return }
         var carriesReload = carriesReload
@@ -699,7 +712,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
     }
 
     /// Before each request of a flight: whether it still counts and its customer is unchanged
-    /// (see Behaviour C2). A successful link (`linked`) is remembered first (C4).
+    /// (<doc:Behaviour#C2>). A successful link (`linked`) is remembered first (C4).
     mutating func flightMayProceed(_ flightID: Int, linked: Bool, at now: Moment) -> (Bool, Actions) {
         guard case .running(let current) = state, case .fetching(let flight, let followUpOwed) = current.reload,
             flight.id == flightID
@@ -723,7 +736,8 @@ struct SegmentationStateMachine: DrivenStateMachine {
     }
 
     /// A flight came back: apply its outcome, unless it was discarded or its customer is gone
-    /// (see Behaviour C3, T9). Whatever the outcome, a follow-up owed during the flight is scheduled (T6).
+    /// (<doc:Behaviour#C3>, <doc:Behaviour#T9>). Whatever the outcome, a follow-up owed during the
+    /// flight is scheduled (T6).
     mutating func flightFinished(
         _ flightID: Int, with result: Result<SegmentsByCategory, SegmentsError>, at now: Moment
     ) -> Actions {
@@ -747,7 +761,8 @@ struct SegmentationStateMachine: DrivenStateMachine {
         return actions
     }
 
-    /// Behaviour D1–D6, G3: replace the baseline, tell listeners, answer reads.
+    /// A successful fetch: replaces the baseline, tells listeners and answers reads
+    /// (<doc:Behaviour#D1>–<doc:Behaviour#D6>, <doc:Behaviour#G3>).
     private mutating func apply(
         _ segments: SegmentsByCategory, of flight: Flight, at now: Moment, _ actions: inout Actions
     ) {
@@ -769,9 +784,10 @@ struct SegmentationStateMachine: DrivenStateMachine {
         answerReads(with: .success(segments), &actions)
     }
 
-    /// Behaviour D9, T6, T7, C4, L2: nothing changes; reads fail; a transient failure of an owed
-    /// reload is retried with backoff while listeners exist; after a permanent one, a follow-up
-    /// owed during the flight is still scheduled.
+    /// A failed fetch: nothing changes; reads fail; a transient failure of an owed reload is
+    /// retried with backoff while listeners exist; after a permanent one, a follow-up owed during
+    /// the flight is still scheduled (<doc:Behaviour#D9>, <doc:Behaviour#T6>, <doc:Behaviour#T7>,
+    /// <doc:Behaviour#C4>, <doc:Behaviour#L2>).
     private mutating func fail(
         _ error: SegmentsError, of flight: Flight, followUpOwed: Bool, at now: Moment, _ actions: inout Actions
     ) {
@@ -791,9 +807,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
         actions.schedule(timer, after: delay)
     }
 
-    /// The customer changed under a flight (see Behaviour C2, C3, G6): reads retry for the current
-    /// customer (a bounded number of times; a read that came after the change is not charged),
-    /// and an owed reload is requested again.
+    /// The customer changed under a flight (<doc:Behaviour#C2>, <doc:Behaviour#C3>,
+    /// <doc:Behaviour#G6>): reads retry for the current customer (a bounded number of times; a read
+    /// that came after the change is not charged), and an owed reload is requested again.
     private mutating func customerChanged(
         during flight: Flight, followUpOwed: Bool, at now: Moment, _ actions: inout Actions
     ) {
@@ -823,8 +839,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
         }
     }
 
-    /// Cancels the debounce or backoff and discards the flight (see Behaviour A1, A3). Returns whether
-    /// anything was pending or in flight. The discarded flight is let go of after the lock.
+    /// Cancels the debounce or backoff and discards the flight (<doc:Behaviour#A1>,
+    /// <doc:Behaviour#A3>). Returns whether anything was pending or in flight. The discarded flight
+    /// is let go of after the lock.
     private mutating func cancelReload(_ actions: inout Actions) -> Bool {
         if let timer = currentTimer { actions.cancel(timer) }
         let dropped = withConfigured { configured -> Reload in
@@ -839,8 +856,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     // MARK: - One-shot reads (any state)
 
-    /// A one-shot read (see Behaviour G1–G4): waits before configuration and while the baseline
-    /// loads, fails after stop, otherwise is served. Returns its id, for ``withdrawRead(_:)``.
+    /// A one-shot read (<doc:Behaviour#G1>–<doc:Behaviour#G4>): waits before configuration and
+    /// while the baseline loads, fails after stop, otherwise is served. Returns its id, for
+    /// ``withdrawRead(_:)``.
     mutating func read(
         _ category: SegmentCategory, force: Bool, reply: ReadReply, at now: Moment
     ) -> (Int, Actions) {
@@ -889,7 +907,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         startFlight(carriesReload: false, retryAttempt: 0, &actions)
     }
 
-    /// The answer of a read without `force` when the cache gives it right now (see Behaviour G1,
+    /// The answer of a read without `force` when the cache gives it right now (<doc:Behaviour#G1>,
     /// T10): running, the baseline belongs to exactly the current customer and is younger than
     /// the cache time — measured on the monotonic clock for a fetch of this process, on its
     /// wall-clock `fetchedAt` for a loaded one. `nil` when the read must wait or fetch.
@@ -909,11 +927,11 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     // MARK: - Deliveries
 
-    /// Decides the handler calls after an answer (see Behaviour D4–D7): per category, in name order,
-    /// each listener in registration order is told the category's full list when the category
-    /// `changed` against the baseline, when the list differs from what that listener was last
-    /// told (so no listener keeps another customer's or project's segments, D4), or — with
-    /// `firstLoad` — when its first-load promise is still to be kept (D6).
+    /// Decides the handler calls after an answer (<doc:Behaviour#D4>–<doc:Behaviour#D7>): per
+    /// category, in name order, each listener in registration order is told the category's full
+    /// list when the category `changed` against the baseline, when the list differs from what that
+    /// listener was last told (so no listener keeps another customer's or project's segments, D4),
+    /// or — with `firstLoad` — when its first-load promise is still to be kept (D6).
     private mutating func deliver(
         _ changed: SegmentsByCategory, answer: SegmentsByCategory, firstLoad: Bool, _ actions: inout Actions
     ) {
@@ -929,7 +947,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     // MARK: - Stop (→ stopped)
 
-    /// Stops (see Behaviour A3): cancels and discards segment work, deletes the baseline and link
+    /// Stops (<doc:Behaviour#A3>): cancels and discards segment work, deletes the baseline and link
     /// memory, removes every listener, fails pending reads with `.stopped`, stops the tracking
     /// pipeline, ends the configuration, and rejects work until configured again. Everything the
     /// app gave is let go of after the lock.

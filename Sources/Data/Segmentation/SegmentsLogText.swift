@@ -1,9 +1,15 @@
 import SegmentsDomain
 
-/// The log lines of the segments feature. Apps and support teams search for these exact texts
-/// (see Behaviour L1), so they are written once, here.
+/// The log lines of the segmentation engine that apps and support teams search for, word for word
+/// (<doc:Behaviour#L1>): each of these is written once, here, for the engine and its machine.
+///
+/// Not every `Segments:` line is here. ``SegmentationStateMachine`` writes two lines inline — the
+/// warning that a stored customer had an empty cookie, and the verbose "Segments: Segments
+/// fetched; changed categories: […]" — and the storage, the backend adapters, audience and visitor
+/// segments write their own lines where they log them.
 enum SegmentsLogText {
-    /// See Behaviour P8.
+    /// Logged when the customer file, unreadable before the device's first unlock, is read at last
+    /// and its customer replaces the one made meanwhile (<doc:Behaviour#P8>).
     static let storedCustomerAdopted =
         "Segments: The stored customer could be read once protected data became available; it replaces the customer made while it could not be read"
     static let initialSkippedNoCallback = "Segments: Skipping initial segments update process for no callback"
@@ -19,7 +25,8 @@ enum SegmentsLogText {
     static let flushingNotImmediate =
         "Segments: Segment accuracy needs the immediate flushing mode: events tracked in other modes reach the server late"
 
-    /// The link failure line: ids appear only when the logger writes verbose lines (see Behaviour P4).
+    /// The link failure line: ids appear only when the logger writes verbose lines
+    /// (<doc:Behaviour#P4>).
     static func linkFailed(_ customer: CustomerIds, verbose: Bool) -> String {
         let ids = verbose ? CustomerIds(customer.hardIds).description : CustomerIds(customer.hardIds).keyDescription
         return "Segments: Customer IDs \(ids) merge failed, unable to fetch segments"

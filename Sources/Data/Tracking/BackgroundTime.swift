@@ -1,6 +1,6 @@
 import SegmentsDomain
 
-/// The background time of one flush on entering the background (see Behaviour E7), ended exactly
+/// The background time of one flush on entering the background (<doc:Behaviour#E7>), ended exactly
 /// once: by the flush's end or by the platform's expiration, which may come on other threads and
 /// even before the request was made (a flush of nothing ends at once), in any order.
 final class BackgroundTime: Sendable {

@@ -1,8 +1,12 @@
 import Foundation
 import SegmentsDomain
 
-/// When queued events are uploaded (see Behaviour E2). In every mode but `manual`, what is queued
-/// when the app goes to the background is uploaded within background time the SDK asks for (E7).
+/// When queued events are uploaded (<doc:Behaviour#E2>). In every mode but `manual`, what is queued
+/// when the app goes to the background is uploaded within background time the SDK asks for
+/// (<doc:Behaviour#E7>).
+///
+/// ``Exponea/FlushingMode`` mirrors it on purpose in the Exponea SDK's spelling, with
+/// `.periodic(Int)` in whole seconds instead of `.periodic(seconds:)`.
 public enum FlushingMode: Hashable, Sendable {
     /// Upload promptly after each event is queued. The default, and what accurate segments need.
     case immediate

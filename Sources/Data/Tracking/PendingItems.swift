@@ -1,7 +1,7 @@
 import SegmentsDomain
 
 /// The tracking queue in memory: oldest first, with O(1) append, lookup, replace and (amortised)
-/// removal by id, so draining n items costs O(n) (see Behaviour E3).
+/// removal by id, so draining n items costs O(n) (<doc:Behaviour#E3>).
 ///
 /// Positions are absolute (`base + index` into `order`) and never reused, so the upload loop
 /// keeps a cursor that stays valid while items are removed in front of it or added behind it.

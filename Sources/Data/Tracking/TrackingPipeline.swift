@@ -1,18 +1,19 @@
 import Foundation
 import SegmentsDomain
 
-/// The tracking pipeline of one client (see Behaviour E1–E6, R1–R3, T3): queues events and customer
-/// updates durably, uploads them oldest first, one request each, and removes an item only after
-/// the backend accepted it.
+/// The tracking pipeline of one client (<doc:Behaviour#E1>–<doc:Behaviour#E6>,
+/// <doc:Behaviour#R1>–<doc:Behaviour#R3>, <doc:Behaviour#T3>): queues events and customer updates
+/// durably, uploads them oldest first, one request each, and removes an item only after the backend
+/// accepted it.
 ///
-/// It is a ``StateMachineDriver`` over ``TrackingStateMachine`` plus one function, ``perform(_:with:on:)``,
-/// that carries out the machine's actions after the driver's lock is released: uploads (one
-/// request each, on the scheduler), store removals and updates, the journal's sync, completions,
-/// logs. Disk work other than the caller's one buffered append runs on the SDK-owned serial
-/// storage queue, and nothing waits for it (see Behaviour R1): the queue loads there in the
-/// background (calls made meanwhile are served in call order once it is loaded), removals and
-/// updates are queued there in the order they were decided, and the journal is synced there,
-/// batched (group commit).
+/// It is a ``StateMachineDriver`` over ``TrackingStateMachine`` plus one function,
+/// ``perform(_:with:on:)``, that carries out the machine's actions after the driver's lock is
+/// released: uploads (one request each, on the scheduler), store removals and updates, the
+/// journal's sync, completions, logs. Disk work other than the caller's one buffered append runs on
+/// the SDK-owned serial storage queue, and nothing waits for it (<doc:Behaviour#R1>): the queue
+/// loads there in the background (calls made meanwhile are served in call order once it is loaded),
+/// removals and updates are queued there in the order they were decided, and the journal is synced
+/// there, batched (group commit).
 package final class TrackingPipeline: Sendable {
     /// The ports and settings of the pipeline.
     package struct Dependencies: Sendable {
@@ -21,7 +22,7 @@ package final class TrackingPipeline: Sendable {
         package var runtime: SegmentsRuntime
         /// Backoff after transient and authorization failures.
         package var retry: RetryBackoff
-        /// How many permanent failures drop an item (see Behaviour E3): 10.
+        /// How many permanent failures drop an item (<doc:Behaviour#E3>): 10.
         package var maxPermanentFailures: Int
         /// The serial queue every store load, removal, update and sync runs on; share it with the
         /// engine so one client touches its folder from one queue.
@@ -64,10 +65,11 @@ package final class TrackingPipeline: Sendable {
     private let storageQueue: DispatchQueue
 
     /// A pipeline over `store` that uploads with `uploader` and calls `onUploaded` after each
-    /// success (T3). The stored items load on the storage queue, in the background (see Behaviour
-    /// R3, E4): queued there at once, or, with `loadsAtOnce: false`, when ``startLoading()`` is
-    /// called, so that a client can queue its baseline's load first (the first `getSegments` of
-    /// a cold start waits only for the baseline, not for a long journal).
+    /// success (T3). The stored items load on the storage queue, in the background
+    /// (<doc:Behaviour#R3>, <doc:Behaviour#E4>): queued there at once, or, with `loadsAtOnce:
+    /// false`, when ``startLoading()`` is called, so that a client can queue its baseline's load
+    /// first (the first `getSegments` of a cold start waits only for the baseline, not for a long
+    /// journal).
     package init(
         dependencies: Dependencies, store: any EventQueueStore, uploader: any EventUploader,
         mode: FlushingMode = .immediate, loadsAtOnce: Bool = true, onUploaded: @escaping @Sendable () -> Void
@@ -92,7 +94,7 @@ package final class TrackingPipeline: Sendable {
 
     /// Queues the load of the stored items on the storage queue; call it once, and only for a
     /// pipeline made with `loadsAtOnce: false`. Until the items are loaded, tracking and flushes
-    /// are served as while any load runs (see Behaviour R3).
+    /// are served as while any load runs (<doc:Behaviour#R3>).
     package func startLoading() {
         let store = self.store
         storageQueue.async { [driver] in
@@ -101,9 +103,9 @@ package final class TrackingPipeline: Sendable {
         }
     }
 
-    /// Queues an event stamped with `customer`'s ids (see Behaviour E1). It returns once the item is written
-    /// to the queue (it survives the process being killed); the sync for power loss follows on the
-    /// storage queue within moments (R2).
+    /// Queues an event stamped with `customer`'s ids (<doc:Behaviour#E1>). It returns once the item
+    /// is written to the queue (it survives the process being killed); the sync for power loss
+    /// follows on the storage queue within moments (R2).
     /// - Returns: the item written, and whether this pipeline queued it: `false` when it was stopped
     ///   while the item was written (the item is on disk; see ``adopt(_:)``).
     /// - Throws: ``SegmentsError`` `.invalidConfiguration` for properties that could not be
@@ -115,7 +117,7 @@ package final class TrackingPipeline: Sendable {
         try enqueue(.event(type: eventType), properties: properties, timestamp: timestamp, customer: customer)
     }
 
-    /// Queues a customer update stamped with `customer`'s ids, already merged (see Behaviour E1).
+    /// Queues a customer update stamped with `customer`'s ids, already merged (<doc:Behaviour#E1>).
     @discardableResult
     package func trackCustomerUpdate(
         properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
@@ -124,20 +126,20 @@ package final class TrackingPipeline: Sendable {
     }
 
     /// Takes over an item that the pipeline this one replaced on the same store wrote after it had
-    /// stopped (see Behaviour A4, E4): it is on disk already; this queues it in memory unless it
-    /// was loaded from the file.
+    /// stopped (<doc:Behaviour#A4>, <doc:Behaviour#E4>): it is on disk already; this queues it in
+    /// memory unless it was loaded from the file.
     package func adopt(_ event: TrackedEvent) {
         driver.transition(at: Self.untimed) { machine, _ in machine.adopt(event) }
     }
 
-    /// The flushing mode; setting it takes effect at once (see Behaviour E2).
+    /// The flushing mode; setting it takes effect at once (<doc:Behaviour#E2>).
     package var mode: FlushingMode {
         get { driver.read { $0.mode } }
         set { driver.transition { machine, _ in machine.setMode(newValue) } }
     }
 
     /// How many items wait for upload, answered from memory at once; it never waits for the
-    /// storage queue (see Behaviour R1). While the stored queue is still loading it counts what is
+    /// storage queue (<doc:Behaviour#R1>). While the stored queue is still loading it counts what is
     /// known so far: the items tracked since, not yet the stored ones. For the exact count, use
     /// ``queuedCount(_:)``.
     package var queuedCount: Int {
@@ -145,15 +147,16 @@ package final class TrackingPipeline: Sendable {
     }
 
     /// The exact number of items waiting for upload, stored ones included: answered at once when
-    /// the stored queue is loaded, else as soon as it is (see Behaviour R1, R3). A stopped pipeline
-    /// answers 0. `completion` runs on the thread that answers it; it must not block.
+    /// the stored queue is loaded, else as soon as it is (<doc:Behaviour#R1>, <doc:Behaviour#R3>).
+    /// A stopped pipeline answers 0. `completion` runs on the thread that answers it; it must not
+    /// block.
     package func queuedCount(_ completion: @escaping @Sendable (Int) -> Void) {
         driver.transition { machine, _ in machine.countWhenLoaded(completion) }
     }
 
-    /// Uploads everything queued and reports how many items went up (see Behaviour E5). Only one flush runs
-    /// at a time: a call during a flush joins it and gets its result. A flush asked for while the
-    /// queue loads starts once it is loaded.
+    /// Uploads everything queued and reports how many items went up (<doc:Behaviour#E5>). Only one
+    /// flush runs at a time: a call during a flush joins it and gets its result. A flush asked for
+    /// while the queue loads starts once it is loaded.
     package func flush(completion: @escaping @Sendable (FlushResult) -> Void) {
         driver.transition { machine, _ in machine.flush(completion) }
     }
@@ -163,7 +166,7 @@ package final class TrackingPipeline: Sendable {
         await withCheckedContinuation { continuation in flush { continuation.resume(returning: $0) } }
     }
 
-    /// The app resigned active or went to the background (see Behaviour E2, E7).
+    /// The app resigned active or went to the background (<doc:Behaviour#E2>, <doc:Behaviour#E7>).
     ///
     /// On resigning active, periodic and automatic flushing upload what is queued. On entering the
     /// background, in every mode but manual, what is queued is flushed within background time asked
@@ -227,15 +230,16 @@ package final class TrackingPipeline: Sendable {
     }
 
     /// The moment handed to transitions that read no time (admitting and queueing an item): the
-    /// caller of `track` does not pay for reading the clocks and the random source (see Behaviour
-    /// R2). Transitions that use time or jitter (an upload failing, a timer) get the real one.
+    /// caller of `track` does not pay for reading the clocks and the random source
+    /// (<doc:Behaviour#R2>). Transitions that use time or jitter (an upload failing, a timer) get
+    /// the real one.
     private static let untimed = Moment(uptime: 0, wall: .distantPast, random: 0.5)
 
     /// Carries out one of the machine's actions, outside the driver's lock, in the order the
     /// machine decided them. Nothing here waits for the storage queue: removals, updates and the
     /// sync are queued on it in that order, so the file follows memory, a step behind
     /// (at-least-once: an item is removed only after its 2xx, so a crash before the removal is
-    /// written means a duplicate upload, never a loss — see Behaviour E3, E4).
+    /// written means a duplicate upload, never a loss — <doc:Behaviour#E3>, <doc:Behaviour#E4>).
     private static func perform(_ action: Machine.Action, with ports: Ports, on driver: Driver) {
         let logger = ports.runtime.logger
         switch action {

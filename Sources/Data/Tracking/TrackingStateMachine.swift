@@ -1,15 +1,23 @@
 import Foundation
 import SegmentsDomain
 
-/// Every decision of the tracking pipeline, as a value (see Behaviour E1–E6, R1–R3).
+/// The tracking pipeline's decisions about its queue, as a value: loading, admitting under the
+/// cap, queueing, flushing, modes, backoff and stop (<doc:Behaviour#E1>–<doc:Behaviour#E6>,
+/// <doc:Behaviour#R1>–<doc:Behaviour#R3>).
+///
+/// Not every decision is here. ``TrackingPipeline`` checks an item's content and timestamp
+/// (<doc:Behaviour#E6>) before the machine admits it, and writes it; ``BackgroundTime`` decides
+/// when background time is asked for and ended (<doc:Behaviour#E7>); and the pipeline's
+/// `perform(_:with:on:)` decides what a failed removal, update or sync does (it logs it).
 ///
 /// Shaped like async-http-client's `Transaction+StateMachine`: one private ``State`` whose cases
 /// carry their data, so an impossible combination (a flush while loading, a retry timer after
 /// stop) cannot be written down. Each event — a public call, the stored queue finishing its load,
 /// a timer, an upload coming back — is one `mutating` transition returning the ``Steps`` it
 /// decided; ``StateMachineDriver`` runs it under its lock and carries the steps out after
-/// releasing it. The machine does no I/O, reads no clock (time and jitter come in a ``Moment``)
-/// and runs nobody's code: the app's completions leave in actions.
+/// releasing it. A transition does no I/O, reads no clock (time and jitter come in a ``Moment``)
+/// and calls none of the app's code; the pipeline does, after the lock: its uploader, its store,
+/// the logger and the app's completions are reached through the actions it carries out.
 ///
 /// The file follows the life of a pipeline: the states (loading, running, stopped), then the
 /// transitions of loading, of running (tracking, modes, flushes, uploads, timers), and stop.
@@ -25,17 +33,17 @@ struct TrackingStateMachine: DrivenStateMachine {
         /// ``uploadFailed(_:_:at:)``.
         case upload(TrackedEvent)
         /// Remove the item from the stored queue, on the storage queue, in order (after a 2xx, or a
-        /// drop at the failure limit: see Behaviour E3, E4).
+        /// drop at the failure limit: <doc:Behaviour#E3>, <doc:Behaviour#E4>).
         case remove(TrackedEvent.ID)
         /// Rewrite the item (its failure count) in the stored queue, on the storage queue, in order.
         case update(TrackedEvent)
-        /// One upload succeeded: the segments reload hook (see Behaviour T3).
+        /// One upload succeeded: the segments reload hook (<doc:Behaviour#T3>).
         case reportUploaded
         /// Call flush completions with the result.
         case completeFlushes([FlushWaiter], FlushResult)
         /// Call count completions with the exact count.
         case answerCounts([CountWaiter], Int)
-        /// Sync the journal on the storage queue (group commit, see Behaviour R2); the pipeline
+        /// Sync the journal on the storage queue (group commit, <doc:Behaviour#R2>); the pipeline
         /// calls ``syncStarting()`` there first.
         case sync
         case log(LogLevel, String)
@@ -54,7 +62,7 @@ struct TrackingStateMachine: DrivenStateMachine {
     // MARK: - States
 
     fileprivate enum State: Sendable {
-        /// The stored queue is being read on the storage queue (see Behaviour R3).
+        /// The stored queue is being read on the storage queue (<doc:Behaviour#R3>).
         case loading(Loading)
         /// The queue is in memory.
         case running(Running)
@@ -78,11 +86,11 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// Running: the queue in memory, the flush in progress, the timers.
     fileprivate struct Running: Sendable {
         var items: PendingItems
-        /// The flush in progress, if any: only one runs at a time (see Behaviour E5).
+        /// The flush in progress, if any: only one runs at a time (<doc:Behaviour#E5>).
         var flush: Flush?
         /// The periodic mode's timer.
         var periodicTimer: TimerID?
-        /// The backoff after a transient or authorization failure (see Behaviour E3): immediate
+        /// The backoff after a transient or authorization failure (<doc:Behaviour#E3>): immediate
         /// uploads wait for it; a success or switching to `.manual` ends it (E2).
         var retryTimer: TimerID?
         /// Failures in a row that paused the queue; a success resets it.
@@ -122,7 +130,7 @@ struct TrackingStateMachine: DrivenStateMachine {
 
     // MARK: - Reading
 
-    /// The flushing mode in force (see Behaviour E2).
+    /// The flushing mode in force (<doc:Behaviour#E2>).
     var mode: FlushingMode { currentMode }
 
     /// Whether the stored queue is still loading.
@@ -144,7 +152,8 @@ struct TrackingStateMachine: DrivenStateMachine {
 
     // MARK: - Loading
 
-    /// Admits one item before it is written (see Behaviour E6 capacity, A3): throws when stopped or full.
+    /// Admits one item before it is written (<doc:Behaviour#E6> capacity, A3): throws when stopped
+    /// or full.
     mutating func admit() throws(SegmentsError) {
         switch state {
         case .stopped:
@@ -168,7 +177,7 @@ struct TrackingStateMachine: DrivenStateMachine {
     }
 
     /// The admitted item is in the journal: queue it (in immediate mode, upload it unless a retry
-    /// waits), and make sure a sync follows (group commit, see Behaviour R2).
+    /// waits), and make sure a sync follows (group commit, <doc:Behaviour#R2>).
     /// Returns whether the item was queued here: `false` when the pipeline stopped meanwhile.
     mutating func appended(_ event: TrackedEvent) -> (Bool, Steps<Action>) {
         appendsInProgress -= 1
@@ -189,7 +198,8 @@ struct TrackingStateMachine: DrivenStateMachine {
     }
 
     /// An item that the pipeline this one replaced on the same store wrote after it had stopped
-    /// (see Behaviour A4, E4): queued here unless this one already has it (read from the file).
+    /// (<doc:Behaviour#A4>, <doc:Behaviour#E4>): queued here unless this one already has it (read
+    /// from the file).
     mutating func adopt(_ event: TrackedEvent) -> Steps<Action> {
         var steps = Steps<Action>()
         queue(event, &steps)
@@ -223,7 +233,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         return Steps()
     }
 
-    /// A flush was asked for (see Behaviour E5): it joins a running one; while loading it waits
+    /// A flush was asked for (<doc:Behaviour#E5>): it joins a running one; while loading it waits
     /// for the load; once stopped it fails with `.stopped`.
     mutating func flush(_ waiter: @escaping FlushWaiter) -> Steps<Action> {
         var steps = Steps<Action>()
@@ -240,7 +250,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         return steps
     }
 
-    /// An exact count was asked for (see Behaviour R1): answered at once from memory when loaded,
+    /// An exact count was asked for (<doc:Behaviour#R1>): answered at once from memory when loaded,
     /// else once loaded; a stopped pipeline holds nothing (0).
     mutating func countWhenLoaded(_ waiter: @escaping CountWaiter) -> Steps<Action> {
         var steps = Steps<Action>()
@@ -257,7 +267,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         return steps
     }
 
-    /// The stored queue was read (see Behaviour R3): items tracked meanwhile follow it in call
+    /// The stored queue was read (<doc:Behaviour#R3>): items tracked meanwhile follow it in call
     /// order (an item already in the file is not queued twice); counts asked for meanwhile are
     /// answered, the mode's timers start and flushes asked for meanwhile begin, as one flush.
     mutating func loaded(_ stored: [TrackedEvent]) -> Steps<Action> {
@@ -284,7 +294,7 @@ struct TrackingStateMachine: DrivenStateMachine {
 
     // MARK: - Running
 
-    /// Switches the mode at once (see Behaviour E2): `.manual` also cancels a pending retry; a
+    /// Switches the mode at once (<doc:Behaviour#E2>): `.manual` also cancels a pending retry; a
     /// periodic mode re-arms its one timer from now. Set while loading, it applies once loaded.
     mutating func setMode(_ newMode: FlushingMode) -> Steps<Action> {
         currentMode = newMode
@@ -300,7 +310,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         return steps
     }
 
-    /// The app resigned active or went to the background (see Behaviour E2): periodic and
+    /// The app resigned active or went to the background (<doc:Behaviour#E2>): periodic and
     /// automatic flushing upload what is queued (while loading, once loaded); immediate and manual
     /// do nothing here.
     mutating func appLeftForeground() -> Steps<Action> {
@@ -325,7 +335,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         return steps
     }
 
-    /// The app went to the background (see Behaviour E7): in every mode but manual, whatever is
+    /// The app went to the background (<doc:Behaviour#E7>): in every mode but manual, whatever is
     /// queued is flushed (a flush in progress is joined; a pending retry does not hold it back:
     /// this may be the last chance before the app is suspended) and `waiter` gets its result.
     /// Returns `false`, with `waiter` not kept, when there is nothing to do: manual mode, nothing
@@ -376,7 +386,7 @@ struct TrackingStateMachine: DrivenStateMachine {
     }
 
     /// The backend accepted the item out for upload: it leaves the queue (in memory now, on disk
-    /// in order on the storage queue), any pending backoff ends (see Behaviour E2), the reload hook
+    /// in order on the storage queue), any pending backoff ends (<doc:Behaviour#E2>), the reload hook
     /// runs (T3), and the flush goes on with the next item or ends. After stop nothing is written:
     /// the item is uploaded again at the next start (a duplicate, never a loss: E4).
     mutating func uploadSucceeded(_ id: TrackedEvent.ID) -> Steps<Action> {
@@ -394,7 +404,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         }
     }
 
-    /// The item out for upload failed (see Behaviour E3). A transient or authorization failure
+    /// The item out for upload failed (<doc:Behaviour#E3>). A transient or authorization failure
     /// ends the flush with that failure, keeps every item, and, unless flushing is manual, pauses
     /// the whole queue for a backoff (jitter from `now`). A permanent one counts against the item
     /// (the count is written in order), drops it at the limit with an error log, and the flush goes
@@ -438,7 +448,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         }
     }
 
-    /// `count + 1`, saturating at `Int.max`; a negative count counts from 0 (Behaviour P7: a count
+    /// `count + 1`, saturating at `Int.max`; a negative count counts from 0 (<doc:Behaviour#P7>: a count
     /// read from a store is never trusted to leave room for one more).
     static func oneMore(_ count: Int) -> Int {
         let (next, overflow) = max(count, 0).addingReportingOverflow(1)
@@ -517,7 +527,7 @@ struct TrackingStateMachine: DrivenStateMachine {
 extension TrackingStateMachine.Running {
     typealias Action = TrackingStateMachine.Action
 
-    /// Makes the mode's timers right (see Behaviour E2): the periodic timer is re-armed from now,
+    /// Makes the mode's timers right (<doc:Behaviour#E2>): the periodic timer is re-armed from now,
     /// `.manual` cancels a pending retry, `.immediate` uploads what waits unless a retry does.
     mutating func apply(_ mode: FlushingMode, _ steps: inout Steps<Action>) {
         if let periodicTimer {
@@ -628,7 +638,8 @@ extension TrackingStateMachine: CustomStringConvertible {
 }
 
 extension SegmentsError {
-    /// Whether the backend refused the credentials (401, 403): the whole queue waits (see Behaviour E3).
+    /// Whether the backend refused the credentials (401, 403): the whole queue waits
+    /// (<doc:Behaviour#E3>).
     var isAuthorizationFailure: Bool {
         code == .unauthorized || httpStatus == 401 || httpStatus == 403
     }

@@ -1,7 +1,7 @@
 import SegmentsDomain
 
-/// One call that changed a visitor's segments, as ``VisitorSegmentsRegistry/changes(forVisitor:)`` tells it
-/// (see Behaviour V3): exactly one per call, even when the values stayed the same.
+/// One call that changed a visitor's segments, as ``VisitorSegmentsRegistry/changes(forVisitor:)``
+/// tells it (<doc:Behaviour#V3>): exactly one per call, even when the values stayed the same.
 public struct VisitorSegmentsChange: Hashable, Sendable {
     /// Which call made the change.
     public enum Kind: Hashable, Sendable {

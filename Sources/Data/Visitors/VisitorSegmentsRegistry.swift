@@ -1,13 +1,14 @@
 import Foundation
 import SegmentsDomain
 
-/// The reporting segments of every visitor (see Behaviour V1–V3): merged default dimensions and appended
-/// custom segment ids, persisted through a ``VisitorSegmentsStore``, with a stream of changes.
+/// The reporting segments of every visitor (<doc:Behaviour#V1>–<doc:Behaviour#V3>): merged default
+/// dimensions and appended custom segment ids, persisted through a ``VisitorSegmentsStore``, with a
+/// stream of changes.
 ///
 /// Each call reads, changes and announces under one lock, so concurrent callers never lose an
 /// update and change events arrive in the order the changes were made. Every method is
 /// synchronous and callable from any thread. Saves run on the registry's serial storage queue, in
-/// the order of the changes, so no caller waits for a file write or an `fsync` (see Behaviour R1);
+/// the order of the changes, so no caller waits for a file write or an `fsync` (<doc:Behaviour#R1>);
 /// ``waitUntilSaved()`` waits for them when that matters (before the process is suspended, say).
 ///
 /// ```swift
@@ -50,14 +51,14 @@ public final class VisitorSegmentsRegistry: Sendable {
     /// Waits until every change made before this call has been saved (or failed to, logged).
     ///
     /// It blocks the calling thread for as long as the disk takes: call it from tests or
-    /// background work, never from the main thread (see Behaviour R1), and never from async code.
+    /// background work, never from the main thread (<doc:Behaviour#R1>), and never from async code.
     public func waitUntilSaved() {
         storageQueue.sync {}
     }
 
-    /// Merges `values` into the visitor's default segments (see Behaviour V1): the six keys `country`,
-    /// `browser`, `devices`, `source`, `campaign`, `visitorType` are set, keys not given keep their
-    /// value, unknown keys are logged as a warning and ignored. Never throws.
+    /// Merges `values` into the visitor's default segments (<doc:Behaviour#V1>): the six keys
+    /// `country`, `browser`, `devices`, `source`, `campaign`, `visitorType` are set, keys not given
+    /// keep their value, unknown keys are logged as a warning and ignored. Never throws.
     ///
     /// - Returns: the visitor's segments after the call.
     @discardableResult
@@ -72,8 +73,8 @@ public final class VisitorSegmentsRegistry: Sendable {
         return segments
     }
 
-    /// Appends `segmentIds` to the visitor's custom segments, skipping ids already present (see Behaviour V2).
-    /// Never throws.
+    /// Appends `segmentIds` to the visitor's custom segments, skipping ids already present
+    /// (<doc:Behaviour#V2>). Never throws.
     ///
     /// - Returns: the visitor's segments after the call.
     @discardableResult
@@ -105,8 +106,8 @@ public final class VisitorSegmentsRegistry: Sendable {
         }
     }
 
-    /// Read, change and announce as one step under the lock (see Behaviour V3); the save is queued in the
-    /// same step, so saves run in the order of the changes.
+    /// Read, change and announce as one step under the lock (<doc:Behaviour#V3>); the save is
+    /// queued in the same step, so saves run in the order of the changes.
     private func update(
         _ visitorId: String, kind: VisitorSegmentsChange.Kind, _ change: (inout VisitorSegments) -> Void
     ) -> VisitorSegments {

@@ -1,4 +1,5 @@
-/// Whom an audience query is about: an identifier field and its value (see Behaviour O3, Behaviour, wire format, "ODP audiences query").
+/// Whom an audience query is about: an identifier field and its value; the cache keeps one entry
+/// per identifier (<doc:Behaviour#O3>, <doc:Behaviour#ODP-audiences-query>).
 ///
 /// The field is the GraphQL argument of `customer(…)`: `vuid` for anonymous visitor ids,
 /// `fs_user_id` for every other user id. The cache of qualified segments is keyed by both.
@@ -28,7 +29,7 @@ public struct AudienceIdentifier: Hashable, Sendable {
 
     /// The identifier field.
     public var field: Field
-    /// The user id. Personal data: log it only at verbose level (see Behaviour P4).
+    /// The user id. Personal data: log it only at verbose level (<doc:Behaviour#P4>).
     public var value: String
 
     /// An identifier with an explicit field.

@@ -1,4 +1,4 @@
-/// How one fetch of qualified segments uses the cache (see Behaviour O2), as Optimizely's
+/// How one fetch of qualified segments uses the cache (<doc:Behaviour#O2>), as Optimizely's
 /// `OptimizelySegmentOption` spells it.
 public enum AudienceSegmentOption: String, Hashable, Sendable, CaseIterable {
     /// Neither read nor write the cache: always ask the backend, and keep its answer out of the cache.

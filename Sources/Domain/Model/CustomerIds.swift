@@ -1,4 +1,4 @@
-/// A customer, as the full map of its ids (see Behaviour M3).
+/// A customer, as the full map of its ids (<doc:Behaviour#M3>).
 ///
 /// The `cookie` id is the anonymous UUID the SDK creates; every other key (`registered`, …) is a
 /// *hard id* set by `identify`. Two customers are the same only when their maps are equal.
@@ -39,7 +39,7 @@ public struct CustomerIds: Hashable, Sendable, Codable, CustomStringConvertible 
     }
 
     /// The ids sorted by key, e.g. `{cookie: …, registered: …}`. Contains personal data: log it
-    /// only at verbose level (see Behaviour P4).
+    /// only at verbose level (<doc:Behaviour#P4>).
     public var description: String {
         "{" + values.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
     }

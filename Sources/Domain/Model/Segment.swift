@@ -1,6 +1,6 @@
 import Foundation
 
-/// One segment the current customer belongs to (see Behaviour M1).
+/// One segment the current customer belongs to (<doc:Behaviour#M1>).
 ///
 /// On the wire a segment is a JSON object of strings carrying at least `id` and `segmentation_id`;
 /// every other string field is kept in ``attributes`` so nothing the backend sends is lost.

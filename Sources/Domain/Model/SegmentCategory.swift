@@ -1,4 +1,4 @@
-/// A category of segments, identified by its wire name (see Behaviour M2).
+/// A category of segments, identified by its wire name (<doc:Behaviour#M2>).
 ///
 /// The three known categories have constants; any other name is valid, so categories a backend
 /// adds later are kept rather than dropped.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The segments of one customer as last fetched: the baseline of change detection (see Behaviour D1).
+/// The segments of one customer as last fetched: the baseline of change detection (<doc:Behaviour#D1>).
 public struct SegmentSnapshot: Hashable, Sendable, Codable {
     /// The customer the segments were fetched for.
     public var customer: CustomerIds
@@ -23,7 +23,7 @@ public struct SegmentSnapshot: Hashable, Sendable, Codable {
 }
 
 /// Everything the engine persists about segments: the baseline and the memory of which customers'
-/// ids were linked successfully (see Behaviour C4, D1).
+/// ids were linked successfully (<doc:Behaviour#C4>, <doc:Behaviour#D1>).
 public struct SegmentBaseline: Hashable, Sendable, Codable {
     /// The last successful fetch, or `nil` when there is none.
     public var snapshot: SegmentSnapshot?
@@ -32,7 +32,8 @@ public struct SegmentBaseline: Hashable, Sendable, Codable {
     /// The integration the snapshot and the link memory belong to (an opaque digest of the backend
     /// and its base URL), or `nil` when not known — a baseline saved by an earlier version,
     /// which any integration adopts. One integration never uses another's baseline: a storage
-    /// folder shared by two projects answers neither with the other's segments (see Behaviour D1, C4, G1).
+    /// folder shared by two projects answers neither with the other's segments (<doc:Behaviour#D1>,
+    /// <doc:Behaviour#C4>, <doc:Behaviour#G1>).
     public var integration: String?
 
     /// Creates a baseline; the default is empty.

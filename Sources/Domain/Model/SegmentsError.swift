@@ -28,15 +28,18 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
         public static let unauthorized = Code(rawValue: "unauthorized")
         /// A success status with a body that breaks the wire format, or a body over the size cap.
         public static let invalidResponse = Code(rawValue: "invalidResponse")
-        /// Linking the customer's ids to its cookie failed, so segments were not fetched (see Behaviour C4).
+        /// Linking the customer's ids to its cookie failed, so segments were not fetched
+        /// (<doc:Behaviour#C4>).
         public static let linkFailed = Code(rawValue: "linkFailed")
-        /// The customer has no cookie, so there is nothing to fetch for (see Behaviour C5).
+        /// The customer has no cookie, so there is nothing to fetch for (<doc:Behaviour#C5>).
         public static let missingCookie = Code(rawValue: "missingCookie")
-        /// The customer changed while the request ran, more often than the retries allow (see Behaviour G6).
+        /// The customer changed while the request ran, more often than the retries allow
+        /// (<doc:Behaviour#G6>).
         public static let customerChanged = Code(rawValue: "customerChanged")
         /// The work was cancelled (anonymize, stop or task cancellation).
         public static let cancelled = Code(rawValue: "cancelled")
-        /// The integration was stopped (see Behaviour A3).
+        /// The integration was stopped: reads and flushes that were waiting, and reads made
+        /// afterwards, fail with it until the next configure (<doc:Behaviour#A3>).
         public static let stopped = Code(rawValue: "stopped")
         /// The SDK is not configured yet.
         public static let notConfigured = Code(rawValue: "notConfigured")
@@ -78,8 +81,8 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
         self.explicitReason = reason
     }
 
-    /// Whether trying again later can succeed (Behaviour, wire format, "Status handling"): network failures,
-    /// time-outs, 408, 429, 5xx and malformed success bodies are transient; other statuses,
+    /// Whether trying again later can succeed (<doc:Behaviour#Status-handling>): network
+    /// failures, time-outs, 408, 429, 5xx and malformed success bodies are transient; other statuses,
     /// authorization failures and local errors are not. A link failure is as transient as its cause.
     public var isTransient: Bool {
         switch code {
@@ -105,7 +108,7 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The integration was stopped (``SegmentsClient/stop()``, `Exponea.stopIntegration()`); the
-    /// answer of every call that was waiting and of every call made afterwards (see Behaviour A3).
+    /// answer of every call that was waiting and of every call made afterwards (<doc:Behaviour#A3>).
     public static var stopped: SegmentsError { SegmentsError(.stopped, "the integration was stopped") }
 
     /// The client is not configured yet, or no longer; the answer of calls that need a configured
@@ -116,7 +119,7 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
     ///
     /// The message of a wrapped error names only its type (and its domain and code when it has
     /// them), never its text: a foreign error's description can carry a URL with the customer's
-    /// cookie or the words of an app's token provider (see Behaviour P4). The error itself is
+    /// cookie or the words of an app's token provider (<doc:Behaviour#P4>). The error itself is
     /// ``underlying``.
     public static func wrapping(_ error: any Error, as code: Code = .network) -> SegmentsError {
         if let error = error as? SegmentsError { return error }
@@ -124,7 +127,7 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
         return SegmentsError(code, summary(of: error), underlying: error)
     }
 
-    /// What may be said about `error` in a log, a message or a dump (see Behaviour P4): a
+    /// What may be said about `error` in a log, a message or a dump (<doc:Behaviour#P4>): a
     /// `SegmentsError`'s ``description``; for any other error its type, with its domain and code
     /// when it declares them (`URLError (NSURLErrorDomain -1004)`), never its text.
     public static func summary(of error: any Error) -> String {
@@ -139,7 +142,7 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
 
 extension SegmentsError: CustomDebugStringConvertible, CustomReflectable {
     /// The code, message, status and wait, and the ``underlying`` error as ``summary(of:)`` puts
-    /// it, never its text (see Behaviour P4).
+    /// it, never its text (<doc:Behaviour#P4>).
     public var debugDescription: String {
         var parts = ["code: \(code)", "message: \(String(reflecting: message))"]
         if let httpStatus { parts.append("httpStatus: \(httpStatus)") }
@@ -150,7 +153,7 @@ extension SegmentsError: CustomDebugStringConvertible, CustomReflectable {
 
     /// What `dump` and `Mirror` show: the same fields as ``debugDescription``; an underlying
     /// `SegmentsError` is shown (redacted the same way), any other underlying error only as
-    /// ``summary(of:)`` (see Behaviour P4).
+    /// ``summary(of:)`` (<doc:Behaviour#P4>).
     public var customMirror: Mirror {
         var children: [(label: String?, value: Any)] = [
             ("code", code.rawValue), ("message", message), ("reason", reason.rawValue),

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One queued item of the tracking pipeline: an event or a customer update (see Behaviour E1).
+/// One queued item of the tracking pipeline: an event or a customer update (<doc:Behaviour#E1>).
 ///
 /// It carries the customer ids of the moment it was tracked, so an upload after `identify` or
 /// `anonymize` still reports it for the right customer.
@@ -23,7 +23,8 @@ public struct TrackedEvent: Hashable, Sendable, Codable, Identifiable {
     public let properties: [String: JSONValue]
     /// When the item happened.
     public let timestamp: Date
-    /// How many uploads of it failed permanently so far (see Behaviour E3).
+    /// How many uploads of it failed permanently so far; at the 10th the item is dropped
+    /// (<doc:Behaviour#E3>).
     public var failedAttempts: Int
 
     /// Creates an item.

@@ -1,5 +1,5 @@
-/// The reporting segments of one visitor, assigned by the app (see Behaviour V1, V2): six default
-/// dimensions and a list of custom segment ids.
+/// The reporting segments of one visitor, assigned by the app (<doc:Behaviour#V1>,
+/// <doc:Behaviour#V2>): six default dimensions and a list of custom segment ids.
 ///
 /// Default segments merge (keys not given keep their value); custom segment ids append, skipping
 /// ids already present.
@@ -85,8 +85,8 @@ public struct VisitorSegments: Hashable, Sendable, Codable {
         return values
     }
 
-    /// Overlays `values` (by wire key) on the default dimensions (see Behaviour V1): given keys are set,
-    /// others keep their value.
+    /// Overlays `values` (by wire key) on the default dimensions (<doc:Behaviour#V1>): given keys
+    /// are set, others keep their value.
     ///
     /// - Returns: the keys that are not one of the six, sorted; they are ignored.
     @discardableResult
@@ -102,7 +102,7 @@ public struct VisitorSegments: Hashable, Sendable, Codable {
         return unknown.sorted()
     }
 
-    /// Appends the ids of `ids` not present yet, in order, each once (see Behaviour V2).
+    /// Appends the ids of `ids` not present yet, in order, each once (<doc:Behaviour#V2>).
     ///
     /// - Returns: the ids that were added.
     @discardableResult

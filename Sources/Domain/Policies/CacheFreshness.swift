@@ -1,6 +1,6 @@
 import Foundation
 
-/// Whether a stored snapshot may answer a one-shot read (see Behaviour G1).
+/// Whether a stored snapshot may answer a one-shot read (<doc:Behaviour#G1>).
 public struct CacheFreshness: Hashable, Sendable {
     /// How long a fetch stays fresh.
     public var maxAge: TimeInterval
@@ -10,7 +10,7 @@ public struct CacheFreshness: Hashable, Sendable {
         self.maxAge = maxAge
     }
 
-    /// Checks the value (see Behaviour P7): finite, 0 or more (0 turns the cache off).
+    /// Checks the value (<doc:Behaviour#P7>): finite, 0 or more (0 turns the cache off).
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`.
     public func validate() throws {
@@ -25,7 +25,7 @@ public struct CacheFreshness: Hashable, Sendable {
     }
 
     /// Whether `snapshot` answers a read for `customer` when it is `age` seconds old, measured on
-    /// a monotonic clock (see Behaviour T10). A negative age (a snapshot from the future) is stale.
+    /// a monotonic clock (<doc:Behaviour#T10>). A negative age (a snapshot from the future) is stale.
     package func canAnswer(from snapshot: SegmentSnapshot, for customer: CustomerIds, age: TimeInterval) -> Bool {
         snapshot.customer == customer && age >= 0 && age < maxAge
     }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// When a burst of reload requests fires (see Behaviour T5): a trailing debounce of `delay` after the last
-/// request, but never later than `maxWait` after the first, so steady tracking cannot starve reloads.
+/// When a burst of reload requests fires (<doc:Behaviour#T5>): a trailing debounce of `delay` after
+/// the last request, but never later than `maxWait` after the first, so steady tracking cannot
+/// starve reloads.
 public struct DebouncePolicy: Hashable, Sendable {
     /// Quiet time after the last request before the reload starts.
     public var delay: TimeInterval
@@ -14,7 +15,8 @@ public struct DebouncePolicy: Hashable, Sendable {
         self.maxWait = max(maxWait, delay)
     }
 
-    /// Checks the values (see Behaviour P7): both finite, 0 or more (0 reloads at once after a request).
+    /// Checks the values (<doc:Behaviour#P7>): both finite, 0 or more (0 reloads at once after a
+    /// request).
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`.
     public func validate() throws {
@@ -31,7 +33,7 @@ public struct DebouncePolicy: Hashable, Sendable {
                 lastRequest: lastRequest.timeIntervalSinceReferenceDate))
     }
 
-    /// ``fireDate(firstRequest:lastRequest:)`` on a monotonic clock's seconds (see Behaviour T10).
+    /// ``fireDate(firstRequest:lastRequest:)`` on a monotonic clock's seconds (<doc:Behaviour#T10>).
     package func fireTime(firstRequest: TimeInterval, lastRequest: TimeInterval) -> TimeInterval {
         min(lastRequest + delay, firstRequest + maxWait)
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The checks every configured duration goes through (see Behaviour P7): a bad value is
+/// The checks every configured duration goes through (<doc:Behaviour#P7>): a bad value is
 /// ``SegmentsError/Code/invalidConfiguration``, never a crash or a busy loop.
 ///
 /// Why they matter: FoundationNetworking converts a time-out with `Int(timeoutInterval) * 1000`,

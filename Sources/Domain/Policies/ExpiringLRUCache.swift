@@ -1,7 +1,7 @@
 import Foundation
 
 /// A bounded cache that forgets the least recently used entry when full and treats entries older
-/// than a time-out as absent (see Behaviour O3: 100 users for 600 s).
+/// than a time-out as absent (<doc:Behaviour#O3>: 100 users for 600 s).
 ///
 /// A pure value: time is passed in, so the owner decides which clock counts and tests run on
 /// virtual time. Not thread-safe by itself; its owner guards it.

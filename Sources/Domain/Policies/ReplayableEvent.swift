@@ -1,21 +1,21 @@
 import Foundation
 
-/// Whether a tracked item can be uploaded and replayed after a restart (see Behaviour E6), checked before it
-/// is queued so that nothing accepted is ever skipped later.
+/// Whether a tracked item can be uploaded and replayed after a restart (<doc:Behaviour#E6>),
+/// checked before it is queued so that nothing accepted is ever skipped later.
 ///
 /// The walk is iterative (an explicit stack), so a value nested thousands of levels deep is
 /// measured without recursing once per level, and it stops at the first problem.
 package enum ReplayableEvent {
     /// The deepest nesting of arrays and objects accepted in properties (``JSONDepth/maximum``):
     /// the journal line or upload body around them nests ``JSONDepth/envelopeMaximum``, which
-    /// the journal's reader accepts and a 512 KiB thread stack decodes and encodes (Behaviour P9).
+    /// the journal's reader accepts and a 512 KiB thread stack decodes and encodes (<doc:Behaviour#P9>).
     /// Items read back from the journal are checked again.
     package static let maximumDepth = JSONDepth.maximum
     /// The largest accepted item, counted as its properties encoded as JSON: 64 KiB.
     package static let maximumEncodedSize = 64 << 10
     /// The accepted timestamps, in seconds since 2001-01-01 UTC: from `Date.distantPast` to
     /// `Date.distantFuture` (years 1 to 4001). The journal's reader accepts exactly this range
-    /// (Behaviour P7), so an item stamped outside it is refused now rather than lost at the next
+    /// (<doc:Behaviour#P7>), so an item stamped outside it is refused now rather than lost at the next
     /// start.
     package static let timestampRange = Date.distantPast.timeIntervalSinceReferenceDate...Date.distantFuture.timeIntervalSinceReferenceDate
 

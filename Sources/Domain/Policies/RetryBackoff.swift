@@ -1,8 +1,9 @@
 import Foundation
 
-/// How long to wait before retrying a failed request (see Behaviour T7, E3): capped exponential backoff
-/// with jitter, never shorter than the server's `Retry-After` — but a `Retry-After` longer than
-/// ``maximumRetryAfter`` (10 minutes) counts as that much, so a server cannot park the SDK for days.
+/// How long to wait before retrying a failed request (<doc:Behaviour#T7>, <doc:Behaviour#E3>):
+/// capped exponential backoff with jitter, never shorter than the server's `Retry-After` — but a
+/// `Retry-After` longer than ``maximumRetryAfter`` (10 minutes) counts as that much, so a server
+/// cannot park the SDK for days.
 public struct RetryBackoff: Hashable, Sendable {
     /// The wait before the first retry.
     public var initial: TimeInterval
@@ -10,7 +11,7 @@ public struct RetryBackoff: Hashable, Sendable {
     public var maximum: TimeInterval
     /// The share of the wait that is randomised, `0...1` (0.2 → ±20 %).
     public var jitter: Double
-    /// The longest `Retry-After` honoured (see Behaviour T7): 600 s.
+    /// The longest `Retry-After` honoured (<doc:Behaviour#T7>): 600 s.
     public static let maximumRetryAfter: TimeInterval = 600
 
     /// The defaults are 2 s doubling to 60 s with ±20 % jitter.
@@ -20,8 +21,8 @@ public struct RetryBackoff: Hashable, Sendable {
         self.jitter = min(max(jitter, 0), 1)
     }
 
-    /// Checks the values (see Behaviour P7): `initial` and `maximum` finite and greater than 0, `jitter`
-    /// a number (the initializer already clamps it to `0...1`).
+    /// Checks the values (<doc:Behaviour#P7>): `initial` and `maximum` finite and greater than 0,
+    /// `jitter` a number (the initializer already clamps it to `0...1`).
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`: a zero wait would retry in a tight loop,
     ///   an infinite one would never retry.

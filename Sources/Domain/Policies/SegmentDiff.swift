@@ -1,4 +1,5 @@
-/// Which categories changed between the baseline and a new answer (see Behaviour D2–D4).
+/// Which categories changed between the baseline and a new answer
+/// (<doc:Behaviour#D2>–<doc:Behaviour#D4>).
 package enum SegmentDiff {
     /// The categories whose listeners must hear about `new`, each with its full new list.
     ///
@@ -39,7 +40,7 @@ package enum SegmentDiff {
         return changed
     }
 
-    /// Whether two lists hold the same segments, in any order (see Behaviour D2). The same list in
+    /// Whether two lists hold the same segments, in any order (<doc:Behaviour#D2>). The same list in
     /// the same order is the common "no change" and cheap to see; lists whose ids differ — the
     /// common change — are told apart by their ids alone, without hashing every segment's
     /// attributes; only lists with the same ids are compared in full.

@@ -6,13 +6,13 @@ public enum AppLifecycleEvent: String, Sendable, Hashable, CaseIterable {
     /// The app became active (in front, receiving events).
     case didBecomeActive
     /// The app is about to stop being active (a call, the app switcher, the screen locking).
-    /// Periodic and automatic flushing upload what is queued (see Behaviour E2).
+    /// Periodic and automatic flushing upload what is queued (<doc:Behaviour#E2>).
     case willResignActive
     /// The app went to the background: the SDK uploads what is queued, within background time it
-    /// asks the platform for (see Behaviour E2, E7).
+    /// asks the platform for (<doc:Behaviour#E2>, <doc:Behaviour#E7>).
     case didEnterBackground
     /// The app is about to return to the foreground: listeners get fresh segments when the last
-    /// reload is older than the foreground refresh age (see Behaviour T11).
+    /// reload is older than the foreground refresh age (<doc:Behaviour#T11>).
     case willEnterForeground
 }
 

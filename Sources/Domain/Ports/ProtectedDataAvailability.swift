@@ -1,6 +1,6 @@
 /// Tells the SDK when protected data becomes available: on Apple platforms, when the device is
 /// unlocked for the first time after a restart, files protected until then can be read and
-/// written again (see Behaviour P8).
+/// written again (<doc:Behaviour#P8>).
 ///
 /// A storage refusal because protected data is not available is transient: the client keeps what
 /// it has in memory and, when this port signals, redoes on its storage queue the loads and saves

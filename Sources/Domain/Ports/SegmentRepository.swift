@@ -12,6 +12,6 @@ public protocol SegmentRepository: Sendable {
     func fetchSegments(for customer: CustomerIds) async throws -> SegmentsByCategory
 
     /// Links the customer's hard ids to its cookie, so the backend computes segments for the
-    /// identified customer (see Behaviour C4). Called only for customers with hard ids.
+    /// identified customer (<doc:Behaviour#C4>). Called only for customers with hard ids.
     func linkCustomerIds(_ customer: CustomerIds) async throws
 }

@@ -1,4 +1,5 @@
-/// How much the SDK logs, from nothing to everything (see Behaviour L2).
+/// How much the SDK logs, from nothing to everything: `warning` by default; failures are logged at
+/// `warning` or `error`, never only at `verbose` (<doc:Behaviour#L2>).
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
     /// Nothing.
     case none
@@ -23,11 +24,11 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConve
     }
 }
 
-/// Where the SDK's log lines go (see Behaviour L3). The facade's sink prints to standard output; tests use
-/// `CapturingLogger` from `SegmentsTesting`.
+/// Where the SDK's log lines go (<doc:Behaviour#L3>). The facade's sink prints to standard output;
+/// tests use `CapturingLogger` from `SegmentsTesting`.
 public protocol SegmentsLogger: Sendable {
     /// The most detailed level written; lines above it are dropped. The core reads it to decide
-    /// whether customer ids may appear in a line (see Behaviour P4).
+    /// whether customer ids may appear in a line (<doc:Behaviour#P4>).
     var logLevel: LogLevel { get }
     /// Writes one line at `level`, if `level` is enabled.
     func log(_ level: LogLevel, _ message: String)

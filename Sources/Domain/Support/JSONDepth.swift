@@ -9,7 +9,8 @@ import Foundation
 package enum JSONDepth {
     /// The deepest nesting the SDK accepts from a server or a stored document, and the deepest
     /// properties of a tracked item (the properties object itself is level 1): 64 levels. The
-    /// formats need at most 7; tracked properties are capped at 64 (see Behaviour E6, P9).
+    /// formats need at most 7; tracked properties are capped at 64 (<doc:Behaviour#E6>,
+    /// <doc:Behaviour#P9>).
     package static let maximum = 64
 
     /// The levels an event's properties sit inside when stored or sent: 2 in a journal line
@@ -18,7 +19,7 @@ package enum JSONDepth {
 
     /// The deepest text that carries an event at ``maximum``: a journal line or an upload body,
     /// 66 levels. Everything the SDK decodes, encodes and re-uploads stays within it, and it fits
-    /// a 512 KiB thread stack with a wide margin in debug and release builds (Behaviour P9;
+    /// a 512 KiB thread stack with a wide margin in debug and release builds (<doc:Behaviour#P9>;
     /// `Scripts/stack-depth.sh` measures the margin).
     package static let envelopeMaximum = maximum + envelopeLevels
 

@@ -22,7 +22,8 @@ public enum EmulatorFault: Hashable, Sendable {
     /// Answer 200 with a JSON body of exactly this many bytes (a string value padded with `x`).
     case oversizedBody(bytes: Int)
     /// Answer with this redirect status (301, 302, 303, 307 or 308) and `Location: location`,
-    /// without processing the request, as a hostile or misconfigured server might (see Behaviour P6).
+    /// without processing the request, as a hostile or misconfigured server might (Behaviour P6 in
+    /// `Docs/Behaviour.md`).
     case redirect(Int, location: String)
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A loopback HTTP/1.1 server that emulates the Bloomreach Engagement endpoints and the ODP
-/// GraphQL endpoint of the wire format (Behaviour).
+/// GraphQL endpoint that the SDK talks to (the wire format at the end of `Docs/Behaviour.md`).
 ///
 /// It serves fetch segments, link-ids, track event and customer update in project mode
 /// (`/webxp/projects/{token}/…`, `/track/v2/projects/{token}/…`) and stream mode

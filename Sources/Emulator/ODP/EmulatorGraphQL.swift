@@ -1,6 +1,7 @@
 import Foundation
 
-/// The emulator's `POST /v3/graphql`: the ODP audiences query of the wire format (Behaviour).
+/// The emulator's `POST /v3/graphql`: the ODP audiences query ("ODP audiences query" in the wire
+/// format of `Docs/Behaviour.md`).
 ///
 /// Order of decisions: `x-api-key` (401) → body is a JSON object with a `query` string (400) →
 /// the query has the documented shape with a known identifier field and `variables.userId` is a

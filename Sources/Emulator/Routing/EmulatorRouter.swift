@@ -47,7 +47,8 @@ struct EmulatorRouter: Sendable {
 
     var endpoints: [Endpoint]
 
-    /// The Bloomreach Engagement endpoints of the wire format (Behaviour), project and stream mode.
+    /// The Bloomreach Engagement endpoints, project and stream mode ("Requests" in the wire format
+    /// of `Docs/Behaviour.md`).
     static let engagement = EmulatorRouter(endpoints: [
         Endpoint(method: "GET", pattern: [.literal("webxp"), .literal("projects"), .projectToken, .literal("segments")],
                  route: .fetch),
@@ -67,7 +68,8 @@ struct EmulatorRouter: Sendable {
                  route: .customer, streamIdInQuery: true),
     ])
 
-    /// The Optimizely Data Platform GraphQL endpoint of the wire format (Behaviour): `POST /v3/graphql`.
+    /// The Optimizely Data Platform GraphQL endpoint: `POST /v3/graphql` ("ODP audiences query" in
+    /// the wire format of `Docs/Behaviour.md`).
     static let odp = EmulatorRouter(endpoints: [
         Endpoint(method: "POST", pattern: [.literal("v3"), .literal("graphql")], route: .graphql),
     ])

@@ -14,17 +14,20 @@ extension AudienceSegmentsClient {
         public var transport: any SegmentsTransport
         /// Wraps ``transport``: requests pass in order, responses in reverse (signing, metrics, …).
         public var middlewares: [any SegmentsTransportMiddleware]
-        /// The most users whose qualified segments are cached: 100 (see Behaviour O3); 0 disables the cache.
+        /// The most users whose qualified segments are cached: 100 (<doc:Behaviour#O3>); 0 disables
+        /// the cache.
         public var cacheCapacity: Int
-        /// How long qualified segments stay cached: 600 s (see Behaviour O3); 0 or less never expires.
+        /// How long qualified segments stay cached: 600 s (<doc:Behaviour#O3>); 0 or less never
+        /// expires.
         public var cacheTimeout: TimeInterval
         /// Where visitor segments are kept.
         public var visitorStorage: VisitorStorage
 
-        /// Where visitor segments are kept (see Behaviour V3, P1): `visitor-segments.json` in the
-        /// directory (in the platform's application-support directory, folder `visitors`, when
-        /// `nil`), in memory, or in the app's own store. Clients in one process that use the same
-        /// directory share one registry, so their updates never overwrite each other.
+        /// Where visitor segments are kept (<doc:Behaviour#V3>, <doc:Behaviour#P1>):
+        /// `visitor-segments.json` in the directory (in the platform's application-support
+        /// directory, folder `visitors`, when `nil`), in memory, or in the app's own store. Clients
+        /// in one process that use the same directory share one registry, so their updates never
+        /// overwrite each other.
         public typealias VisitorStorage = SegmentsStorage<any VisitorSegmentsStore>
 
         /// The live defaults, with any of them replaced.

@@ -3,8 +3,9 @@ import SegmentsDomain
 import SegmentsData
 import SegmentsNetworking
 
-/// Optimizely-style audience segments and visitor segments for your users (see Behaviour O, V): the entry
-/// point that creates ``SegmentsUserContext``s.
+/// Optimizely-style audience segments and visitor segments for your users: the entry point that
+/// creates ``SegmentsUserContext``s (<doc:Behaviour#O-Audience-segments-from-ODP>,
+/// <doc:Behaviour#V-Visitor-segments>).
 ///
 /// It owns the candidate segments, one cache of qualified segments shared by all its user
 /// contexts (100 users for 600 s), the ODP adapter and the visitor segments registry. Two clients
@@ -20,7 +21,8 @@ import SegmentsNetworking
 public final class AudienceSegmentsClient: Sendable {
     /// The audience names every fetch asks about.
     public let candidateSegments: [String]
-    /// The reporting segments of every visitor (see Behaviour V).
+    /// The reporting segments of every visitor, kept per visitor across restarts
+    /// (<doc:Behaviour#V-Visitor-segments>).
     public let visitorSegments: VisitorSegmentsRegistry
     /// What the client was built from.
     public let options: Options

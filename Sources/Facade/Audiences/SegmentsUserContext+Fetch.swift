@@ -4,7 +4,7 @@ import SegmentsData
 
 extension SegmentsUserContext {
     /// Fetches the audience segments the user qualifies for and stores them in
-    /// ``qualifiedSegments`` (see Behaviour O1–O4).
+    /// ``qualifiedSegments`` (<doc:Behaviour#O1>–<doc:Behaviour#O4>).
     ///
     /// - Parameter options: `.ignoreCache` (no cache read or write), `.resetCache` (empty the cache
     ///   for every user first), `.clearOnFailure` (a failure clears ``qualifiedSegments``; by

@@ -3,9 +3,10 @@ import SegmentsDomain
 import SegmentsData
 
 extension SegmentsUserContext {
-    /// Merges default reporting segments for this user (see Behaviour V1): the keys `country`, `browser`,
-    /// `devices`, `source`, `campaign` and `visitorType` are set, keys not given keep their value,
-    /// unknown keys are logged as a warning and ignored. Persisted before returning; never throws.
+    /// Merges default reporting segments for this user (<doc:Behaviour#V1>): the keys `country`,
+    /// `browser`, `devices`, `source`, `campaign` and `visitorType` are set, keys not given keep
+    /// their value, unknown keys are logged as a warning and ignored. Persisted before returning;
+    /// never throws.
     ///
     /// - Returns: the user's visitor segments after the call.
     @discardableResult
@@ -13,8 +14,8 @@ extension SegmentsUserContext {
         client.visitorSegments.setDefaultSegments(segments, forVisitor: userId)
     }
 
-    /// Appends custom segment ids for this user, skipping ids already present (see Behaviour V2). Persisted
-    /// before returning; never throws.
+    /// Appends custom segment ids for this user, skipping ids already present (<doc:Behaviour#V2>).
+    /// Persisted before returning; never throws.
     ///
     /// - Returns: the user's visitor segments after the call.
     @discardableResult
@@ -28,7 +29,7 @@ extension SegmentsUserContext {
     }
 
     /// This user's later visitor segment changes: one element per `setDefaultSegments` or
-    /// `setCustomSegments` call (see Behaviour V3). A reader that falls more than
+    /// `setCustomSegments` call (<doc:Behaviour#V3>). A reader that falls more than
     /// ``VisitorSegmentsRegistry/changeBufferSize`` changes behind loses the oldest unread ones.
     public func visitorSegmentChanges() -> AsyncStream<VisitorSegmentsChange> {
         client.visitorSegments.changes(forVisitor: userId)

@@ -2,9 +2,9 @@ import Foundation
 import SegmentsDomain
 import SegmentsData
 
-/// One user of an ``AudienceSegmentsClient``: the audience segments the user qualifies for (see Behaviour O1)
-/// and the user's visitor segments (see Behaviour V), as Optimizely's `OptimizelyUserContext` and Convert's
-/// context spell them.
+/// One user of an ``AudienceSegmentsClient``: the audience segments the user qualifies for
+/// (<doc:Behaviour#O1>) and the user's visitor segments (<doc:Behaviour#V-Visitor-segments>), as
+/// Optimizely's `OptimizelyUserContext` and Convert's context spell them.
 ///
 /// ```swift
 /// let user = audiences.createUserContext(userId: "user123")

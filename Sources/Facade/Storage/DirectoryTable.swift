@@ -3,9 +3,9 @@ import SegmentsDomain
 import SegmentsPersistence
 
 /// A process-wide table of what the users of each storage directory share, keyed by the
-/// directory's device and inode (see Behaviour P5, P10): `dir`, `dir/.`, a symbolic link to it and, on a
-/// case-insensitive volume, `Dir` are one entry. A directory that cannot be created or inspected
-/// is keyed by its resolved path instead.
+/// directory's device and inode (<doc:Behaviour#P5>, <doc:Behaviour#P10>): `dir`, `dir/.`, a
+/// symbolic link to it and, on a case-insensitive volume, `Dir` are one entry. A directory that
+/// cannot be created or inspected is keyed by its resolved path instead.
 ///
 /// File stores do not coordinate between instances, so everything that writes one directory must
 /// go through the same instances: ``FileStoreRegistry`` keeps a client's stores and owner lock

@@ -3,7 +3,7 @@ import SegmentsDomain
 import SegmentsPersistence
 
 /// Hands out one set of file stores, and one directory lock, per storage directory in the process
-/// (see Behaviour P5).
+/// (<doc:Behaviour#P5>).
 ///
 /// The file stores do not coordinate between instances, so two instances on one directory could
 /// interleave writes; a client configured again on its directory, and an old upload still
@@ -28,14 +28,14 @@ enum FileStoreRegistry {
         /// (`sync`) before it reads the files.
         let previousWrites: PreviousWrites?
         /// The customer that client ended with, handed over with the directory: its save may still
-        /// be queued on its storage queue, so the file may not have it yet (see Behaviour R1).
+        /// be queued on its storage queue, so the file may not have it yet (<doc:Behaviour#R1>).
         let previousCustomer: CustomerIds?
         /// Names this claim: a release for an older claim of the directory changes nothing.
         let id: Int
     }
 
     /// How the new owner's storage queue waits for the previous owner's writes to the directory,
-    /// before its first read there — the new owner's caller never waits (see Behaviour R1).
+    /// before its first read there — the new owner's caller never waits (<doc:Behaviour#R1>).
     enum PreviousWrites {
         /// The previous owner released the directory: its writes up to then are done when this
         /// group is. Waiting for it cannot wait for anything queued after the release, so two
@@ -92,9 +92,9 @@ enum FileStoreRegistry {
         table.withEntry(of: directory, make: Entry.init) { stores(of: $0, in: directory, logger: logger, capacity: capacity) }
     }
 
-    /// Makes `owner` (whose disk work runs on `queue`) the owner of `directory` (see Behaviour P5)
+    /// Makes `owner` (whose disk work runs on `queue`) the owner of `directory` (<doc:Behaviour#P5>)
     /// and returns its stores and lock. The event queue store reads back up to `capacity` items,
-    /// the owner's queue capacity (see Behaviour P7): when the store is already open (a previous
+    /// the owner's queue capacity (<doc:Behaviour#P7>): when the store is already open (a previous
     /// owner's upload still holds it), it keeps the capacity it was made with.
     /// - Throws: ``SegmentsError`` `.storage` when another client of this process owns it, or
     ///   another process holds its lock.

@@ -4,7 +4,7 @@ import SegmentsData
 import SegmentsPersistence
 
 /// Redoes, when protected data becomes available, what a client's file storage refused before the
-/// device's first unlock (see Behaviour P8): the directory's owner lock, the customer file (whose
+/// device's first unlock (<doc:Behaviour#P8>): the directory's owner lock, the customer file (whose
 /// stored customer the engine may adopt), a baseline kept in memory, and the event queue's items
 /// kept in memory and its unread file.
 ///

@@ -3,8 +3,8 @@
 ///
 /// Every request asks ``token()`` first and carries `Authorization: Bearer <token>` when it returns
 /// a non-empty token; when it returns `nil` (or `""`), the configuration's static
-/// ``BloomreachAuthorization`` is sent instead (Behaviour, wire format, "Requests"). A refreshed token is used from
-/// the next request on.
+/// ``BloomreachAuthorization`` is sent instead (<doc:Behaviour#Requests>). A refreshed
+/// token is used from the next request on.
 ///
 /// When the backend answers 401 or 403, the SDK calls ``authorizationFailed()`` so the app can
 /// refresh its token, waits 1 s, asks ``token()`` again and retries the request once. A second
@@ -12,11 +12,11 @@
 ///
 /// When ``token()`` throws, nothing is sent. A ``SegmentsError`` it throws fails the request as it
 /// is, so a provider whose token service is only unreachable can throw `.network` and the SDK
-/// treats it as transient (reloads retry with backoff, see Behaviour T7); any other error fails
+/// treats it as transient (reloads retry with backoff, <doc:Behaviour#T7>); any other error fails
 /// the request with `.unauthorized` (`.cancelled` for a `CancellationError`), the thrown error as
 /// its ``SegmentsError/underlying``. Either way no tracked event is dropped: the queue waits and
-/// tries again with backoff (see Behaviour E3). Neither the token nor the thrown error's text is
-/// put in a log line or an error message (see Behaviour P4).
+/// tries again with backoff (<doc:Behaviour#E3>). Neither the token nor the thrown error's text is
+/// put in a log line or an error message (<doc:Behaviour#P4>).
 ///
 /// A 401 or 403 is reported to the provider even when it returned `nil` (the static
 /// authorization was refused), so it can start supplying tokens.
@@ -48,7 +48,7 @@ public typealias StreamAuthorizationProvider = BloomreachAuthorizationProvider
 
 /// An app's provider held as a value: equal only to the same instance (an actor or class) or to
 /// copies of the same reference, and printed or reflected without its contents, so the settings
-/// holding it stay `Hashable` and never show a token the provider keeps (see Behaviour P4).
+/// holding it stay `Hashable` and never show a token the provider keeps (<doc:Behaviour#P4>).
 package struct AuthorizationProviderReference: Hashable, Sendable, CustomStringConvertible,
     CustomDebugStringConvertible, CustomReflectable
 {

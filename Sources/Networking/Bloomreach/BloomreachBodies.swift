@@ -1,7 +1,8 @@
 import Foundation
 import SegmentsDomain
 
-/// The JSON bodies of the Bloomreach `POST` requests (the wire format (Behaviour)).
+/// The JSON bodies of the Bloomreach `POST` requests: link ids, event and customer update
+/// (<doc:Behaviour#Requests>).
 package enum BloomreachBodies {
     /// `{"external_ids": {…}}`: every id of the customer except `cookie`.
     static func linkIds(_ customer: CustomerIds) throws -> Data {

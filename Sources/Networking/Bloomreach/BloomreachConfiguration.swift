@@ -21,11 +21,13 @@ public struct BloomreachConfiguration: Sendable {
         get { providerReference?.provider }
         set { providerReference = newValue.map(AuthorizationProviderReference.init) }
     }
-    /// The provider, kept so that printing the configuration never shows what it holds (see Behaviour P4).
+    /// The provider, kept so that printing the configuration never shows what it holds
+    /// (<doc:Behaviour#P4>).
     private var providerReference: AuthorizationProviderReference?
-    /// Whether a plain `http` base URL is allowed for a non-loopback host (see Behaviour P3); `false` by default.
+    /// Whether a plain `http` base URL is allowed for a non-loopback host (<doc:Behaviour#P3>);
+    /// `false` by default.
     public var allowsInsecureHTTP: Bool
-    /// The deadline of each request, in seconds: more than 0, at most 300 (see Behaviour P7).
+    /// The deadline of each request, in seconds: more than 0, at most 300 (<doc:Behaviour#P7>).
     public var requestTimeout: TimeInterval
     /// The `User-Agent` header, or `nil` to send none.
     public var userAgent: String?
@@ -76,7 +78,8 @@ public struct BloomreachConfiguration: Sendable {
     /// Checks the settings without sending anything: the base URL (absolute, `https` unless allowed
     /// otherwise, without a user name or password), a non-empty project token or stream id, a
     /// request time-out that is finite, more than 0 and at most 300 s, and an authorization value
-    /// and user agent without control characters such as CR or LF (see Behaviour P3, P7).
+    /// and user agent without control characters such as CR or LF (<doc:Behaviour#P3>,
+    /// <doc:Behaviour#P7>).
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`. The adapters check the same before
     ///   every request, so calling this is optional; it lets an app fail early.
@@ -85,7 +88,7 @@ public struct BloomreachConfiguration: Sendable {
     }
 
     /// The validated base URL; also rejects an empty token or id, a bad time-out, and a control
-    /// character in the authorization value or the user agent (a header value, see Behaviour P7).
+    /// character in the authorization value or the user agent (a header value, <doc:Behaviour#P7>).
     func validatedBaseURL() throws -> BaseURL {
         try DurationRules.checkTimeout(requestTimeout, "The request time-out")
         switch integration {

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The four Bloomreach requests of the wire format (Behaviour), and where each goes in either integration.
+/// The four Bloomreach requests — fetch segments, link ids, event, customer update — and where each
+/// goes in either integration (<doc:Behaviour#Requests>).
 enum BloomreachEndpoint: Hashable, Sendable {
     /// `GET …/segments?cookie={cookie}`.
     case segments(cookie: String)

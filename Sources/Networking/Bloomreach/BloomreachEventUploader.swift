@@ -1,8 +1,8 @@
 import Foundation
 import SegmentsDomain
 
-/// The default ``EventUploader``: one Bloomreach tracking request per queued item (the wire format (Behaviour)
-/// "Tracking", see Behaviour E3), for a project or a Data Hub stream.
+/// The default ``EventUploader``: one Bloomreach tracking request per queued item, for a project or
+/// a Data Hub stream (<doc:Behaviour#Requests>, <doc:Behaviour#E3>).
 ///
 /// An event goes to `…/customers/events` with its `event_type`; a customer update goes to
 /// `…/customers` without one. Both carry the `customer_ids` stamped on the item when it was

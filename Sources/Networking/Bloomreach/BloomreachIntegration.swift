@@ -1,4 +1,5 @@
-/// Which Bloomreach Engagement integration the SDK talks to (the wire format (Behaviour)).
+/// Which Bloomreach Engagement integration the SDK talks to: a project or a Data Hub stream, which
+/// decides the path of every request (<doc:Behaviour#Requests>).
 public enum BloomreachIntegration: Sendable, Hashable {
     /// A project, identified by its project token: `/webxp/projects/{token}/…`, `/track/v2/projects/{token}/…`.
     case project(token: String)
@@ -6,10 +7,14 @@ public enum BloomreachIntegration: Sendable, Hashable {
     case stream(id: String)
 }
 
-/// The static `Authorization` header of Bloomreach requests (Behaviour, wire format, "Requests").
+/// The static `Authorization` header of Bloomreach requests, sent whenever no
+/// ``BloomreachAuthorizationProvider`` supplies a token (<doc:Behaviour#Requests>).
+///
+/// ``Exponea/Authorization`` mirrors it on purpose, case for case, in the Exponea SDK's spelling for
+/// the facade.
 ///
 /// Printing never shows the credential — `description`, `debugDescription`, `dump` and `Mirror`
-/// alike — so it is safe to log (see Behaviour P4).
+/// alike — so it is safe to log (<doc:Behaviour#P4>).
 public enum BloomreachAuthorization: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {

@@ -4,7 +4,8 @@ import SegmentsDomain
 /// What the Bloomreach adapters share: building requests (URL, headers, authorization), sending
 /// them, mapping statuses to ``SegmentsError``, and the authorization retry of a token provider.
 struct BloomreachRequestSender: Sendable {
-    /// The wait before retrying a request whose provided token was refused (the wire format (Behaviour)).
+    /// The wait before a request whose provided token was refused (401 or 403) is sent once more
+    /// with the provider's current token (<doc:Behaviour#Status-handling>).
     static let authorizationRetryDelay: TimeInterval = 1
 
     let configuration: BloomreachConfiguration
@@ -68,7 +69,8 @@ struct BloomreachRequestSender: Sendable {
 
     /// The provider's token; a ``SegmentsError`` it throws passes through, anything else becomes
     /// `.unauthorized` (`.cancelled` for a cancellation), its message naming only the error's type
-    /// (see Behaviour P4). A token with a control character is `.unauthorized` too (Behaviour P7).
+    /// (<doc:Behaviour#P4>). A token with a control character is `.unauthorized` too
+    /// (<doc:Behaviour#P7>).
     private static func token(
         from provider: any BloomreachAuthorizationProvider, operation: String
     ) async throws -> String? {
@@ -93,7 +95,8 @@ struct BloomreachRequestSender: Sendable {
         return token
     }
 
-    /// The request for `endpoint`: URL per the wire format (Behaviour), JSON headers, authorization and user agent.
+    /// The request for `endpoint`: its URL in this integration, JSON headers, authorization and user
+    /// agent (<doc:Behaviour#Requests>).
     func request(for endpoint: BloomreachEndpoint, body: Data?, token: String?) throws -> SegmentsHTTPRequest {
         let route = endpoint.route(for: configuration.integration)
         let url = try baseURL.get().appending(path: route.path, query: route.query)

@@ -2,7 +2,8 @@ import Foundation
 import SegmentsDomain
 
 /// The default ``SegmentRepository``: real-time segments from Bloomreach Engagement, for a project
-/// or a Data Hub stream (Behaviour, wire format, "Requests" and "Segment answers").
+/// or a Data Hub stream: it links the customer's hard ids and fetches the segments, per
+/// <doc:Behaviour#Requests> and <doc:Behaviour#Segment-answers>.
 ///
 /// ```swift
 /// let repository = BloomreachSegmentRepository(
@@ -48,7 +49,7 @@ package struct BloomreachSegmentRepository: SegmentRepository {
     /// `{"external_ids": {…}}`. Does nothing for a customer without hard ids.
     ///
     /// A failed request throws `.linkFailed` wrapping the request's error, with its HTTP status and
-    /// `Retry-After`, so ``SegmentsError/isTransient`` follows the cause (see Behaviour C4).
+    /// `Retry-After`, so ``SegmentsError/isTransient`` follows the cause (<doc:Behaviour#C4>).
     package func linkCustomerIds(_ customer: CustomerIds) async throws {
         let cookie = try Self.cookie(of: customer)
         guard customer.hasHardIds else { return }

@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// Strict decoding of a segments answer (Behaviour, wire format, "Segment answers").
+/// Strict decoding of a segments answer (<doc:Behaviour#Segment-answers>).
 ///
 /// The body must be a JSON object mapping category names to arrays of objects whose values are
 /// all strings. Any other shape throws `.invalidResponse`, never "no segments", because a proxy

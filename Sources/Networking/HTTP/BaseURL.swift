@@ -8,14 +8,15 @@ import Darwin
 import Foundation
 import SegmentsDomain
 
-/// A validated base URL that endpoint paths are joined to (the wire format (Behaviour): exactly one `/` between base
-/// and path; path components and query values percent-encoded).
+/// A validated base URL that endpoint paths are joined to (<doc:Behaviour#Wire-format>): exactly one
+/// `/` between base and path; path components and query values percent-encoded.
 package struct BaseURL: Sendable, Hashable {
     private let components: URLComponents
 
     /// Validates `string`: an absolute `https` URL with a host (or `http` when `allowsInsecureHTTP`
-    /// or the host is loopback, see Behaviour P3), without user name, password, query or fragment. Surrounding white space is ignored.
-    /// Error messages never repeat the URL, which could carry credentials (`user:password@`).
+    /// or the host is loopback, <doc:Behaviour#P3>), without user name, password, query or
+    /// fragment. Surrounding white space is ignored. Error messages never repeat the URL, which
+    /// could carry credentials (`user:password@`).
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`, never crashes.
     package init(_ string: String, allowsInsecureHTTP: Bool = false) throws {
@@ -100,7 +101,7 @@ package struct BaseURL: Sendable, Hashable {
     }
 
     /// Whether `host` (as written in the URL, percent-escapes not decoded) is loopback: the literal
-    /// `localhost`, an IPv4 address in 127.0.0.0/8 or the IPv6 address `::1` (see Behaviour P3).
+    /// `localhost`, an IPv4 address in 127.0.0.0/8 or the IPv6 address `::1` (<doc:Behaviour#P3>).
     ///
     /// Addresses are parsed by `inet_pton`, which takes only the strict forms (four decimal octets,
     /// standard IPv6 text), so `127.0.0.+1`, `0177.0.0.1`, `127.1` or `127.0.0.1.evil.example` —

@@ -1,19 +1,21 @@
 import Foundation
 import SegmentsDomain
 
-/// Turns what a transport produced into ``SegmentsError`` per Behaviour, wire format, "Status handling".
+/// Turns what a transport produced into ``SegmentsError`` by the status rules of the wire format
+/// (<doc:Behaviour#Status-handling>): 2xx succeeds; no answer, 408, 429 and 5xx are transient; 401
+/// and 403 are authorization failures; every other status is permanent.
 package enum HTTPStatusMapping {
     /// The error for `response`, or `nil` for a 2xx.
     ///
-    /// - 3xx → `.httpStatus`, permanent: redirects are never followed (see Behaviour P6), so a redirect that
-    ///   reaches here was refused and nothing was sent to its `Location`;
+    /// - 3xx → `.httpStatus`, permanent: redirects are never followed (<doc:Behaviour#P6>), so a
+    ///   redirect that reaches here was refused and nothing was sent to its `Location`;
     /// - 401, 403 → `.unauthorized` (permanent);
     /// - 408, 429, 5xx → `.httpStatus`, transient through ``SegmentsError/isTransient``;
     /// - any other status → `.httpStatus`, permanent.
     ///
     /// A parsable `Retry-After` header becomes ``SegmentsError/retryAfter``, measured from `now`.
     /// `operation` names the request in the message (e.g. `Fetching segments`); it must not carry
-    /// customer ids or credentials, because failures are logged at warning level (see Behaviour P4).
+    /// customer ids or credentials, because failures are logged at warning level (<doc:Behaviour#P4>).
     package static func error(for response: SegmentsHTTPResponse, operation: String, now: Date) -> SegmentsError? {
         guard !response.isSuccess else { return nil }
         let status = response.status

@@ -6,11 +6,11 @@ import SegmentsDomain
 /// A control character in a header value is never legitimate: CR or LF would split the header
 /// (libcurl silently drops the whole header, so the request goes out unauthenticated and fails
 /// with a confusing 401), and the others are refused by servers or proxies in their own ways. A
-/// value with one is refused with `.invalidConfiguration` before anything is sent (see Behaviour P7).
+/// value with one is refused with `.invalidConfiguration` before anything is sent (<doc:Behaviour#P7>).
 package enum HeaderValueRules {
     /// Throws when `value` contains a control character (Unicode category Cc: U+0000–U+001F, U+007F,
     /// U+0080–U+009F, tab included) or a line or paragraph separator (U+2028, U+2029). The message
-    /// names `what`, never the value, which may be a credential (see Behaviour P4).
+    /// names `what`, never the value, which may be a credential (<doc:Behaviour#P4>).
     ///
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`.
     package static func check(_ value: String, _ what: String) throws {

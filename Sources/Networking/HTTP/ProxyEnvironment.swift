@@ -12,7 +12,7 @@ import Foundation
 /// refusing a request, never towards sending it through a proxy.
 package enum ProxyEnvironment {
     /// The name of the variable that would send a request for `url` through a proxy, or `nil`
-    /// when none would. Never the value, which may hold `user:password@` (see Behaviour P4).
+    /// when none would. Never the value, which may hold `user:password@` (<doc:Behaviour#P4>).
     package static func proxyVariable(for url: URL, environment: [String: String]) -> String? {
         let scheme = url.scheme?.lowercased()
         var names: [String] = []

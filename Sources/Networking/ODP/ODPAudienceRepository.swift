@@ -1,8 +1,8 @@
 import Foundation
 import SegmentsDomain
 
-/// ODP audiences as a ``SegmentRepository`` (see Behaviour O5): the real-time engine — listeners, debounce,
-/// change delivery, one-shot reads — then runs over ODP like over any other backend.
+/// ODP audiences as a ``SegmentRepository`` (<doc:Behaviour#O5>): the real-time engine — listeners,
+/// debounce, change delivery, one-shot reads — then runs over ODP like over any other backend.
 ///
 /// Every fetch asks which of ``candidates`` the customer qualifies for and answers them as one
 /// category (``category``, `audiences` by default), each qualified audience as a ``Segment`` whose

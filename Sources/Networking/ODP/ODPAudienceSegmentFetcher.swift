@@ -2,12 +2,14 @@ import Foundation
 import SegmentsDomain
 
 /// The Optimizely Data Platform adapter: which audience segments a user qualifies for, over
-/// GraphQL (Behaviour, wire format, "ODP audiences query", see Behaviour O4).
+/// GraphQL (<doc:Behaviour#ODP-audiences-query>, <doc:Behaviour#O4>).
 ///
 /// ```swift
 /// let odp = ODPAudienceSegmentFetcher(
-///     configuration: ODPConfiguration(apiKey: "PUBLIC_KEY"), transport: URLSessionSegmentsTransport(), clock: clock)
-/// let qualified = try await odp.fetchQualifiedSegments(userId: "user123", candidates: ["seg-1", "seg-2"])
+///     configuration: ODPConfiguration(apiKey: "PUBLIC_KEY"), transport:
+///     URLSessionSegmentsTransport(), clock: clock)
+/// let qualified = try await odp.fetchQualifiedSegments(userId: "user123", candidates: ["seg-1",
+/// "seg-2"])
 /// ```
 ///
 /// One `POST {apiHost}/v3/graphql` per call, with `x-api-key` and a 10 s deadline by default.

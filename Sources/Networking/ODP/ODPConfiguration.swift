@@ -1,7 +1,9 @@
 import Foundation
 import SegmentsDomain
 
-/// Everything the ODP adapter needs to address and authorize its GraphQL requests (Behaviour, wire format, "ODP audiences query").
+/// Everything the ODP adapter needs to address and authorize its GraphQL requests: the API host the
+/// query is sent to, the public key sent as `x-api-key`, and the request time-out
+/// (<doc:Behaviour#ODP-audiences-query>).
 ///
 /// ```swift
 /// let odp = ODPConfiguration(apiKey: "W4WzcEs-ABgXorzY7h1LCQ", apiHost: "https://api.zaius.com")
@@ -9,7 +11,7 @@ import SegmentsDomain
 /// ```
 ///
 /// Printing never shows the API key — `description`, `debugDescription`, `dump` and `Mirror` alike
-/// (see Behaviour P4).
+/// (<doc:Behaviour#P4>).
 public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
@@ -24,9 +26,10 @@ public struct ODPConfiguration: Sendable, Hashable, CustomStringConvertible, Cus
     public var apiKey: String
     /// The API host; `/v3/graphql` is joined to it with exactly one `/`.
     public var apiHost: String
-    /// The deadline of each request, in seconds: more than 0, at most 300 (see Behaviour P7).
+    /// The deadline of each request, in seconds: more than 0, at most 300 (<doc:Behaviour#P7>).
     public var requestTimeout: TimeInterval
-    /// Whether a plain `http` host that is not loopback is allowed (see Behaviour P3); `false` by default.
+    /// Whether a plain `http` host that is not loopback is allowed (<doc:Behaviour#P3>); `false` by
+    /// default.
     public var allowsInsecureHTTP: Bool
     /// Identifier fields allowed besides `vuid` and `fs_user_id`; each must be a GraphQL name
     /// (`[_A-Za-z][_0-9A-Za-z]*`). No other name is ever put into the query text.

@@ -1,5 +1,6 @@
-/// An error the ODP GraphQL API reported in its `errors` array, kept as the ``SegmentsError/underlying``
-/// error of a failed fetch so apps can read the classification (see Behaviour O4).
+/// An error the ODP GraphQL API reported in its `errors` array, kept as the
+/// ``SegmentsError/underlying`` error of a failed fetch so apps can read the classification
+/// (<doc:Behaviour#O4>).
 public struct ODPGraphQLError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `errors[0].message`, when present.
     public let message: String?

@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// The GraphQL request body of Behaviour, wire format, "ODP audiences query".
+/// The GraphQL request body of the ODP audiences query (<doc:Behaviour#ODP-audiences-query>).
 ///
 /// Only the identifier field name is written into the query text, and only after the adapter has
 /// checked it against its allow-list; the user id and the audience names travel as variables, so

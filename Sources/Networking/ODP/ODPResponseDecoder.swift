@@ -1,8 +1,9 @@
 import Foundation
 import SegmentsDomain
 
-/// Decoding of a 2xx GraphQL answer (Behaviour, wire format, "ODP audiences query"): an answer whose shape is wrong as a whole is a
-/// failed fetch, never "no segments"; one malformed audience node is dropped and the rest kept.
+/// Decoding of a 2xx GraphQL answer (<doc:Behaviour#ODP-audiences-query>): an answer whose shape is
+/// wrong as a whole is a failed fetch, never "no segments"; one malformed audience node is dropped
+/// and the rest kept.
 ///
 /// - `errors` present and not empty: an invalid identifier (current or legacy form) throws
 ///   `.invalidIdentifier`; any other error throws `.invalidResponse` with an ``ODPGraphQLError``

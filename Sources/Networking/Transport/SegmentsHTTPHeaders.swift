@@ -2,8 +2,8 @@
 ///
 /// `headers["content-type"]` finds a field sent as `Content-Type`; setting a name replaces every
 /// field of that name. Equality ignores the case of names but not the order of fields.
-/// Printing never shows a credential (see Behaviour P4): `description`, `debugDescription`, `dump` and
-/// `Mirror` hide the values of ``secretNames`` (`Authorization`, `Proxy-Authorization`,
+/// Printing never shows a credential (<doc:Behaviour#P4>): `description`, `debugDescription`,
+/// `dump` and `Mirror` hide the values of ``secretNames`` (`Authorization`, `Proxy-Authorization`,
 /// `x-api-key`, `Cookie`, `Set-Cookie`), so headers can be logged safely.
 public struct SegmentsHTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral,
     CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable

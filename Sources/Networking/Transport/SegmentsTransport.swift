@@ -7,7 +7,7 @@
 /// ## What an implementation must do
 /// - Send `request` as given (method, URL, headers, body) and return the response for *any*
 ///   status: a 404 or a 503 is a response, not an error. The adapters map statuses to
-///   ``SegmentsError`` themselves (Behaviour, wire format, "Status handling").
+///   ``SegmentsError`` themselves (<doc:Behaviour#Status-handling>).
 /// - Throw only when there is no response: ``SegmentsError`` with `.network` (no connection,
 ///   connection lost), `.timeout` (``SegmentsHTTPRequest/timeout`` elapsed) or `.invalidResponse`
 ///   (a body over your size cap); other errors are treated as `.network`.

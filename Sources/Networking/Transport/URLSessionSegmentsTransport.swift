@@ -15,13 +15,13 @@ import FoundationNetworking
 ///   the headers arrive, before any body) or the bytes received exceed the cap, so a hostile or
 ///   broken server cannot make the SDK buffer without bound, nor wait for a body it announced.
 /// - A deadline that is not finite, 0 or less, or over 300 s throws `.invalidConfiguration` before
-///   anything is sent (see Behaviour P7).
-/// - Redirects are never followed (see Behaviour P6): a 3xx is returned as the response, and nothing is
-///   sent to its `Location`.
+///   anything is sent (<doc:Behaviour#P7>).
+/// - Redirects are never followed (<doc:Behaviour#P6>): a 3xx is returned as the response, and
+///   nothing is sent to its `Location`.
 /// - Any other failure without a response throws `.network`; task cancellation throws `.cancelled`.
 ///
-/// - A request to a loopback host (`localhost`, 127/8, `::1`) never goes through a proxy (see
-///   Behaviour P3); on Linux, where libcurl takes the proxy from `http_proxy`, `https_proxy` or
+/// - A request to a loopback host (`localhost`, 127/8, `::1`) never goes through a proxy
+///   (<doc:Behaviour#P3>); on Linux, where libcurl takes the proxy from `http_proxy`, `https_proxy` or
 ///   `all_proxy`, such a request fails with `.invalidConfiguration` unless `no_proxy` names its host.
 ///
 /// It owns its `URLSession`s (one for loopback hosts, without proxies), created with a copy of the
@@ -46,7 +46,7 @@ public final class URLSessionSegmentsTransport: SegmentsTransport {
 
     private let session: URLSession
     private let tasks: URLSessionTaskRegistry
-    /// The session for loopback hosts: the same settings without any proxy (see Behaviour P3),
+    /// The session for loopback hosts: the same settings without any proxy (<doc:Behaviour#P3>),
     /// made on the first loopback request (most apps never send one).
     private let direct = Locked<(session: URLSession, tasks: URLSessionTaskRegistry)?>(nil)
 
@@ -90,7 +90,7 @@ public final class URLSessionSegmentsTransport: SegmentsTransport {
     }
 
     /// The configuration of the session for loopback hosts: `configuration` with an empty
-    /// `connectionProxyDictionary`, so no proxy is used (see Behaviour P3). On Linux
+    /// `connectionProxyDictionary`, so no proxy is used (<doc:Behaviour#P3>). On Linux
     /// FoundationNetworking does not apply this dictionary (libcurl reads the proxy from the
     /// environment instead), so ``send(_:)`` also refuses a loopback request that the environment
     /// would send to a proxy.

@@ -76,9 +76,10 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
     // agree; `DelegateWitnessTests` calls them through the protocols, as URLSession does, so a
     // near miss fails a test on every platform.
 
-    /// Refuses every redirect (see Behaviour P6): URLSession would otherwise re-send the headers —
+    /// Refuses every redirect (<doc:Behaviour#P6>): URLSession would otherwise re-send the headers —
     /// `Authorization`, `x-api-key` — and the body to the `Location`, whatever its host or scheme.
-    /// Declining makes the 3xx itself the task's response, which ``HTTPStatusMapping`` turns into an error.
+    /// Declining makes the 3xx itself the task's response, which ``HTTPStatusMapping`` turns into
+    /// an error.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void

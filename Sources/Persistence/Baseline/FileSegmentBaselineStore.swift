@@ -2,13 +2,13 @@ import Foundation
 import SegmentsDomain
 
 /// Keeps the segment baseline and the link memory in `segment-baseline.json` in the integration's
-/// storage directory (see Behaviour D1, C4, P1).
+/// storage directory (<doc:Behaviour#D1>, <doc:Behaviour#C4>, <doc:Behaviour#P1>).
 ///
 /// Saves replace the file atomically and create it readable by the owner only. A damaged file is
 /// logged (a `Segments:` line), set aside as `segment-baseline.json.corrupt-<n>` and read as
-/// ``SegmentBaseline/empty``: the next fetch then counts every category as changed (see Behaviour D3) and
-/// rebuilds the file (see Behaviour P2). The file is read once, on the first `load()`; later reads are
-/// answered from memory.
+/// ``SegmentBaseline/empty``: the next fetch then counts every category as changed
+/// (<doc:Behaviour#D3>) and rebuilds the file (<doc:Behaviour#P2>). The file is read once, on the
+/// first `load()`; later reads are answered from memory.
 ///
 /// Use one instance per directory: instances do not coordinate with each other.
 public final class FileSegmentBaselineStore: SegmentBaselineStore {
@@ -22,9 +22,9 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
         var isLoaded = false
         var baseline = SegmentBaseline.empty
         /// ``baseline`` is not written yet: a save was refused because protected data is not
-        /// available, or the file could not be read yet (see Behaviour P8).
+        /// available, or the file could not be read yet (<doc:Behaviour#P8>).
         var unsaved = false
-        /// The file exists but could not be read yet (see Behaviour P8).
+        /// The file exists but could not be read yet (<doc:Behaviour#P8>).
         var unread = false
     }
 
@@ -51,7 +51,7 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
     /// The stored baseline, or ``SegmentBaseline/empty`` when there is none or the file was
     /// unusable (then logged).
     ///
-    /// While protected data is not available (see Behaviour P8) the file is left unread and this
+    /// While protected data is not available (<doc:Behaviour#P8>) the file is left unread and this
     /// answers the baseline saved in memory meanwhile, else ``SegmentBaseline/empty``; the next call
     /// tries again.
     public func load() -> SegmentBaseline {
@@ -76,7 +76,7 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
     /// ``SegmentsError`` `.storage` is thrown, so a replaced baseline — another customer's segments
     /// and link memory — never comes back after a restart.
     ///
-    /// While protected data is not available (see Behaviour P8) nothing is deleted and nothing is
+    /// While protected data is not available (<doc:Behaviour#P8>) nothing is deleted and nothing is
     /// thrown: the baseline is kept in memory and written when protected data becomes available.
     public func save(_ baseline: SegmentBaseline) throws {
         try cache.withLock { cache in
@@ -104,8 +104,8 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
         }
     }
 
-    /// Writes a baseline kept in memory because protected data was not available (see Behaviour
-    /// P8); returns whether it did. The newest baseline wins over one the file held and this
+    /// Writes a baseline kept in memory because protected data was not available (<doc:Behaviour#P8>);
+    /// returns whether it did. The newest baseline wins over one the file held and this
     /// process could not read: it is what the listeners were told last. Call it on the storage
     /// queue when protected data becomes available.
     @discardableResult

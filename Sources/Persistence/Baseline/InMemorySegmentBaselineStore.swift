@@ -1,7 +1,7 @@
 import SegmentsDomain
 
 /// Keeps the segment baseline in memory only: for apps that want nothing on disk (every launch
-/// then counts all categories as changed on its first fetch, see Behaviour D3).
+/// then counts all categories as changed on its first fetch, <doc:Behaviour#D3>).
 public final class InMemorySegmentBaselineStore: SegmentBaselineStore {
     private let baseline: Locked<SegmentBaseline>
 

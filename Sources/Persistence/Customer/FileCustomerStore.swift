@@ -2,12 +2,12 @@ import Foundation
 import SegmentsDomain
 
 /// Keeps the current customer's ids in `customer.json` in the integration's storage directory
-/// (see Behaviour E1, P1).
+/// (<doc:Behaviour#E1>, <doc:Behaviour#P1>).
 ///
 /// Saves replace the file atomically and create it readable by the owner only. A damaged file is
 /// logged, set aside as `customer.json.corrupt-<n>` and read as "no customer", so the SDK starts
-/// with a fresh anonymous customer instead of failing (see Behaviour P2). The file is read once, on the
-/// first `load()`; later reads are answered from memory.
+/// with a fresh anonymous customer instead of failing (<doc:Behaviour#P2>). The file is read once,
+/// on the first `load()`; later reads are answered from memory.
 ///
 /// Use one instance per directory: instances do not coordinate with each other.
 public final class FileCustomerStore: CustomerStore {
@@ -20,11 +20,11 @@ public final class FileCustomerStore: CustomerStore {
     private struct Cache: Sendable {
         var isLoaded = false
         var customer: CustomerIds?
-        /// The file exists but could not be read yet, because protected data is not available (see
-        /// Behaviour P8): no save may replace it until it has been read.
+        /// The file exists but could not be read yet, because protected data is not available
+        /// (<doc:Behaviour#P8>): no save may replace it until it has been read.
         var unread = false
         /// ``customer`` is not written yet: a save was refused because protected data is not
-        /// available, or the file is still unread (see Behaviour P8).
+        /// available, or the file is still unread (<doc:Behaviour#P8>).
         var unsaved = false
     }
 
@@ -50,7 +50,7 @@ public final class FileCustomerStore: CustomerStore {
 
     /// The stored customer, or `nil` when there is none or the file was unusable (then logged).
     ///
-    /// While protected data is not available (see Behaviour P8) the file is left unread and this
+    /// While protected data is not available (<doc:Behaviour#P8>) the file is left unread and this
     /// answers the customer saved in memory meanwhile, if any; the next call tries again.
     public func load() -> CustomerIds? {
         cache.withLock { cache in
@@ -66,7 +66,7 @@ public final class FileCustomerStore: CustomerStore {
     /// `anonymize()` they would be a logged-out customer's hard ids. The next start then creates a
     /// new anonymous customer.
     ///
-    /// While protected data is not available (see Behaviour P8) nothing is deleted and nothing is
+    /// While protected data is not available (<doc:Behaviour#P8>) nothing is deleted and nothing is
     /// thrown: the customer is kept in memory (``load()`` answers it) and written when protected
     /// data becomes available, by the client whose `.directory` storage this store is. A file that
     /// could not be read yet is never replaced before it has been read.
@@ -110,7 +110,7 @@ public final class FileCustomerStore: CustomerStore {
         case saved
     }
 
-    /// Does what was refused because protected data was not available (see Behaviour P8): reads a
+    /// Does what was refused because protected data was not available (<doc:Behaviour#P8>): reads a
     /// file that could not be read, otherwise writes a customer kept in memory. Call it on the
     /// storage queue when protected data becomes available.
     package func retryAfterProtectedData() -> Retry {

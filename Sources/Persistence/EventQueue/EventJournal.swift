@@ -25,7 +25,7 @@ struct JournalState: Sendable {
     /// What the next write must start with, for a descriptor opened without reading the file.
     var next = Start.sound
 
-    /// What a write must put before its line (see Behaviour R1, Docs/decisions/0001).
+    /// What a write must put before its line (<doc:Behaviour#R1>, Docs/decisions/0001).
     enum Start: Sendable {
         /// Nothing: the file ends with a complete line this store knows of.
         case sound
@@ -74,12 +74,12 @@ struct EventJournal: Sendable {
     /// The journal's path.
     var path: String { directory.path(of: Self.fileName) }
 
-    /// Opens the journal for appending without reading it (see Behaviour R1, R3), creating it when
-    /// missing: the cheap open the first append pays. The first write then starts with what
-    /// ``JournalState/next`` says. Returns the state and whether the file's directory entry may be
-    /// new (exactly: whether this call created it, with `tellingCreation`; see
+    /// Opens the journal for appending without reading it (<doc:Behaviour#R1>, <doc:Behaviour#R3>),
+    /// creating it when missing: the cheap open the first append pays. The first write then starts
+    /// with what ``JournalState/next`` says. Returns the state and whether the file's directory
+    /// entry may be new (exactly: whether this call created it, with `tellingCreation`; see
     /// `POSIXFile.openJournalForAppending`); `nil` when the full ``open(originalLength:)`` must run
-    /// (a file that is not a regular file of this user within the size cap, see Behaviour P7).
+    /// (a file that is not a regular file of this user within the size cap, <doc:Behaviour#P7>).
     func openWithoutReading(tellingCreation: Bool) throws -> (state: JournalState, created: Bool)? {
         try directory.create()
         guard
@@ -90,12 +90,12 @@ struct EventJournal: Sendable {
         return (state, opened.created)
     }
 
-    /// Opens the journal, recovering from whatever a crash or damage left (see Behaviour P2, E4): stray
-    /// temporary files are deleted, a torn last line is cut off (and one that a later append
-    /// ended is dropped by a rewrite), unreadable lines are skipped (the damaged file is kept
-    /// aside and a clean one written), and a file whose header is unusable is set aside whole and
-    /// replaced by an empty queue — or, when a later store's first append wrote a header after
-    /// it, by the items appended after that header.
+    /// Opens the journal, recovering from whatever a crash or damage left (<doc:Behaviour#P2>,
+    /// <doc:Behaviour#E4>): stray temporary files are deleted, a torn last line is cut off (and one
+    /// that a later append ended is dropped by a rewrite), unreadable lines are skipped (the
+    /// damaged file is kept aside and a clean one written), and a file whose header is unusable is
+    /// set aside whole and replaced by an empty queue — or, when a later store's first append wrote
+    /// a header after it, by the items appended after that header.
     ///
     /// - Parameter originalLength: the file's length before this process appended to it, when it
     ///   did: a copy set aside then holds those bytes only, exactly as they were found.
@@ -188,11 +188,11 @@ struct EventJournal: Sendable {
     /// it is synced before returning. On failure the file is cut back to its sound length and
     /// closed, so the next call re-opens it.
     ///
-    /// Nothing is written that the reader would refuse (Behaviour E6, P7): an append that would
-    /// take the file past ``POSIXFile/journalAppendLimit`` throws ``SegmentsError`` `.storage`
-    /// first (compacting, when the queue is loaded and holds dead lines, may make room: see
-    /// ``wouldPassCap(_:adding:limit:)``); an update or remove past ``POSIXFile/maximumJournalSize``
-    /// also throws, which the store avoids by compacting instead.
+    /// Nothing is written that the reader would refuse (<doc:Behaviour#E6>, <doc:Behaviour#P7>): an
+    /// append that would take the file past ``POSIXFile/journalAppendLimit`` throws
+    /// ``SegmentsError`` `.storage` first (compacting, when the queue is loaded and holds dead
+    /// lines, may make room: see ``wouldPassCap(_:adding:limit:)``); an update or remove past
+    /// ``POSIXFile/maximumJournalSize`` also throws, which the store avoids by compacting instead.
     func write(_ entry: JournalEntry, to state: inout JournalState, durable: Bool) throws {
         let start = state.next
         var bytes = start.bytes

@@ -2,28 +2,29 @@ import Foundation
 import SegmentsDomain
 
 /// Keeps the tracking queue in `event-queue.journal` in the integration's storage directory, so
-/// nothing queued is lost across restarts or crashes (see Behaviour E1, E4, P1).
+/// nothing queued is lost across restarts or crashes (<doc:Behaviour#E1>, <doc:Behaviour#E4>,
+/// <doc:Behaviour#P1>).
 ///
 /// The file is an append-only journal of JSON lines: appending an item writes one line (the queue
 /// is never rewritten for it), removing or updating one appends a short line, and the file is
 /// compacted atomically once most of it is dead. See `Docs/decisions/0001-event-queue-layout.md`.
 ///
-/// Durability comes in two steps (see Behaviour R2, group commit): ``append(_:)`` returns once the line is
-/// written to the file — the kernel has it, so it survives the process being killed — and
+/// Durability comes in two steps (<doc:Behaviour#R2>, group commit): ``append(_:)`` returns once
+/// the line is written to the file — the kernel has it, so it survives the process being killed — and
 /// ``sync()`` (called by the pipeline on its storage queue, batched) makes every line written so
 /// far survive a power cut.
 ///
-/// Appends do not wait for the queue to be read (see Behaviour R1, R3): every append, the first one
-/// included, costs the caller one buffered `write` — the first one adds a cheap `open` (creating
-/// the file when missing) and `fstat`, but never a read, a sync, a rename or a truncation. The file
-/// is not examined first, so the first write starts with a newline and a header line (just the
-/// header when the file is empty): the newline ends a line a crash may have left unfinished, and
-/// the header lets a reader trust the lines after it whatever came before.
+/// Appends do not wait for the queue to be read (<doc:Behaviour#R1>, <doc:Behaviour#R3>): every
+/// append, the first one included, costs the caller one buffered `write` — the first one adds a
+/// cheap `open` (creating the file when missing) and `fstat`, but never a read, a sync, a rename or
+/// a truncation. The file is not examined first, so the first write starts with a newline and a
+/// header line (just the header when the file is empty): the newline ends a line a crash may have
+/// left unfinished, and the header lets a reader trust the lines after it whatever came before.
 /// ``load()`` (on the storage queue) reads the file up to that point without holding the store's
 /// lock, adds the items appended meanwhile, and does whatever repair is due; ``sync()`` also
 /// makes the directory entry of a file the append created durable.
 ///
-/// Recovery (see Behaviour P2): a torn last line from a crash is cut off (or, when an append has
+/// Recovery (<doc:Behaviour#P2>): a torn last line from a crash is cut off (or, when an append has
 /// already ended it, dropped by a rewrite), unreadable lines are skipped and logged, and a file
 /// with an unusable header is set aside as `event-queue.journal.corrupt-<n>` and replaced by a
 /// queue holding only what was appended since.
@@ -48,11 +49,11 @@ public final class FileEventQueueStore: EventQueueStore {
         /// A compaction is due whatever the dead-line count: the file holds a torn line that an
         /// append ended, which a rewrite drops.
         var compactionWanted = false
-        /// Items appended while protected data was not available (see Behaviour P8), oldest first:
+        /// Items appended while protected data was not available (<doc:Behaviour#P8>), oldest first:
         /// kept in memory and written before the next item, or by ``retryAfterProtectedData()``.
         var held: [TrackedEvent] = []
         /// A load found the file refused because protected data was not available: it returned only
-        /// the items known in memory (see Behaviour P8).
+        /// the items known in memory (<doc:Behaviour#P8>).
         var loadRefused = false
     }
 
@@ -68,10 +69,10 @@ public final class FileEventQueueStore: EventQueueStore {
     ///     One store per file: never a directory a client of this process or another one also
     ///     uses (a client's own directory is guarded by its owner lock; this store is not).
     ///   - logger: where recovery from a damaged file is reported. Queued content is never logged.
-    ///   - capacity: the most items read back from the file (see Behaviour P7): the tracking
+    ///   - capacity: the most items read back from the file (<doc:Behaviour#P7>): the tracking
     ///     pipeline's capacity, 100,000 by default. The file itself is read only up to 48 MiB, and
-    ///     appends past that are refused with `.storage` (E6), so a queue is never written that
-    ///     cannot be read back.
+    ///     appends past that are refused with `.storage` (<doc:Behaviour#E6>), so a queue is never
+    ///     written that cannot be read back.
     public init(directory: URL, logger: any SegmentsLogger, capacity: Int) {
         let diagnostics = StoreDiagnostics(
             logger: logger, prefix: "Tracking:", subject: "event queue", fallback: "starting with an empty queue")
@@ -199,7 +200,7 @@ public final class FileEventQueueStore: EventQueueStore {
     /// Throws ``SegmentsError`` with code `.storage` when it could not be written; the item is then
     /// not queued.
     ///
-    /// While protected data is not available (see Behaviour P8) the item is kept in memory instead,
+    /// While protected data is not available (<doc:Behaviour#P8>) the item is kept in memory instead,
     /// without throwing: ``load()`` answers it, and it is written, in order, before the next item
     /// or when protected data becomes available. Until then it does not survive the process ending.
     public func append(_ event: TrackedEvent) throws {
@@ -221,7 +222,8 @@ public final class FileEventQueueStore: EventQueueStore {
     /// Appends the line of one item to the open journal. When the line would take the file past
     /// the append limit and a loaded queue holds dead lines, the file is compacted first (under
     /// the lock: rare, and only near the cap), since the size that matters is what the reader
-    /// will be given; if it still does not fit, the append is refused (Behaviour E6, P7).
+    /// will be given; if it still does not fit, the append is refused (<doc:Behaviour#E6>,
+    /// <doc:Behaviour#P7>).
     private func write(_ event: TrackedEvent, _ state: inout State) throws {
         makeRoom(for: .append(event), limit: POSIXFile.journalAppendLimit, &state)
         let offset = state.journal.size
@@ -258,7 +260,7 @@ public final class FileEventQueueStore: EventQueueStore {
         }
     }
 
-    /// Does what was refused because protected data was not available (see Behaviour P8): writes
+    /// Does what was refused because protected data was not available (<doc:Behaviour#P8>): writes
     /// the items kept in memory, then, when a load could not read the file, reads it. Call it on
     /// the storage queue when protected data becomes available.
     ///
@@ -327,7 +329,7 @@ public final class FileEventQueueStore: EventQueueStore {
     /// Removes an item; an unknown id is a no-op.
     ///
     /// Not synced: if the power fails before the next sync, the item comes back after restart
-    /// and is uploaded again, a duplicate Behaviour E4 accepts.
+    /// and is uploaded again, a duplicate that at-least-once delivery accepts (<doc:Behaviour#E4>).
     public func remove(id: TrackedEvent.ID) throws {
         let held = state.withLock { state in
             guard let index = state.held.firstIndex(where: { $0.id == id }) else { return false }
@@ -388,12 +390,12 @@ public final class FileEventQueueStore: EventQueueStore {
         }
     }
 
-    /// Opens the journal for appending without reading it (see Behaviour R1) until the queue has
+    /// Opens the journal for appending without reading it (<doc:Behaviour#R1>) until the queue has
     /// been read; otherwise — and for a file that must be examined before anything is written to
-    /// it (see Behaviour P7) — reads it whole.
+    /// it (<doc:Behaviour#P7>) — reads it whole.
     ///
     /// The load asks whether the file was created by this open, to tell a new file from one left
-    /// empty (damage, see Behaviour P2); an append needs no answer, so it pays a single `open`.
+    /// empty (damage, <doc:Behaviour#P2>); an append needs no answer, so it pays a single `open`.
     private func openForAppending(_ state: inout State, tellingCreation: Bool = false) throws {
         guard !state.journal.isOpen else { return }
         if !state.loaded, let (opened, created) = try journal.openWithoutReading(tellingCreation: tellingCreation) {
@@ -410,8 +412,9 @@ public final class FileEventQueueStore: EventQueueStore {
         try openFully(&state)
     }
 
-    /// Reads the whole journal with its recovery (see Behaviour P2), under the lock. Items appended before
-    /// the read are in the file, unless the file had to be set aside: then they are written again.
+    /// Reads the whole journal with its recovery (<doc:Behaviour#P2>), under the lock. Items
+    /// appended before the read are in the file, unless the file had to be set aside: then they are
+    /// written again.
     private func openFully(_ state: inout State, originalLength: Int? = nil) throws {
         journal.close(&state.journal)
         state.journal = try journal.open(originalLength: originalLength)

@@ -1,7 +1,8 @@
 import SegmentsDomain
 
 /// Keeps the tracking queue in memory only: for apps that want nothing on disk. Queued items are
-/// lost when the process ends, so Behaviour E4 (nothing lost across restarts) does not hold with it.
+/// lost when the process ends, so the promise that nothing is lost across restarts
+/// (<doc:Behaviour#E4>) does not hold with it.
 public final class InMemoryEventQueueStore: EventQueueStore {
     private let queue: Locked<QueuedEvents>
 

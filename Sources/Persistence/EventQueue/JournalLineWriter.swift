@@ -3,7 +3,7 @@ import SegmentsDomain
 
 /// Writes a journal line by hand, the same JSON `JSONEncoder` would give for a ``JournalEntry``,
 /// at a fraction of the cost: an append is the one write `trackEvent` pays on the caller's thread
-/// (see Behaviour R1, R2), and Foundation's encoder took most of it.
+/// (<doc:Behaviour#R1>, <doc:Behaviour#R2>), and Foundation's encoder took most of it.
 ///
 /// The reader (``JSONReader``) takes any valid JSON: keys may come in any order, numbers are
 /// written with Swift's shortest round-tripping form (so a `Date` survives exactly) and strings
@@ -12,7 +12,7 @@ package enum JournalLineWriter {
     /// The deepest properties written, counted as ``ReplayableEvent`` counts them (the properties
     /// object is level 1): the 64 levels the pipeline accepts, so a line nests at most
     /// ``JSONDepth/envelopeMaximum`` levels, which ``JSONReader`` reads back. Deeper values are
-    /// refused rather than recursed into (see Behaviour E6, P9).
+    /// refused rather than recursed into (<doc:Behaviour#E6>, <doc:Behaviour#P9>).
     package static let maximumDepth = JSONDepth.maximum
 
     /// The line appending `event`, newline included, with `maximumDepth` for its properties (the
@@ -23,7 +23,7 @@ package enum JournalLineWriter {
 
     /// The line of `entry`, newline included.
     /// - Throws: ``SegmentsError`` `.storage` for a non-finite number or a value nested too deeply,
-    ///   without quoting the value (it may be personal data, see Behaviour P4).
+    ///   without quoting the value (it may be personal data, <doc:Behaviour#P4>).
     static func line(for entry: JournalEntry, maximumDepth: Int = JournalLineWriter.maximumDepth) throws -> Data {
         var out: [UInt8] = []
         out.reserveCapacity(256)

@@ -24,7 +24,7 @@ struct JournalHeader: VersionedRecord {
 
     /// ``current`` as written, newline included: the bytes `VersionedJSON.encode` gives for it
     /// (sorted keys; `JournalLineWriterTests` checks they agree). Besides starting the file, it
-    /// starts what a store instance appends before it has read the file (see Behaviour R1), so a
+    /// starts what a store instance appends before it has read the file (<doc:Behaviour#R1>), so a
     /// reader knows the lines after it are this format whatever came before.
     /// Made on each use, not kept in a global: a `Data` global's buffer is reported as leaked by
     /// LeakSanitizer (the fuzz runs), and the header is written rarely.
@@ -109,7 +109,7 @@ struct JournalEntry: Encodable {
 /// The queue rebuilt from the journal's bytes, and what was wrong with them.
 ///
 /// The file is a header line and then one line per change. Two more kinds of line are written
-/// by a store's first append, which does not read the file before it writes (see Behaviour R1):
+/// by a store's first append, which does not read the file before it writes (<doc:Behaviour#R1>):
 /// it starts with a newline, ending whatever line a crash left unfinished, and a header line. So
 /// after the first line, an empty line or a header line is dead and skipped, and an unreadable
 /// line right before a header line is an append that a crash cut short, not damage.
@@ -140,7 +140,7 @@ struct JournalReplay {
     /// no later header follows, since then no line can be trusted.
     ///
     /// The lines are walked in place, one at a time: nothing is kept per line, so junk (a file of
-    /// newlines) costs no memory beyond the file's bytes, which the size cap bounds (Behaviour P7).
+    /// newlines) costs no memory beyond the file's bytes, which the size cap bounds (<doc:Behaviour#P7>).
     /// Lines after an unusable header are not decoded. At most `capacity` items are decoded: an
     /// append line that would queue one more is unreadable (the pipeline never queues more, so
     /// such a file was not written by this SDK with this capacity), and the journal is rebuilt

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Two paths that name one directory — a symbolic link, or on a case-insensitive volume (APFS and
 /// HFS+ by default) two spellings that differ only in letter case — have one identity, which a
-/// comparison of path strings cannot see (see Behaviour P5, P10).
+/// comparison of path strings cannot see (<doc:Behaviour#P5>, <doc:Behaviour#P10>).
 package struct DirectoryIdentity: Hashable, Sendable {
     /// The device (`st_dev`).
     package let device: UInt64

@@ -6,9 +6,9 @@ import SegmentsDomain
 ///
 /// Reading never throws: a missing file is ``StoredDocument/absent``; a damaged, wrong-shaped or
 /// newer-format file is logged, set aside and read as absent, so the owner starts from its empty
-/// state and the next save rebuilds the file (see Behaviour P2). A file the system refuses because
+/// state and the next save rebuilds the file (<doc:Behaviour#P2>). A file the system refuses because
 /// protected data is not available yet is ``StoredDocument/protectedDataUnavailable``: left in
-/// place, neither set aside nor replaced, and read again later (see Behaviour P8).
+/// place, neither set aside nor replaced, and read again later (<doc:Behaviour#P8>).
 struct DocumentFile<Record: VersionedRecord>: Sendable {
     /// The directory holding the file.
     let directory: StorageDirectory
@@ -49,7 +49,7 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
         }
     }
 
-    /// A read the system refused: transient when protected data is unavailable (see Behaviour P8),
+    /// A read the system refused: transient when protected data is unavailable (<doc:Behaviour#P8>),
     /// otherwise logged and read as absent; the file stays in place either way.
     private func unreadable(_ error: any Error) -> StoredDocument<Record> {
         if ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
@@ -71,7 +71,7 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
     /// e.g. a logged-out customer's hard ids). Deleting needs no free space, so it works on a full
     /// disk. Returns normally only when the write succeeded.
     ///
-    /// A write refused because protected data is not available deletes nothing (see Behaviour P8):
+    /// A write refused because protected data is not available deletes nothing (<doc:Behaviour#P8>):
     /// the error thrown then answers `isProtectedDataUnavailable`, and `deleted` is not called.
     ///
     /// - Throws: ``SegmentsError`` `.storage`, saying whether the old file was deleted.
@@ -99,9 +99,9 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
 enum StoredDocument<Record> {
     /// The stored record.
     case record(Record)
-    /// No usable record: none yet, or a damaged one that was set aside (see Behaviour P2).
+    /// No usable record: none yet, or a damaged one that was set aside (<doc:Behaviour#P2>).
     case absent
-    /// The file could not be read because protected data is not available yet (see Behaviour P8):
+    /// The file could not be read because protected data is not available yet (<doc:Behaviour#P8>):
     /// it is still there, unread.
     case protectedDataUnavailable
 

@@ -1,6 +1,6 @@
 import SegmentsDomain
 
-/// What the stores asked of the file system, counted for tests (see Behaviour R1: what a call
+/// What the stores asked of the file system, counted for tests (<doc:Behaviour#R1>: what a call
 /// costs on the caller's thread). Nothing is counted unless a test is watching a directory.
 struct FileOperationCounts: Hashable, Sendable {
     /// `open` calls, creating ones included.

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The data-protection class of what the stores create on Apple's mobile platforms (see Behaviour
-/// P8): protected until the device's first unlock after a restart, then readable in the background
-/// even while the device is locked again.
+/// The data-protection class of what the stores create on Apple's mobile platforms
+/// (<doc:Behaviour#P8>): protected until the device's first unlock after a restart, then readable
+/// in the background even while the device is locked again.
 enum FileProtection {
     /// Gives a directory the stores just created the class
     /// `completeUntilFirstUserAuthentication`. Best effort, and nothing elsewhere.

@@ -6,14 +6,16 @@ import SegmentsDomain
 /// Why not `JSONDecoder`: loading 10,000 queued events through it took ~310 ms (release, Linux),
 /// most of it generic Codable machinery and `JSONValue`'s trial decoding, which throws up to five
 /// errors per property value. This reader does one pass over the bytes and throws only on damage
-/// (Docs/decisions/0001-event-queue-layout.md has the figures). Writing still uses `JSONEncoder`.
+/// (Docs/decisions/0001-event-queue-layout.md has the figures). The journal's lines are written by
+/// hand as well, by ``JournalLineWriter``; `JSONEncoder` writes only the small documents (the
+/// customer and the baseline, through ``VersionedJSON``).
 ///
 /// Numbers follow `JSONValue`'s own decoding: a whole number that fits `Int` becomes `.int`
 /// (`1.0` and `1e2` included), any other finite number `.double`. Invalid UTF-8 inside a string is
 /// replaced by U+FFFD rather than rejected.
 package struct JSONReader {
     /// Deeper nesting is treated as damage, so a corrupt or planted file cannot exhaust a 512 KiB
-    /// thread stack (see Behaviour P9): a journal line holding an event at the 64-level limit
+    /// thread stack (<doc:Behaviour#P9>): a journal line holding an event at the 64-level limit
     /// nests ``JSONDepth/envelopeMaximum`` levels, and nothing the SDK writes nests deeper.
     package static let maximumDepth = JSONDepth.envelopeMaximum
 

@@ -8,19 +8,20 @@ import Darwin
 import Foundation
 import SegmentsDomain
 
-/// The calls that let the event journal take appends before it has been read (see Behaviour R1, R3).
+/// The calls that let the event journal take appends before it has been read (<doc:Behaviour#R1>,
+/// <doc:Behaviour#R3>).
 extension POSIXFile {
-    /// Opens the journal for appending without reading a byte of it (see Behaviour R1, R3),
-    /// creating it owner-only when it does not exist, then `fstat`s it. With `tellingCreation`,
-    /// an `open` and, when it found nothing, an `open(O_CREAT | O_EXCL)`, so `created` says
-    /// whether this call created the file; without, one `open(O_CREAT)`, and `created` means
-    /// the file is empty (created now, or by a run that died before writing to it).
+    /// Opens the journal for appending without reading a byte of it (<doc:Behaviour#R1>,
+    /// <doc:Behaviour#R3>), creating it owner-only when it does not exist, then `fstat`s it. With
+    /// `tellingCreation`, an `open` and, when it found nothing, an `open(O_CREAT | O_EXCL)`, so
+    /// `created` says whether this call created the file; without, one `open(O_CREAT)`, and
+    /// `created` means the file is empty (created now, or by a run that died before writing to it).
     ///
     /// Returns the descriptor, the file's length and `created` (the directory entry of a created
     /// file needs a directory sync to survive a power cut), or `nil` when the file must not be
     /// written before it was examined: a symbolic link, a FIFO, socket, device or directory,
     /// another user's file, a file with more than one name (a hard link), or one over
-    /// `maximumSize` (see Behaviour P7).
+    /// `maximumSize` (<doc:Behaviour#P7>).
     static func openJournalForAppending(_ path: String, maximumSize: Int, tellingCreation: Bool) throws -> (
         fd: Int32, size: Int, created: Bool
     )? {

@@ -14,7 +14,7 @@ import SegmentsDomain
 /// an explicit mode, `ftruncate`) are either missing from `FileHandle` before macOS 10.15.4 / iOS 13.4
 /// or hide the `errno` we need to tell "missing" from "unreadable".
 enum POSIXFile {
-    /// Owner read/write: every file the stores create (see Behaviour P1).
+    /// Owner read/write: every file the stores create (<doc:Behaviour#P1>).
     static let fileMode = mode_t(0o600)
     /// Owner only: directories the stores create.
     static let directoryMode = mode_t(0o700)
@@ -33,12 +33,13 @@ enum POSIXFile {
     static let maximumDocumentSize = 8 << 20
     /// The largest event queue journal read: 48 MiB, the default capacity of 100,000 items at
     /// ~500 bytes each (a typical event with six properties takes ~370 bytes on disk, 37 MB at
-    /// capacity; Docs/Reliability.md has the derivation). A bigger file is set aside unread (Behaviour P7), so reading never costs more
-    /// than this in file bytes, whatever the file holds.
+    /// capacity; Docs/Reliability.md has the derivation). A bigger file is set aside unread
+    /// (<doc:Behaviour#P7>), so reading never costs more than this in file bytes, whatever the file
+    /// holds.
     static let maximumJournalSize = 48 << 20
     /// Appends stop where the journal would pass this: the cap less 1 MiB, kept for the update
     /// and remove lines (and the rewrite they may need) of items already queued, so an upload's
-    /// outcome can always be recorded (Behaviour E6, P7).
+    /// outcome can always be recorded (<doc:Behaviour#E6>, <doc:Behaviour#P7>).
     static let journalAppendLimit = maximumJournalSize - (1 << 20)
 
     /// Opens an existing file for appending; a symbolic link is refused, not followed.
@@ -49,7 +50,7 @@ enum POSIXFile {
         return fd
     }
 
-    /// The whole content of the file, or `nil` when it does not exist (see Behaviour P7).
+    /// The whole content of the file, or `nil` when it does not exist (<doc:Behaviour#P7>).
     ///
     /// The file is untrusted: another process of the user, a backup restore or a bug may have put
     /// anything there. It is opened without following a symbolic link and without blocking (a FIFO
@@ -114,7 +115,7 @@ enum POSIXFile {
         }
     }
 
-    /// Flushes the file's data to stable storage (see Behaviour R2): tries the calls of `plan` in
+    /// Flushes the file's data to stable storage (<doc:Behaviour#R2>): tries the calls of `plan` in
     /// order and stops at the first that succeeds. `perform` is the system call; tests replace it.
     static func sync(
         _ fd: Int32, path: String, plan: [SyncCall] = SyncCall.platformPlan,
@@ -193,7 +194,7 @@ enum POSIXFile {
 }
 
 /// One way to flush a file to stable storage; ``POSIXFile/sync(_:path:plan:perform:)`` tries a
-/// platform's plan in order (see Behaviour R2).
+/// platform's plan in order (<doc:Behaviour#R2>).
 enum SyncCall: Hashable, Sendable {
     /// `fcntl(F_FULLFSYNC)`, Darwin only: reaches the drive's media, as Darwin's `fsync` does not
     /// (it stops at the drive's volatile cache). Elsewhere it fails with `ENOTSUP`.
@@ -237,7 +238,7 @@ enum SyncCall: Hashable, Sendable {
     }
 }
 
-/// Why a stored file is set aside without being read (see Behaviour P7, P2).
+/// Why a stored file is set aside without being read (<doc:Behaviour#P7>, <doc:Behaviour#P2>).
 enum UntrustedFile: Error, Hashable, Sendable {
     /// The name is a symbolic link: following it would read (or, later, replace) another file.
     case symbolicLink

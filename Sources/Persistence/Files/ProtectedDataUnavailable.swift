@@ -8,7 +8,7 @@ import Darwin
 import SegmentsDomain
 
 /// The system refused to open, read or write a stored file with `EPERM` or `EACCES`: on Apple
-/// platforms, what a file protected until the first unlock answers before it (see Behaviour P8).
+/// platforms, what a file protected until the first unlock answers before it (<doc:Behaviour#P8>).
 ///
 /// The one place that knows these `errno` values mean "not now" rather than "broken": the stores
 /// recognise it with ``isProtectedDataUnavailable(_:)`` and treat the failure as transient —
@@ -34,8 +34,8 @@ struct ProtectedDataUnavailable: Error, Hashable, Sendable {
 }
 
 extension SegmentsError {
-    /// Whether the storage refused a file because protected data is not available yet (see
-    /// Behaviour P8): transient, retried when it becomes available.
+    /// Whether the storage refused a file because protected data is not available yet
+    /// (<doc:Behaviour#P8>): transient, retried when it becomes available.
     package var isProtectedDataUnavailable: Bool {
         ProtectedDataUnavailable.isProtectedDataUnavailable(self)
     }

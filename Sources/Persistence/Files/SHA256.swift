@@ -1,4 +1,4 @@
-/// SHA-256 (FIPS 180-4), for naming folders after secrets without revealing them (see Behaviour P4).
+/// SHA-256 (FIPS 180-4), for naming folders after secrets without revealing them (<doc:Behaviour#P4>).
 ///
 /// Written here because the package has no dependencies and CryptoKit is not on Linux; it hashes a
 /// few bytes once per configure, so speed does not matter.

@@ -9,7 +9,8 @@ import Foundation
 import SegmentsDomain
 
 /// The storage directory of one integration and the file operations every store shares:
-/// creating the directory, atomic replacement, and setting damaged files aside (see Behaviour P1, P2).
+/// creating the directory, atomic replacement, and setting damaged files aside (<doc:Behaviour#P1>,
+/// <doc:Behaviour#P2>).
 ///
 /// Each store owns distinct file names in the directory and only ever touches its own names, so
 /// the three stores can share one directory without coordinating.
@@ -43,7 +44,7 @@ struct StorageDirectory: Sendable {
     /// Creates the directory and any missing parent, each owner-only (0700). An existing
     /// directory is left as it is — it may be shared with the app and is not ours to re-permission —
     /// but it must belong to this user and must not be writable by its group or by every user
-    /// (see Behaviour P7): another user could otherwise replace the files the SDK trusts.
+    /// (<doc:Behaviour#P7>): another user could otherwise replace the files the SDK trusts.
     ///
     /// The directory's own name must not be a symbolic link: a link there would let whoever
     /// can change it swap the whole folder, and following it means trusting a folder chosen by the

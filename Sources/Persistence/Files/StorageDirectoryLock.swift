@@ -8,15 +8,16 @@ import Darwin
 import Foundation
 import SegmentsDomain
 
-/// The advisory lock that makes one process at a time the owner of a storage directory (see Behaviour P5):
-/// an exclusive `flock` on `owner.lock` inside it, held as long as this object lives.
+/// The advisory lock that makes one process at a time the owner of a storage directory
+/// (<doc:Behaviour#P5>): an exclusive `flock` on `owner.lock` inside it, held as long as this
+/// object lives.
 ///
 /// The kernel drops the lock when the process ends, however it ends, so a crash never leaves a
 /// directory locked. Within one process, hand the same instance to every user of the directory:
 /// two descriptors of one process exclude each other too.
 ///
-/// Before the device's first unlock the lock file may be refused like every protected file (see
-/// Behaviour P8): the lock is then taken later, by ``retryAfterProtectedData()``. Nothing in the
+/// Before the device's first unlock the lock file may be refused like every protected file
+/// (<doc:Behaviour#P8>): the lock is then taken later, by ``retryAfterProtectedData()``. Nothing in the
 /// directory can be read or written by any process until then, so nothing can be damaged meanwhile.
 package final class StorageDirectoryLock: Sendable {
     /// The lock file's name inside the storage directory.
@@ -40,7 +41,7 @@ package final class StorageDirectoryLock: Sendable {
     /// Takes the lock of `directory` (created owner-only when missing, unless `creating` is false)
     /// without waiting.
     ///
-    /// When the lock file is refused because protected data is not available (see Behaviour P8), the
+    /// When the lock file is refused because protected data is not available (<doc:Behaviour#P8>), the
     /// returned lock is not held yet: ``retryAfterProtectedData()`` takes it.
     ///
     /// - Throws: ``SegmentsError`` `.storage` when another process holds it ("in use by another
@@ -58,7 +59,7 @@ package final class StorageDirectoryLock: Sendable {
     }
 
     /// Takes the lock that ``acquire(_:)`` could not take because protected data was not available
-    /// (see Behaviour P8); nothing when it is held. Call it when protected data becomes available.
+    /// (<doc:Behaviour#P8>); nothing when it is held. Call it when protected data becomes available.
     ///
     /// - Throws: ``SegmentsError`` `.storage`: another process took the directory meanwhile, or the
     ///   lock file is still refused (then `isProtectedDataUnavailable`).

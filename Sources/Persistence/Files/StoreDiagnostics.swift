@@ -1,6 +1,6 @@
 import SegmentsDomain
 
-/// Why a stored file could not be used (see Behaviour P2).
+/// Why a stored file could not be used (<doc:Behaviour#P2>).
 enum StoredFileProblem: Error, Hashable, Sendable {
     /// The file has no bytes: a write was interrupted before the first byte reached the disk.
     case empty
@@ -11,7 +11,7 @@ enum StoredFileProblem: Error, Hashable, Sendable {
     /// Written by a newer SDK in a format this one does not know.
     case futureVersion(Int)
     /// Not read at all: a symbolic link, not a regular file, another user's, hard-linked, or over
-    /// the size cap (see Behaviour P7).
+    /// the size cap (<doc:Behaviour#P7>).
     case untrusted(UntrustedFile)
 
     /// A short reason, safe to log at any level: it never quotes the file's content.
@@ -34,11 +34,11 @@ enum StoredFileProblem: Error, Hashable, Sendable {
 ///
 /// Lines at warning level and above name only the file and the kind of damage, never content,
 /// customer ids or the storage path (it may contain the integration id); the decoder's detailed
-/// error is added only at verbose level (see Behaviour P4).
+/// error is added only at verbose level (<doc:Behaviour#P4>).
 struct StoreDiagnostics: Sendable {
     /// Where the lines go.
     let logger: any SegmentsLogger
-    /// The first word of every line, e.g. `Segments:` (see Behaviour L1).
+    /// The first word of every line, e.g. `Segments:` (<doc:Behaviour#L1>).
     let prefix: String
     /// What the file holds, e.g. `segment baseline`.
     let subject: String
@@ -66,7 +66,7 @@ struct StoreDiagnostics: Sendable {
     }
 
     /// The file could not be `doing` (read, saved) because protected data is not available yet
-    /// (see Behaviour P8): nothing is deleted or set aside, and it is done again once available.
+    /// (<doc:Behaviour#P8>): nothing is deleted or set aside, and it is done again once available.
     func protectedDataUnavailable(_ name: String, doing: String) {
         logger.log(
             .warning,

@@ -5,7 +5,7 @@ import SegmentsDomain
 protocol VersionedRecord: Codable {
     /// The format version this SDK writes and reads.
     static var currentVersion: Int { get }
-    /// Whether every number of the record is within its documented range (see Behaviour P7);
+    /// Whether every number of the record is within its documented range (<doc:Behaviour#P7>);
     /// a record with one out of range is unreadable, like a damaged one (P2). The version is
     /// checked by ``VersionedJSON/decode(_:from:)`` itself.
     var numbersAreInRange: Bool { get }
@@ -17,7 +17,7 @@ extension VersionedRecord {
 }
 
 /// Decoding of versioned JSON that tells apart the ways a stored file can be unusable, so the
-/// log says what happened (see Behaviour P2).
+/// log says what happened (<doc:Behaviour#P2>).
 enum VersionedJSON {
     /// Just the version, read before the rest so a newer format is recognised as such rather
     /// than reported as damage.

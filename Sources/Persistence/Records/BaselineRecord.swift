@@ -44,7 +44,7 @@ struct BaselineRecord: VersionedRecord {
     }
 
     /// The accepted `fetchedAt` values, in seconds since the reference date: finite, between
-    /// `Date.distantPast` and `Date.distantFuture` (see Behaviour P7). A real file holds the time
+    /// `Date.distantPast` and `Date.distantFuture` (<doc:Behaviour#P7>). A real file holds the time
     /// of a fetch, which the clock gave.
     static var fetchedAtRange: ClosedRange<Double> { ReplayableEvent.timestampRange }
 

@@ -40,13 +40,13 @@ struct EventRecord: Encodable {
         self.failedAttempts = event.failedAttempts
     }
 
-    /// The stored attempt counts accepted (see Behaviour P7): a count of failed uploads, never
+    /// The stored attempt counts accepted (<doc:Behaviour#P7>): a count of failed uploads, never
     /// negative, and far below the point where adding one could overflow. The pipeline drops an
     /// item after 10 failures by default, so a real file holds 0–9; anything outside this range
     /// was not written by this SDK.
     static let failedAttemptsRange = 0...Int(Int32.max)
 
-    /// The stored timestamps accepted, in seconds since 2001-01-01 UTC (see Behaviour P7):
+    /// The stored timestamps accepted, in seconds since 2001-01-01 UTC (<doc:Behaviour#P7>):
     /// finite and between `Date.distantPast` and `Date.distantFuture`, the range `trackEvent`
     /// accepts (``ReplayableEvent/timestampRange``).
     static var timestampRange: ClosedRange<Double> { ReplayableEvent.timestampRange }
@@ -89,8 +89,8 @@ struct EventRecord: Encodable {
     /// The stored item; throws when an event has no type, or when its properties fail the check a
     /// new item passes before it is queued (``ReplayableEvent``: nested deeper than 64 levels,
     /// over 64 KiB): such a line was not written by this SDK, and uploading it could overflow a
-    /// 512 KiB thread stack at every launch (see Behaviour E6, P9). The line is then unreadable,
-    /// and the journal is set aside and rebuilt without it, with a warning.
+    /// 512 KiB thread stack at every launch (<doc:Behaviour#E6>, <doc:Behaviour#P9>). The line is
+    /// then unreadable, and the journal is set aside and rebuilt without it, with a warning.
     func trackedEvent() throws(StoredFileProblem) -> TrackedEvent {
         do {
             try ReplayableEvent.check(properties)

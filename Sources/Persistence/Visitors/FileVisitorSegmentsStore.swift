@@ -2,13 +2,13 @@ import Foundation
 import SegmentsDomain
 
 /// Keeps every visitor's reporting segments in `visitor-segments.json` in the integration's storage
-/// directory (see Behaviour V3, P1).
+/// directory (<doc:Behaviour#V3>, <doc:Behaviour#P1>).
 ///
 /// Saves replace the file atomically and create it readable by the owner only, so a crash leaves
 /// either the old or the new file, never a mix. A damaged file is logged, set aside as
-/// `visitor-segments.json.corrupt-<n>` and read as "no segments" (see Behaviour P2). The file is read once,
-/// on first use; later reads are answered from memory. Each save writes every visitor, which suits
-/// the handful of visitors one app install has.
+/// `visitor-segments.json.corrupt-<n>` and read as "no segments" (<doc:Behaviour#P2>). The file is
+/// read once, on first use; later reads are answered from memory. Each save writes every visitor,
+/// which suits the handful of visitors one app install has.
 ///
 /// Use one instance per directory: instances do not coordinate with each other.
 public final class FileVisitorSegmentsStore: VisitorSegmentsStore {
@@ -47,7 +47,7 @@ public final class FileVisitorSegmentsStore: VisitorSegmentsStore {
 
     /// Replaces the stored segments of `visitorId` durably; throws ``SegmentsError`` with code
     /// `.storage` when the file cannot be written, leaving the previous file intact, or cannot be
-    /// read yet because protected data is not available (see Behaviour P8).
+    /// read yet because protected data is not available (<doc:Behaviour#P8>).
     public func save(_ segments: VisitorSegments, forVisitor visitorId: String) throws {
         try cache.withLock { cache in
             load(&cache)
