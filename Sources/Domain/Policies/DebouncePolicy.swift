@@ -24,16 +24,8 @@ public struct DebouncePolicy: Hashable, Sendable {
         try DurationRules.checkNonNegative(maxWait, "The reload max wait")
     }
 
-    /// The moment the reload fires for a burst that began at `firstRequest` and whose latest
-    /// request came at `lastRequest`.
-    package func fireDate(firstRequest: Date, lastRequest: Date) -> Date {
-        Date(
-            timeIntervalSinceReferenceDate: fireTime(
-                firstRequest: firstRequest.timeIntervalSinceReferenceDate,
-                lastRequest: lastRequest.timeIntervalSinceReferenceDate))
-    }
-
-    /// ``fireDate(firstRequest:lastRequest:)`` on a monotonic clock's seconds (<doc:Behaviour#T10>).
+    /// The moment the reload fires, in a monotonic clock's seconds (<doc:Behaviour#T10>), for a
+    /// burst that began at `firstRequest` and whose latest request came at `lastRequest`.
     package func fireTime(firstRequest: TimeInterval, lastRequest: TimeInterval) -> TimeInterval {
         min(lastRequest + delay, firstRequest + maxWait)
     }
