@@ -9,7 +9,7 @@ import SegmentsDomain
 /// `getSegments`, the lifecycle calls) keep their call order from any thread and take effect in
 /// one total order (see Behaviour A4); everything a transition decides is carried out after the
 /// lock is released, in decision order, by ``perform(_:_:)`` below. Every asynchronous step —
-/// debounce, backoff, each fetch — goes through the injected ``Scheduler``, so tests drive the
+/// debounce, backoff, each fetch — goes through the injected ``SegmentsScheduler``, so tests drive the
 /// engine on virtual time. Deliveries run on one serial delivery queue (see Behaviour D8); loads and
 /// saves on one serial storage queue, in order, never on the caller's thread (see Behaviour R1).
 package final class SegmentationEngine: Sendable {
