@@ -23,7 +23,9 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConve
     }
 }
 
-/// Where the SDK's log lines go (see Behaviour L3). The facade's sink prints to standard output; tests use
+/// Where the SDK's log lines go (see Behaviour L3): the one protocol to implement to receive them.
+/// The live ones are `SinkSegmentsLogger` (a settable level in front of another logger;
+/// `Exponea.logger` is one) and `ConsoleSegmentsLogger` (prints to standard output); tests use
 /// `CapturingLogger` from `SegmentsTesting`.
 public protocol SegmentsLogger: Sendable {
     /// The most detailed level written; lines above it are dropped. The core reads it to decide
