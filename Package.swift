@@ -8,10 +8,6 @@ let package = Package(
     products: [
         .library(name: "RealtimeSegments", targets: ["RealtimeSegments"]),
         .library(name: "SegmentsTesting", targets: ["SegmentsTesting"]),
-        // The ports and model on their own: for code that implements a custom `Clock` or
-        // `Scheduler`, which `RealtimeSegments` does not re-export (Swift's `Clock` and Combine's
-        // `Scheduler` would otherwise be ambiguous in every app file).
-        .library(name: "SegmentsDomain", targets: ["SegmentsDomain"]),
         .library(name: "SegmentsEmulator", targets: ["SegmentsEmulator"]),
         .executable(name: "segments", targets: ["segments"]),
         .executable(name: "segments-bench", targets: ["segments-bench"]),
@@ -55,10 +51,7 @@ let package = Package(
         // `segments` so the crash test finds the CLI built beside the test bundle.
         .testTarget(
             name: "RealtimeSegmentsTests",
-            dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator", "segments", "CombineStandIn"]),
-        // A module exporting a top-level `Scheduler`, as Combine does on Apple platforms: the
-        // facade's re-exports must never make it ambiguous (ExportedNamesTests).
-        .target(name: "CombineStandIn", path: "Tests/CombineStandIn"),
+            dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator", "segments"]),
         .testTarget(name: "SegmentsEmulatorTests", dependencies: ["SegmentsEmulator", "SegmentsTesting"]),
     ],
     swiftLanguageModes: [.v6]

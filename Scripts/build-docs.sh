@@ -46,10 +46,6 @@ fi
 # 2. Only the RealtimeSegments graphs: they already contain the symbols of the @_exported
 #    modules, so the other modules' graphs would only add duplicate modules to the archive.
 cp "$all_graphs"/RealtimeSegments*.symbols.json "$graphs"/
-#    The facade re-exports single Domain types (not Clock or Scheduler; see Exports.swift), and the
-#    compiler leaves out the members those types get in Domain extensions: add them.
-swift Scripts/merge-reexported-members.swift "$graphs/RealtimeSegments.symbols.json" \
-    "$all_graphs/SegmentsDomain.symbols.json"
 
 # 3. The archive.
 "$docc" convert Sources/Facade/RealtimeSegments.docc \

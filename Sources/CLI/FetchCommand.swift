@@ -38,7 +38,7 @@ struct FetchCommand {
         let scheduler = TaskScheduler()
         let repository = BloomreachSegmentRepository(
             configuration: configuration, transport: URLSessionSegmentsTransport(), scheduler: scheduler,
-            clock: SystemClock(), logger: SinkSegmentsLogger(level: .warning, sink: StandardErrorLogSink()))
+            clock: SystemClock(), logger: SinkSegmentsLogger(level: .warning, sink: StandardErrorLogger()))
         let segments = try await repository.fetchSegments(for: CustomerIds(cookie: cookie))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -63,7 +63,7 @@ struct TrackCommand {
         let timeout = try seconds("timeout", default: 10)
 
         let client = SegmentsClient(
-            options: .init(runtime: SegmentsRuntime(logger: SinkSegmentsLogger(level: .warning, sink: StandardErrorLogSink())), uploadRetry: RetryBackoff(initial: retry, maximum: max(retry, 1)), storage: .directory(storage)))
+            options: .init(runtime: SegmentsRuntime(logger: SinkSegmentsLogger(level: .warning, sink: StandardErrorLogger())), uploadRetry: RetryBackoff(initial: retry, maximum: max(retry, 1)), storage: .directory(storage)))
         // Never `stop()`ped: that would delete the segment baseline. Exiting is a plain restart.
         try client.configure(.init(backend: .bloomreach(configuration)))
         emit("loaded \(await client.countQueuedEvents())")

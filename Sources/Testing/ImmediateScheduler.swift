@@ -1,9 +1,9 @@
 import Foundation
 import SegmentsDomain
 
-/// A ``Scheduler`` that ignores delays: work starts at once on a new task and `sleep` returns
+/// A ``SegmentsScheduler`` that ignores delays: work starts at once on a new task and `sleep` returns
 /// immediately. For tests and previews that care about outcomes, not timing.
-public struct ImmediateScheduler: Scheduler {
+public struct ImmediateScheduler: SegmentsScheduler {
     /// Creates the scheduler.
     public init() {}
 

@@ -44,11 +44,11 @@ public final class RecordingAudienceSegmentFetcher: AudienceSegmentFetcher, Send
         var calls: [Call] = []
     }
 
-    private let scheduler: (any Scheduler)?
+    private let scheduler: (any SegmentsScheduler)?
     private let state = Locked(State())
 
     /// A fetcher answering `[]`; `scheduler` provides the time for ``delay``.
-    public init(scheduler: (any Scheduler)? = nil) {
+    public init(scheduler: (any SegmentsScheduler)? = nil) {
         self.scheduler = scheduler
     }
 

@@ -13,13 +13,13 @@ public final class RecordingEventUploader: EventUploader, Sendable {
         var delay: TimeInterval = 0
     }
 
-    private let scheduler: (any Scheduler)?
+    private let scheduler: (any SegmentsScheduler)?
     private let state = Locked(State())
     private let onAccept: (@Sendable (TrackedEvent) -> Void)?
 
     /// An uploader that accepts everything; `onAccept` runs as each upload is accepted, before
     /// `upload` returns (e.g. to simulate a crash right after the server took an event).
-    public init(scheduler: (any Scheduler)? = nil, onAccept: (@Sendable (TrackedEvent) -> Void)? = nil) {
+    public init(scheduler: (any SegmentsScheduler)? = nil, onAccept: (@Sendable (TrackedEvent) -> Void)? = nil) {
         self.scheduler = scheduler
         self.onAccept = onAccept
     }

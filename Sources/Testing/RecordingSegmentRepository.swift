@@ -50,11 +50,11 @@ public final class RecordingSegmentRepository: SegmentRepository, Sendable {
         }
     }
 
-    private let scheduler: (any Scheduler)?
+    private let scheduler: (any SegmentsScheduler)?
     private let state = Locked(State())
 
     /// A repository answering `[:]`; `scheduler` provides the time for ``delay``.
-    public init(scheduler: (any Scheduler)? = nil) {
+    public init(scheduler: (any SegmentsScheduler)? = nil) {
         self.scheduler = scheduler
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import SegmentsDomain
 
-/// One virtual timeline that is both ``Clock`` and ``Scheduler``: time moves only when a test
+/// One virtual timeline that is both ``SegmentsClock`` and ``SegmentsScheduler``: time moves only when a test
 /// calls ``advance(by:)``.
 ///
 /// Its ``uptime()`` is the virtual time elapsed since it was created; its wall time ``now()``
@@ -37,7 +37,7 @@ import SegmentsDomain
 ///   try await audiences.createUserContext(userId: "user123").fetchQualifiedSegments()
 ///   await clock.advance(by: 600)      // the cached answer expires
 ///   ```
-public final class TestScheduler: Clock, Scheduler, Sendable {
+public final class TestScheduler: SegmentsClock, SegmentsScheduler, Sendable {
     private struct Item: Sendable {
         let deadline: Date
         let sequence: Int

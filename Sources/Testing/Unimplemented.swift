@@ -15,35 +15,35 @@ func reportUnimplemented(_ what: String) {
     #endif
 }
 
-/// A ``Clock`` for tests that must not read the time: any call fails the test.
-public struct UnimplementedClock: Clock {
+/// A ``SegmentsClock`` for tests that must not read the time: any call fails the test.
+public struct UnimplementedClock: SegmentsClock {
     /// Creates the double.
     public init() {}
     /// Fails the test and returns the distant past.
     public func now() -> Date {
-        reportUnimplemented("Clock.now()")
+        reportUnimplemented("SegmentsClock.now()")
         return .distantPast
     }
     /// Fails the test and returns 0.
     public func uptime() -> TimeInterval {
-        reportUnimplemented("Clock.uptime()")
+        reportUnimplemented("SegmentsClock.uptime()")
         return 0
     }
 }
 
-/// A ``Scheduler`` for tests that must not schedule anything: any call fails the test.
-public struct UnimplementedScheduler: Scheduler {
+/// A ``SegmentsScheduler`` for tests that must not schedule anything: any call fails the test.
+public struct UnimplementedScheduler: SegmentsScheduler {
     /// Creates the double.
     public init() {}
     /// Fails the test; the work never runs.
     @discardableResult
     public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () async -> Void) -> ScheduledWork {
-        reportUnimplemented("Scheduler.schedule(after: \(delay))")
+        reportUnimplemented("SegmentsScheduler.schedule(after: \(delay))")
         return ScheduledWork {}
     }
     /// Fails the test and returns at once.
     public func sleep(for delay: TimeInterval) async {
-        reportUnimplemented("Scheduler.sleep(for: \(delay))")
+        reportUnimplemented("SegmentsScheduler.sleep(for: \(delay))")
     }
 }
 

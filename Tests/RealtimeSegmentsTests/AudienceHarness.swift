@@ -27,7 +27,7 @@ final class AudienceHarness: Sendable {
         deliveryQueue.setSpecific(key: Self.deliveryKey, value: "delivery")
         fetcher = RecordingAudienceSegmentFetcher(scheduler: clock)
         fetcher.answer(["seg-1"])
-        let scheduler: any Scheduler = virtualRequests ? clock : ImmediateScheduler()
+        let scheduler: any SegmentsScheduler = virtualRequests ? clock : ImmediateScheduler()
         client = AudienceSegmentsClient(
             fetcher: enabled ? fetcher : nil, candidateSegments: candidates,
             options: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: clock, logger: logger, deliveryQueue: deliveryQueue), transport: MockTransport(), visitorStorage: visitorStorage))

@@ -1,8 +1,11 @@
 // This file imports only what an app (and its tests) import. It must keep compiling: `import RealtimeSegments`
-// may not bring a `Clock` (which would shadow the standard library's) or a `Scheduler` (which
-// would collide with Combine's on Apple platforms) into an app's files. `CombineStandIn` exports a
-// `Scheduler` as Combine does, so a re-exported `Scheduler` makes the name below ambiguous.
-import CombineStandIn
+// may not bring a name into an app's files that shadows the standard library's (`Clock`) or, on
+// Apple platforms, collides with Combine's (`Scheduler`). The SDK's own time ports are
+// `SegmentsClock` and `SegmentsScheduler`, used below beside the platform's.
+#if canImport(Combine)
+import Combine
+#endif
+import Foundation
 import RealtimeSegments
 import SegmentsTesting
 import Testing
@@ -16,22 +19,29 @@ import Testing
         return start.duration(to: clock.now)
     }
 
-    /// Combine's `Scheduler` (here its stand-in), unqualified.
-    func schedulerName(_ scheduler: some Scheduler) -> String { String(describing: type(of: scheduler)) }
-
-    @Test func anAppFileUsesCombinesSchedulerNameUnqualifiedBesideTheSDK() {
-        #expect(schedulerName(ImmediateStandInScheduler()) == "ImmediateStandInScheduler")
-        #expect(SegmentCategory.content().name == "content")
-    }
-
-    @Test func anAppFileUsesTheStandardLibrarysClockUnqualifiedBesideTheSDK() throws {
+    @Test func anAppFileUsesTheStandardLibrarysClockUnqualifiedBesideTheSDKsClock() throws {
         guard #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) else { return }
+        let sdkClock: any SegmentsClock = TestScheduler()
         var segments: [Segment] = []
         let elapsed: Duration = elapsed(on: ContinuousClock()) {
             segments = [Segment(id: "1", segmentationId: "s", attributes: [:])]
         }
         #expect(elapsed >= .zero)
         #expect(segments.map(\.id) == ["1"])
-        #expect(SegmentCategory.discovery().name == "discovery")
+        #expect(sdkClock.uptime() == 0)
     }
+
+    #if canImport(Combine)
+    /// Combine's `Scheduler`, unqualified: its current time on `scheduler`.
+    func now<S: Scheduler>(on scheduler: S) -> S.SchedulerTimeType { scheduler.now }
+
+    @Test func anAppFileUsesCombinesSchedulerUnqualifiedBesideTheSDKsScheduler() {
+        let queue = DispatchQueue(label: "ExportedNamesTests")
+        let testScheduler = TestScheduler()
+        let sdkScheduler: any SegmentsScheduler = testScheduler
+        sdkScheduler.schedule(after: 1) {}
+        #expect(now(on: queue) <= queue.now)
+        #expect(testScheduler.pendingWorkCount == 1)
+    }
+    #endif
 }

@@ -4,8 +4,8 @@ import RealtimeSegments
 import SegmentsTesting
 import Testing
 
-/// A `Scheduler` that counts every piece of work scheduled on it, then hands it to a `TestScheduler`.
-private final class CountingScheduler: Scheduler, Sendable {
+/// A `SegmentsScheduler` that counts every piece of work scheduled on it, then hands it to a `TestScheduler`.
+private final class CountingScheduler: SegmentsScheduler, Sendable {
     let inner: TestScheduler
     private let count = LockedValue(0)
     init(_ inner: TestScheduler) { self.inner = inner }

@@ -39,22 +39,11 @@ import Testing
 
     /// The default sink escapes too, for a logger used without a runtime (the CLI's, a store's).
     @Test func l1_theSinkLoggerEscapesWhatItIsGivenDirectly() {
-        let sink = CollectingSink()
+        let sink = CapturingLogger()
         let logger = SinkSegmentsLogger(level: .verbose, sink: sink)
 
         logger.log(.warning, "Segments: a\u{1B}]0;title\u{7}b\u{85}c\u{202E}d\r\ne\u{7F}")
 
-        #expect(sink.lines == [#"Segments: a\u{1B}]0;title\u{7}b\u{85}c\u{202E}d\r\ne\u{7F}"#])
+        #expect(sink.messages == [#"Segments: a\u{1B}]0;title\u{7}b\u{85}c\u{202E}d\r\ne\u{7F}"#])
     }
-}
-
-/// A ``LogSink`` that keeps the lines it is given.
-final class CollectingSink: LogSink {
-    private let captured = Locked<[String]>([])
-
-    func write(_ level: LogLevel, _ message: String) {
-        captured.withLock { $0.append(message) }
-    }
-
-    var lines: [String] { captured.value }
 }

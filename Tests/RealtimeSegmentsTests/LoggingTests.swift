@@ -6,13 +6,8 @@ import Testing
 
 /// Logging (Behaviour L): the logger's level filter and pluggable sink, and the segments lines' prefix.
 @Suite(Hang.timeLimit(minutes: 2)) struct LoggingTests {
-    final class Sink: LogSink {
-        let lines = Locked<[String]>([])
-        func write(_ level: LogLevel, _ message: String) { lines.withLock { $0.append("\(level) \(message)") } }
-    }
-
     @Test func l2_l3_theLevelFiltersLinesAndTheSinkIsPluggable() {
-        let sink = Sink()
+        let sink = CapturingLogger()
         let handler = SinkSegmentsLogger(level: .warning, sink: sink)
         handler.log(.verbose, "Segments: hidden")
         handler.log(.warning, "Segments: shown")
@@ -20,7 +15,7 @@ import Testing
         handler.log(.error, "Segments: hidden too")
         handler.logLevel = .verbose
         handler.log(.verbose, "Segments: now shown")
-        #expect(sink.lines.value == ["warning Segments: shown", "verbose Segments: now shown"])
+        #expect(sink.entries.map { "\($0.level) \($0.message)" } == ["warning Segments: shown", "verbose Segments: now shown"])
         #expect(handler.logLevel == .verbose)
     }
 

@@ -17,7 +17,7 @@ private func lifecyclePorts(
 }
 
 /// An engine on `harness`'s runtime except its scheduler (for the timer-thread prune test).
-private func lifecycleEngine(_ harness: EngineHarness, scheduler: any Scheduler) -> SegmentationEngine {
+private func lifecycleEngine(_ harness: EngineHarness, scheduler: any SegmentsScheduler) -> SegmentationEngine {
     SegmentationEngine(
         dependencies: .init(
             runtime: SegmentsRuntime(
@@ -103,7 +103,7 @@ private final class DeinitCallingRepository: SegmentRepository {
 /// A scheduler that keeps work until `fireAll()`, which runs each piece on a thread of its own (a
 /// task whose executor makes a new thread per job), so a deadlock in the work blocks only that
 /// thread, never one of the cooperative pool.
-private final class OwnThreadScheduler: Scheduler {
+private final class OwnThreadScheduler: SegmentsScheduler {
     private let pending = LockedValue<[@Sendable () async -> Void]>([])
 
     func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () async -> Void) -> ScheduledWork {

@@ -59,7 +59,7 @@ import Testing
         }
     }
 
-    final class ReenteringScheduler: Scheduler {
+    final class ReenteringScheduler: SegmentsScheduler {
         let inner: TestScheduler
         let reentry: Reentry
         init(_ inner: TestScheduler, _ reentry: Reentry) {

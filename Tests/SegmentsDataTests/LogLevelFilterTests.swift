@@ -5,28 +5,38 @@ import Testing
 
 @testable import SegmentsData
 
-/// A sink that keeps what it is given.
-private final class KeepingSink: LogSink, Sendable {
-    let lines = Locked<[String]>([])
-    func write(_ level: LogLevel, _ message: String) { lines.withLock { $0.append("\(level): \(message)") } }
-}
-
 /// The live logger's level filter (see Behaviour L1–L3): a line at the configured level or more
 /// severe is written, a less severe one is not, and `.none` writes nothing.
 @Suite(Hang.timeLimit(minutes: 1)) struct LogLevelFilterTests {
     @Test func l2_l3_aLineAtTheConfiguredLevelIsWrittenAndALessSevereOneIsNot() {
-        let sink = KeepingSink()
+        let sink = CapturingLogger()
         let logger = SinkSegmentsLogger(level: .warning, sink: sink)
         logger.log(.error, "e")
         logger.log(.warning, "w")
         logger.log(.verbose, "v")
-        #expect(sink.lines.value == ["error: e", "warning: w"])
+        #expect(sink.entries.map { "\($0.level): \($0.message)" } == ["error: e", "warning: w"])
     }
 
     @Test func l2_l3_theLevelNoneWritesNothing() {
-        let sink = KeepingSink()
+        let sink = CapturingLogger()
         let logger = SinkSegmentsLogger(level: .none, sink: sink)
         for level in LogLevel.allCases { logger.log(level, "x") }
-        #expect(sink.lines.value.isEmpty)
+        #expect(sink.entries.isEmpty)
+    }
+
+    /// The sink is a logger too: its own level filters what it is handed.
+    @Test func l3_aSinkBelowVerboseDropsTheLinesAboveItsOwnLevel() {
+        let sink = CapturingLogger(level: .warning)
+        let logger = SinkSegmentsLogger(level: .verbose, sink: sink)
+        logger.log(.verbose, "v")
+        logger.log(.warning, "w")
+        #expect(sink.messages == ["w"])
+    }
+
+    /// The console logger's line: prefixed, its control characters escaped, nothing for `.none`.
+    @Test func l1_l3_theConsoleLineIsPrefixedAndEscaped() {
+        #expect(ConsoleSegmentsLogger.line(.warning, "a\u{1B}[31m\nb") == #"[RealtimeSegments] warning: a\u{1B}[31m\nb"#)
+        #expect(ConsoleSegmentsLogger().logLevel == .verbose)
+        #expect(!ConsoleSegmentsLogger().isEnabled(.none))
     }
 }

@@ -12,7 +12,7 @@ final class Timeline: Sendable {
 }
 
 /// A clock frozen at one instant.
-struct FixedClock: Clock {
+struct FixedClock: SegmentsClock {
     var date: Date
     func now() -> Date { date }
     func uptime() -> TimeInterval { 0 }
@@ -20,7 +20,7 @@ struct FixedClock: Clock {
 
 /// A scheduler on virtual time: `sleep` records the delay and returns at once; scheduled work
 /// runs at once. Enough for the networking adapters, which only sleep.
-final class RecordingSleeper: Scheduler {
+final class RecordingSleeper: SegmentsScheduler {
     private let sleeps = Locked<[TimeInterval]>([])
     let timeline: Timeline
 

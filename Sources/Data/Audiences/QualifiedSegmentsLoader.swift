@@ -5,7 +5,7 @@ import SegmentsDomain
 /// user at a time (<doc:Behaviour#O2>–<doc:Behaviour#O4>).
 ///
 /// - The cache keeps successful answers only, keyed by identifier field and value: 100 users for
-///   600 s by default, on the injected ``Clock``'s monotonic uptime (<doc:Behaviour#T10>).
+///   600 s by default, on the injected ``SegmentsClock``'s monotonic uptime (<doc:Behaviour#T10>).
 /// - Concurrent loads for one user (with the same candidates) that need the network share one
 ///   request; a load with `.ignoreCache` always sends its own request and stores nothing.
 /// - `.resetCache` empties the cache for every user first; answers of requests that were already
@@ -14,7 +14,7 @@ import SegmentsDomain
 ///
 /// The fetcher is told the options of the load that sent the request (joining loads send none).
 ///
-/// All state sits behind one lock; requests start through the ``Scheduler``, so tests drive them
+/// All state sits behind one lock; requests start through the ``SegmentsScheduler``, so tests drive them
 /// on virtual time. Completions run outside the lock: at once for a cache hit or no candidates,
 /// otherwise on the request's task.
 package final class QualifiedSegmentsLoader: Sendable {
@@ -44,8 +44,8 @@ package final class QualifiedSegmentsLoader: Sendable {
     }
 
     private let fetcher: any AudienceSegmentFetcher
-    private let scheduler: any Scheduler
-    private let clock: any Clock
+    private let scheduler: any SegmentsScheduler
+    private let clock: any SegmentsClock
     private let logger: any SegmentsLogger
     private let state: Locked<State>
 
@@ -59,7 +59,7 @@ package final class QualifiedSegmentsLoader: Sendable {
     ///   - cacheCapacity: the most users cached (100); 0 disables the cache.
     ///   - cacheTimeout: how long an answer stays cached, in seconds (600); 0 or less never expires.
     package init(
-        fetcher: any AudienceSegmentFetcher, scheduler: any Scheduler, clock: any Clock, logger: any SegmentsLogger,
+        fetcher: any AudienceSegmentFetcher, scheduler: any SegmentsScheduler, clock: any SegmentsClock, logger: any SegmentsLogger,
         cacheCapacity: Int = 100, cacheTimeout: TimeInterval = 600
     ) {
         self.fetcher = fetcher
@@ -135,7 +135,7 @@ package final class QualifiedSegmentsLoader: Sendable {
         return state.withLock { $0.cache.contains(identifier, now: now) }
     }
 
-    /// The time cache entries age on: the clock's monotonic ``Clock/uptime()``
+    /// The time cache entries age on: the clock's monotonic ``SegmentsClock/uptime()``
     /// (<doc:Behaviour#T10>), so setting the device's clock neither expires nor revives an answer.
     /// The cache compares only differences, so any fixed origin does.
     private func cacheTime() -> Date {

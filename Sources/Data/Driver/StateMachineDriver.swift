@@ -110,7 +110,7 @@ protocol DrivenStateMachine: Sendable {
 /// carries out their machine's actions. The driver owns what is the same for both: the lock, the
 /// ordered outbox (a thread that finds another one draining leaves its steps to it, so steps keep
 /// the order of the state changes that decided them), the timers (scheduled through the runtime's
-/// ``Scheduler``, their tokens kept while they may still be cancelled), the time and jitter handed
+/// ``SegmentsScheduler``, their tokens kept while they may still be cancelled), the time and jitter handed
 /// to every transition, and releasing what a transition dropped outside the lock. Nothing the
 /// SDK does not own — an app's handler, a store, a logger, a scheduler, a repository — runs
 /// while the lock is held.

@@ -16,9 +16,9 @@ import SegmentsDomain
 /// Each default is the live one.
 public struct SegmentsRuntime: Sendable {
     /// Runs every delayed or asynchronous step: debounce, backoff, periodic flushes, requests.
-    public var scheduler: any Scheduler
+    public var scheduler: any SegmentsScheduler
     /// The wall clock (timestamps) and the monotonic uptime (cache age, deadlines).
-    public var clock: any Clock
+    public var clock: any SegmentsClock
     /// Where log lines go; by default warnings and errors to standard output. Control characters
     /// in a line (server text such as category names may hold them) reach it escaped: the logger
     /// set here is wrapped, and reading this property gives the wrapper.
@@ -35,7 +35,7 @@ public struct SegmentsRuntime: Sendable {
 
     /// The live runtime, with any part replaced.
     public init(
-        scheduler: any Scheduler = TaskScheduler(), clock: any Clock = SystemClock(),
+        scheduler: any SegmentsScheduler = TaskScheduler(), clock: any SegmentsClock = SystemClock(),
         logger: any SegmentsLogger = SinkSegmentsLogger(),
         deliveryQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.delivery"),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }

@@ -9,9 +9,9 @@ import Glibc
 import Musl
 #endif
 
-/// The live `Clock` (the `SegmentsDomain` port): `Date()` for wall time, and a monotonic clock that
+/// The live `SegmentsClock` (the `SegmentsDomain` port): `Date()` for wall time, and a monotonic clock that
 /// keeps counting while the device sleeps for durations (<doc:Behaviour#T10>).
-public struct SystemClock: Clock {
+public struct SystemClock: SegmentsClock {
     /// Creates the clock.
     public init() {}
 

@@ -1,8 +1,8 @@
 import Foundation
 import SegmentsDomain
 
-/// The live `Scheduler` (the `SegmentsDomain` port): each piece of work runs on its own task after a real-time sleep.
-public struct TaskScheduler: Scheduler {
+/// The live `SegmentsScheduler` (the `SegmentsDomain` port): each piece of work runs on its own task after a real-time sleep.
+public struct TaskScheduler: SegmentsScheduler {
     /// Creates the scheduler.
     public init() {}
 

@@ -11,7 +11,7 @@ import SegmentsDomain
 /// order from any thread and take effect in one total order (<doc:Behaviour#A4>); everything a
 /// transition decides is carried out after the lock is released, in decision order, by
 /// ``perform(_:_:)`` below, which decides only what a failed save does (it logs it). Every
-/// asynchronous step — debounce, backoff, each fetch — goes through the injected ``Scheduler``, so
+/// asynchronous step — debounce, backoff, each fetch — goes through the injected ``SegmentsScheduler``, so
 /// tests drive the engine on virtual time. Deliveries run on one serial delivery queue
 /// (<doc:Behaviour#D8>); loads and saves on one serial storage queue, in order, never on the
 /// caller's thread (<doc:Behaviour#R1>).

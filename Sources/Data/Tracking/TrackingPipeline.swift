@@ -61,7 +61,7 @@ package final class TrackingPipeline: Sendable {
 
     private let driver: Driver
     private let store: any EventQueueStore
-    private let clock: any Clock
+    private let clock: any SegmentsClock
     private let storageQueue: DispatchQueue
 
     /// A pipeline over `store` that uploads with `uploader` and calls `onUploaded` after each

@@ -10,8 +10,8 @@ struct BloomreachRequestSender: Sendable {
 
     let configuration: BloomreachConfiguration
     let transport: any SegmentsTransport
-    let scheduler: any Scheduler
-    let clock: any Clock
+    let scheduler: any SegmentsScheduler
+    let clock: any SegmentsClock
     let logger: any SegmentsLogger
     /// The configuration's base URL, validated once: parsing it took a few tens of microseconds
     /// of every request (benchmark 5). A configuration that fails validation fails every request
@@ -19,8 +19,8 @@ struct BloomreachRequestSender: Sendable {
     private let baseURL: Result<BaseURL, any Error>
 
     init(
-        configuration: BloomreachConfiguration, transport: any SegmentsTransport, scheduler: any Scheduler,
-        clock: any Clock, logger: any SegmentsLogger
+        configuration: BloomreachConfiguration, transport: any SegmentsTransport, scheduler: any SegmentsScheduler,
+        clock: any SegmentsClock, logger: any SegmentsLogger
     ) {
         self.configuration = configuration
         self.transport = transport

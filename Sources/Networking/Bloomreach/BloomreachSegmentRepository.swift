@@ -28,8 +28,8 @@ package struct BloomreachSegmentRepository: SegmentRepository {
     ///   - clock: the "now" that an HTTP-date `Retry-After` is measured from.
     ///   - logger: receives `Segments:` warnings (e.g. a segment dropped for a missing id).
     package init(
-        configuration: BloomreachConfiguration, transport: any SegmentsTransport, scheduler: any Scheduler,
-        clock: any Clock, logger: any SegmentsLogger
+        configuration: BloomreachConfiguration, transport: any SegmentsTransport, scheduler: any SegmentsScheduler,
+        clock: any SegmentsClock, logger: any SegmentsLogger
     ) {
         sender = BloomreachRequestSender(
             configuration: configuration, transport: transport, scheduler: scheduler, clock: clock, logger: logger)

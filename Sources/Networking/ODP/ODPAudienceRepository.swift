@@ -48,7 +48,7 @@ package struct ODPAudienceRepository: SegmentRepository {
 
     /// A repository over ODP GraphQL; `logger` receives the adapter's warnings (see ``ODPAudienceSegmentFetcher``).
     package init(
-        configuration: ODPConfiguration, transport: any SegmentsTransport, clock: any Clock, candidates: [String],
+        configuration: ODPConfiguration, transport: any SegmentsTransport, clock: any SegmentsClock, candidates: [String],
         category: SegmentCategory = .audiences(), logger: (any SegmentsLogger)? = nil
     ) {
         self.init(

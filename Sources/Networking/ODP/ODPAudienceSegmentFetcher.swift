@@ -31,7 +31,7 @@ public struct ODPAudienceSegmentFetcher: AudienceSegmentFetcher {
     /// The host, key, time-out and allowed fields.
     public let configuration: ODPConfiguration
     private let transport: any SegmentsTransport
-    private let clock: any Clock
+    private let clock: any SegmentsClock
     private let logger: (any SegmentsLogger)?
 
     /// Creates an adapter.
@@ -42,7 +42,7 @@ public struct ODPAudienceSegmentFetcher: AudienceSegmentFetcher {
     ///   - clock: the "now" that an HTTP-date `Retry-After` is measured from.
     ///   - logger: receives `Segments:` warnings (audience nodes dropped as malformed); `nil` logs nothing.
     public init(
-        configuration: ODPConfiguration, transport: any SegmentsTransport, clock: any Clock,
+        configuration: ODPConfiguration, transport: any SegmentsTransport, clock: any SegmentsClock,
         logger: (any SegmentsLogger)? = nil
     ) {
         self.configuration = configuration

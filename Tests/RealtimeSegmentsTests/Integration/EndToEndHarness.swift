@@ -34,7 +34,7 @@ final class EndToEndHarness: Sendable {
         integration: BloomreachIntegration = .project(token: "project"),
         authorization: BloomreachAuthorization = .token("key"),
         stream: (any BloomreachAuthorizationProvider)? = nil, timings: SegmentationTimings = EndToEndHarness.timings,
-        requestTimeout: TimeInterval = 5, clock: any Clock = SystemClock(),
+        requestTimeout: TimeInterval = 5, clock: any SegmentsClock = SystemClock(),
         storage: SegmentsClient.Options.Storage? = nil
     ) throws -> SegmentsClient {
         try SegmentsClient(

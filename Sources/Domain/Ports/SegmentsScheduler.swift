@@ -7,7 +7,7 @@ import Foundation
 /// token synchronously, so a test advancing virtual time can never race the registration. It must
 /// never run the work before it returns (callers may hold a lock); the work runs later, on
 /// another task.
-public protocol Scheduler: Sendable {
+public protocol SegmentsScheduler: Sendable {
     /// Runs `work` once, `delay` seconds from now (at once for `0` or less).
     @discardableResult
     func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () async -> Void) -> ScheduledWork

@@ -6,7 +6,7 @@ import Foundation
 /// A clock tells two kinds of time (<doc:Behaviour#T10>): the wall time ``now()``, for timestamps
 /// and for anything persisted, and the monotonic ``uptime()``, for every duration (debounce, cache
 /// freshness, backoff, time-outs). Setting the device's clock moves the first, never the second.
-public protocol Clock: Sendable {
+public protocol SegmentsClock: Sendable {
     /// The current wall time: timestamps of events and `fetchedAt` of stored snapshots.
     func now() -> Date
 
