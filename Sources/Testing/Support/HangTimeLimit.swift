@@ -1,5 +1,4 @@
 #if canImport(Testing)
-    import Foundation
     import Testing
 
     /// A time limit for every test of a suite, so a deadlock fails one test instead of hanging the
@@ -25,26 +24,4 @@
 
     /// The stand-in for ``Hang/timeLimit(minutes:)`` where Swift Testing has no time limits.
     private struct NoTimeLimit: SuiteTrait, TestTrait {}
-
-    /// Waits until the work queued on `queue` so far has run, at most `seconds`; when it has not (a
-    /// deadlocked queue) records an issue naming the queue and returns `false`, where
-    /// `queue.sync {}` would wait forever and keep the whole test run from ending.
-    ///
-    /// ```swift
-    /// client.addListener(category: .discovery()) { segments in … }
-    /// await scheduler.advance(by: 5)
-    /// drained(deliveryQueue)   // the handler calls queued so far have run
-    /// ```
-    @discardableResult
-    public func drained(
-        _ queue: DispatchQueue, within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation
-    ) -> Bool {
-        let reached = DispatchSemaphore(value: 0)
-        queue.async { reached.signal() }
-        guard reached.wait(timeout: .now() + seconds) == .success else {
-            Issue.record("the queue \(queue.label) did not drain within \(Int(seconds)) s (deadlocked?)", sourceLocation: sourceLocation)
-            return false
-        }
-        return true
-    }
 #endif
