@@ -202,7 +202,7 @@ struct CallersThreadBenchmark {
     /// load. Returns the caller's cost, the floor (reading the customer file with a fresh store),
     /// and the time until the load was done.
     private func configureRounds(
-        _ rounds: Int, _ name: String, logger: CapturingLogger,
+        _ rounds: Int, _ name: String, logger: RecordingLogger,
         prepare: (SegmentsClient, DispatchQueue, SegmentsClient.Configuration) throws -> Void,
         check: (SegmentsClient) throws -> Void
     ) throws -> (configure: Samples, floor: Samples, loaded: Samples) {
@@ -308,7 +308,7 @@ struct CallersThreadBenchmark {
     // MARK: helpers
 
     /// A client with file storage in `directory`, manual flushing, a backend that sends nothing.
-    private static func client(on directory: URL, logger: CapturingLogger) throws -> (client: SegmentsClient, storage: DispatchQueue) {
+    private static func client(on directory: URL, logger: RecordingLogger) throws -> (client: SegmentsClient, storage: DispatchQueue) {
         let storage = DispatchQueue(label: "bench.storage")
         let client = SegmentsClient(options: .init(runtime: SegmentsRuntime(logger: logger), storage: .directory(directory), storageQueue: storage))
         try client.configure(.init(

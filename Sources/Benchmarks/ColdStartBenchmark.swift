@@ -57,7 +57,7 @@ struct ColdStartBenchmark {
     }
 
     /// Nanoseconds from creating the client to the first answer, and to the end of `configure`.
-    private func coldStart(_ directory: URL, logger: CapturingLogger) async throws -> (Double, Double) {
+    private func coldStart(_ directory: URL, logger: RecordingLogger) async throws -> (Double, Double) {
         let repository = RecordingSegmentRepository()
         let answered = Countdown(count: 1)
         let size = Locked(0)

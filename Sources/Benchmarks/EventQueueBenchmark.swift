@@ -78,7 +78,7 @@ struct EventQueueBenchmark {
     }
 
     /// A journal store at `length`: a copy of the template for the long queue, else a new one.
-    private func journal(length: Int, logger: CapturingLogger) throws -> Subject {
+    private func journal(length: Int, logger: RecordingLogger) throws -> Subject {
         let directory = try length == template.queuedEvents
             ? template.copy(in: options.scratch, "queue") : Fixtures.directory(in: options.scratch, "queue")
         let store = FileEventQueueStore(directory: directory.url, logger: logger)

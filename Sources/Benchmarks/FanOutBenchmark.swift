@@ -38,7 +38,7 @@ struct FanOutBenchmark {
 
     /// Registers `listeners` listeners of `discovery` on a configured client, then delivers
     /// `rounds` changes (alternating two answers) and times each, interleaved with the floor.
-    static func measure(listeners: Int, rounds: Int, logger: CapturingLogger) async throws -> Result {
+    static func measure(listeners: Int, rounds: Int, logger: RecordingLogger) async throws -> Result {
         let repository = StampingRepository()
         let deliveryQueue = DispatchQueue(label: "segments-bench.fanout-delivery")
         let client = SegmentsClient(

@@ -65,7 +65,7 @@ struct ListenerChurnBenchmark {
     }
 
     /// Nanoseconds to register `count` listeners, and to remove them all by token.
-    private func churnSDK(_ count: Int, configured: Bool, logger: CapturingLogger) throws -> (Double, Double) {
+    private func churnSDK(_ count: Int, configured: Bool, logger: RecordingLogger) throws -> (Double, Double) {
         let client = SegmentsClient(
             options: .init(runtime: SegmentsRuntime(logger: logger), timings: SegmentationTimings(debounce: DebouncePolicy(delay: 3600, maxWait: 3600)), storage: .inMemory))
         if configured {

@@ -92,7 +92,7 @@ private final class LadderClient: Sendable {
     let client: SegmentsClient
     private let latest = Locked<(size: Int, countdown: Countdown?, expected: Int)>((-1, nil, 0))
 
-    init(baseURL: URL, storage: SegmentsClient.Options.Storage, logger: CapturingLogger) async throws {
+    init(baseURL: URL, storage: SegmentsClient.Options.Storage, logger: RecordingLogger) async throws {
         client = try SegmentsClient(
             configuration: .init(
                 backend: .bloomreach(

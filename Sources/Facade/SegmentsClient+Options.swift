@@ -5,7 +5,7 @@ import SegmentsNetworking
 
 extension SegmentsClient {
     /// Everything a client is built from. Each default is the live one; tests swap in fakes from
-    /// `SegmentsTesting` (a `TestScheduler` as scheduler and clock, a `MockTransport`, …).
+    /// `SegmentsTesting` (a `TestScheduler` as scheduler and clock, a `RecordingTransport`, …).
     public struct Options: Sendable {
         /// Scheduler, clock, logger, the queue listeners and completion handlers are called on,
         /// and backoff jitter.

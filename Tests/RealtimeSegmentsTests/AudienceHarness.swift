@@ -3,7 +3,7 @@ import SegmentsDomain
 import RealtimeSegments
 import SegmentsTesting
 
-/// An audience client over a recording fetcher: requests start at once (``ImmediateScheduler``)
+/// An audience client over a recording fetcher: requests start at once (``ImmediateSegmentsScheduler``)
 /// or on virtual time (``TestScheduler``), and cache entries age on the virtual clock.
 final class AudienceHarness: Sendable {
     static let candidates = ["seg-1", "seg-2", "seg-3"]
@@ -13,7 +13,7 @@ final class AudienceHarness: Sendable {
     static let generous: TimeInterval = 30
 
     let clock = TestScheduler()
-    let logger = CapturingLogger()
+    let logger = RecordingLogger()
     let deliveryQueue = DispatchQueue(label: "audience-tests.delivery")
     let fetcher: RecordingAudienceSegmentFetcher
     let client: AudienceSegmentsClient
@@ -27,10 +27,10 @@ final class AudienceHarness: Sendable {
         deliveryQueue.setSpecific(key: Self.deliveryKey, value: "delivery")
         fetcher = RecordingAudienceSegmentFetcher(scheduler: clock)
         fetcher.answer(["seg-1"])
-        let scheduler: any SegmentsScheduler = virtualRequests ? clock : ImmediateScheduler()
+        let scheduler: any SegmentsScheduler = virtualRequests ? clock : ImmediateSegmentsScheduler()
         client = AudienceSegmentsClient(
             fetcher: enabled ? fetcher : nil, candidateSegments: candidates,
-            options: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: clock, logger: logger, deliveryQueue: deliveryQueue), transport: MockTransport(), visitorStorage: visitorStorage))
+            options: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: clock, logger: logger, deliveryQueue: deliveryQueue), transport: RecordingTransport(), visitorStorage: visitorStorage))
     }
 
     /// Whether the caller runs on the delivery queue.

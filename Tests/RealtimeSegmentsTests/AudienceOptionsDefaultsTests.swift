@@ -7,7 +7,7 @@ import Testing
 /// for 600 s.
 @Suite(Hang.timeLimit(minutes: 1)) struct AudienceOptionsDefaultsTests {
     @Test func o3_theLiveOptionsCacheAHundredUsersForTenMinutes() {
-        let options = AudienceSegmentsClient.Options(transport: MockTransport())
+        let options = AudienceSegmentsClient.Options(transport: RecordingTransport())
         #expect(options.cacheCapacity == 100)
         #expect(options.cacheTimeout == 600)
     }

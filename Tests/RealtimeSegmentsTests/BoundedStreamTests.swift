@@ -8,7 +8,7 @@ import Testing
 /// change stream keeps the newest ``VisitorSegmentsRegistry/changeBufferSize`` unread changes.
 @Suite(Hang.timeLimit(minutes: 2)) struct BoundedStreamTests {
     @Test func v3_aSlowReaderKeepsTheNewestChangesOnly() async {
-        let registry = VisitorSegmentsRegistry(store: InMemoryVisitorSegmentsStore(), logger: CapturingLogger())
+        let registry = VisitorSegmentsRegistry(store: InMemoryVisitorSegmentsStore(), logger: RecordingLogger())
         let stream = registry.changes(forVisitor: "v")
         let calls = VisitorSegmentsRegistry.changeBufferSize * 4
         for index in 0..<calls {

@@ -51,7 +51,7 @@ import Testing
         defer { directory.remove() }
         let store = directory.url.appendingPathComponent("store", isDirectory: true)
         let table = FileStoreRegistry.makeTable(identify: Self.foldingCase)
-        let logger = CapturingLogger()
+        let logger = RecordingLogger()
         let owner = NSObject(), other = NSObject()
         let queue = DispatchQueue(label: "test.p10.owner"), otherQueue = DispatchQueue(label: "test.p10.other")
 
@@ -88,12 +88,12 @@ import Testing
             try? FileManager.default.removeItem(at: current)
         }
         #expect(earlier.lastPathComponent == integrationId && current.lastPathComponent != integrationId)
-        try FileCustomerStore(directory: earlier, logger: CapturingLogger()).save(CustomerIds(cookie: "stored-before-the-upgrade"))
+        try FileCustomerStore(directory: earlier, logger: RecordingLogger()).save(CustomerIds(cookie: "stored-before-the-upgrade"))
 
         let storageQueue = DispatchQueue(label: "test.p10.storage")
         let client = SegmentsClient(
             options: .init(
-                runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: CapturingLogger()), storage: .directory(nil),
+                runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: RecordingLogger()), storage: .directory(nil),
                 storageQueue: storageQueue))
         try client.configure(
             .init(backend: .custom(id: id, repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()), flushingMode: .manual))
@@ -102,7 +102,7 @@ import Testing
         #expect(await Self.settled(storageQueue), "the client's disk work ends before the folder is read and removed")
 
         #expect(!FileManager.default.fileExists(atPath: earlier.path))
-        #expect(FileCustomerStore(directory: current, logger: CapturingLogger()).load()?.cookie == "stored-before-the-upgrade")
+        #expect(FileCustomerStore(directory: current, logger: RecordingLogger()).load()?.cookie == "stored-before-the-upgrade")
     }
 
     /// The ODP folder an older version named after the API key (Behaviour P4) carries the key's
@@ -117,12 +117,12 @@ import Testing
             try? FileManager.default.removeItem(at: keyNamed)
             try? FileManager.default.removeItem(at: current)
         }
-        try FileCustomerStore(directory: keyNamed, logger: CapturingLogger()).save(CustomerIds(cookie: "odp-customer-before-the-upgrade"))
+        try FileCustomerStore(directory: keyNamed, logger: RecordingLogger()).save(CustomerIds(cookie: "odp-customer-before-the-upgrade"))
         let storageQueue = DispatchQueue(label: "test.p10.storage")
 
         let client = SegmentsClient(
             options: .init(
-                runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: CapturingLogger()), transport: MockTransport(),
+                runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: RecordingLogger()), transport: RecordingTransport(),
                 storage: .directory(nil), storageQueue: storageQueue))
         try client.configure(.init(backend: backend, flushingMode: .manual))
         #expect(await eventually(timeout: 10) { client.customerCookie == "odp-customer-before-the-upgrade" }, "\(String(describing: client.customerCookie))")
@@ -130,7 +130,7 @@ import Testing
         #expect(await Self.settled(storageQueue), "the client's disk work ends before the folder is read and removed")
 
         #expect(!FileManager.default.fileExists(atPath: keyNamed.path), "the key-named folder is gone")
-        #expect(FileCustomerStore(directory: current, logger: CapturingLogger()).load()?.cookie == "odp-customer-before-the-upgrade")
+        #expect(FileCustomerStore(directory: current, logger: RecordingLogger()).load()?.cookie == "odp-customer-before-the-upgrade")
     }
 
     /// Behaviour P5 for the ODP folder named after the key (issue 23, item 11): while another owner
@@ -145,14 +145,14 @@ import Testing
             try? FileManager.default.removeItem(at: keyNamed)
             try? FileManager.default.removeItem(at: current)
         }
-        try FileCustomerStore(directory: keyNamed, logger: CapturingLogger()).save(CustomerIds(cookie: "the-other-owner's"))
+        try FileCustomerStore(directory: keyNamed, logger: RecordingLogger()).save(CustomerIds(cookie: "the-other-owner's"))
         let held = try StorageDirectoryLock.acquire(keyNamed)
-        let logger = CapturingLogger()
+        let logger = RecordingLogger()
         let storageQueue = DispatchQueue(label: "test.p5.storage")
 
         let client = SegmentsClient(
             options: .init(
-                runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: logger), transport: MockTransport(),
+                runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: logger), transport: RecordingTransport(),
                 storage: .directory(nil), storageQueue: storageQueue))
         // Not `try`: the client is stopped and its queue drained on every path, so nothing it writes
         // late makes a folder again after the removal above.
@@ -166,7 +166,7 @@ import Testing
         #expect(warned, "\(logger.messages)")
         #expect(!logger.messages.contains { $0.contains(key) }, "no line names the key")
         #expect(FileManager.default.fileExists(atPath: keyNamed.path), "the owner's folder is not renamed")
-        #expect(FileCustomerStore(directory: keyNamed, logger: CapturingLogger()).load()?.cookie == "the-other-owner's")
+        #expect(FileCustomerStore(directory: keyNamed, logger: RecordingLogger()).load()?.cookie == "the-other-owner's")
         withExtendedLifetime(held) {}
     }
 }

@@ -34,7 +34,7 @@ struct FileStores {
     let baseline: FileSegmentBaselineStore
     let events: FileEventQueueStore
 
-    init(_ directory: URL, logger: any SegmentsLogger = CapturingLogger()) {
+    init(_ directory: URL, logger: any SegmentsLogger = RecordingLogger()) {
         customer = FileCustomerStore(directory: directory, logger: logger)
         baseline = FileSegmentBaselineStore(directory: directory, logger: logger)
         events = FileEventQueueStore(directory: directory, logger: logger)
@@ -66,12 +66,12 @@ struct FileStores {
 /// A client on virtual time over a scripted custom backend.
 final class ClientHarness: Sendable {
     let scheduler = TestScheduler()
-    let logger = CapturingLogger()
+    let logger = RecordingLogger()
     let deliveryQueue = DispatchQueue(label: "client-tests.delivery")
     let storageQueue = DispatchQueue(label: "client-tests.storage")
     let repository: RecordingSegmentRepository
     let uploader: RecordingEventUploader
-    let transport = MockTransport()
+    let transport = RecordingTransport()
     /// The app's lifecycle, posted to by the test (see Behaviour E2, E7, T11).
     let lifecycle = ManualAppLifecycle()
     let client: SegmentsClient

@@ -9,7 +9,7 @@ import Testing
 @Suite(Hang.timeLimit(minutes: 2)) struct ConfigurationValidationTests {
     private static func client(_ change: (inout SegmentsClient.Options) -> Void) -> SegmentsClient {
         let scheduler = TestScheduler()
-        var options = SegmentsClient.Options(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: CapturingLogger()), storage: .inMemory)
+        var options = SegmentsClient.Options(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: RecordingLogger()), storage: .inMemory)
         change(&options)
         return SegmentsClient(options: options)
     }

@@ -26,7 +26,7 @@ final class Told: Sendable {
     let scheduler = TestScheduler()                          // the clock and the scheduler
     let deliveryQueue = DispatchQueue(label: "test.delivery")
     let storageQueue = DispatchQueue(label: "test.storage")
-    let logger = CapturingLogger()
+    let logger = RecordingLogger()
     let repository: RecordingSegmentRepository
     let uploader: RecordingEventUploader
     let client: SegmentsClient

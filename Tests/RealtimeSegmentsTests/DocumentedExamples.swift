@@ -19,7 +19,7 @@ import Testing
             audiences = AudienceSegmentsClient(
                 fetcher: fetcher, candidateSegments: ["seg-1", "seg-2", "seg-3"],
                 // Requests start at once; only the cache's clock is virtual. No disk, no network.
-                options: .testing(runtime: SegmentsRuntime(scheduler: ImmediateScheduler(), clock: clock)))
+                options: .testing(runtime: SegmentsRuntime(scheduler: ImmediateSegmentsScheduler(), clock: clock)))
         }
 
         @Test func o3_aSecondFetchIsACacheHit() async throws {
@@ -47,14 +47,14 @@ import Testing
         }
 
         @Test func o4_theODPAdapterAgainstTheGraphQLFake() async throws {
-            let odp = ODPGraphQLFake()
+            let odp = RecordingODPEndpoint()
             odp.qualify(["seg-2"], forUserId: "user123")
             odp.enqueue(.status(503))                    // the first request fails
-            let transport = MockTransport()
+            let transport = RecordingTransport()
             transport.serveODP(odp)
             let client = try AudienceSegmentsClient(
                 odp: ODPConfiguration(apiKey: "public-key"), candidateSegments: ["seg-1", "seg-2"],
-                options: .testing(runtime: SegmentsRuntime(scheduler: ImmediateScheduler(), clock: clock), transport: transport))
+                options: .testing(runtime: SegmentsRuntime(scheduler: ImmediateSegmentsScheduler(), clock: clock), transport: transport))
             let user = client.createUserContext(userId: "user123")
             let error = await #expect(throws: SegmentsError.self) { try await user.fetchQualifiedSegments() }
             #expect(error?.reason == .httpStatus(503))

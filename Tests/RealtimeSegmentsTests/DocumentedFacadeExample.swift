@@ -53,7 +53,7 @@ final class PromoBanner: Sendable {
     init() throws {
         repository = RecordingSegmentRepository(scheduler: scheduler)
         let client = SegmentsClient(options: .init(
-            runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: CapturingLogger(), deliveryQueue: deliveryQueue),
+            runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: RecordingLogger(), deliveryQueue: deliveryQueue),
             storage: .inMemory, storageQueue: storageQueue))
         try client.configure(.init(backend: .custom(
             id: "test", repository: repository, uploader: RecordingEventUploader(scheduler: scheduler))))

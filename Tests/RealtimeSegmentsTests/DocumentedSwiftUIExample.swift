@@ -54,7 +54,7 @@ import Testing
     init() throws {
         repository = RecordingSegmentRepository(scheduler: scheduler)
         client = SegmentsClient(options: .init(
-            runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: CapturingLogger(), deliveryQueue: deliveryQueue),
+            runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: RecordingLogger(), deliveryQueue: deliveryQueue),
             storage: .inMemory, storageQueue: storageQueue))
         let uploader = RecordingEventUploader(scheduler: scheduler)
         try client.configure(.init(backend: .custom(id: "test", repository: repository, uploader: uploader)))

@@ -56,7 +56,7 @@ import Testing
     // MARK: - The delivery queue of the shared instance
 
     @Test func d8_aDeliveryQueueChosenBeforeTheSharedInstanceIsBuiltIsTheOneItCallsBackOn() async throws {
-        let logger = CapturingLogger()
+        let logger = RecordingLogger()
         let choice = ChosenUntilFirstUse(DispatchQueue(label: "default"), logger: logger, lateChoice: "Segments: too late")
         let chosen = DispatchQueue(label: "chosen")
         let key = DispatchSpecificKey<String>()
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func d8_aDeliveryQueueChosenAfterTheSharedInstanceIsBuiltIsRefusedWithAnErrorLine() {
-        let logger = CapturingLogger()
+        let logger = RecordingLogger()
         let first = DispatchQueue(label: "first")
         let choice = ChosenUntilFirstUse(first, logger: logger, lateChoice: "Segments: too late")
         _ = Exponea.makeShared(logger: logger, deliveryQueue: choice)

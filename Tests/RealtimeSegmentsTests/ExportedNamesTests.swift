@@ -1,7 +1,8 @@
 // This file imports only what an app (and its tests) import. It must keep compiling: `import RealtimeSegments`
 // may not bring a name into an app's files that shadows the standard library's (`Clock`) or, on
-// Apple platforms, collides with Combine's (`Scheduler`). The SDK's own time ports are
-// `SegmentsClock` and `SegmentsScheduler`, used below beside the platform's.
+// Apple platforms, collides with Combine's (`Scheduler`, `ImmediateScheduler`). The SDK's own time
+// ports are `SegmentsClock` and `SegmentsScheduler`, and the test kit's immediate scheduler is
+// `ImmediateSegmentsScheduler`, used below beside the platform's.
 #if canImport(Combine)
 import Combine
 #endif
@@ -42,6 +43,15 @@ import Testing
         sdkScheduler.schedule(after: 1) {}
         #expect(now(on: queue) <= queue.now)
         #expect(testScheduler.pendingWorkCount == 1)
+    }
+
+    /// Combine's `ImmediateScheduler`, unqualified: the kit's former name for its own is an
+    /// unavailable alias, which the compiler passes over for the available declaration.
+    @Test func aTestFileUsesCombinesImmediateSchedulerUnqualifiedBesideTheKits() async {
+        let combine: ImmediateScheduler = .shared
+        let kit: any SegmentsScheduler = ImmediateSegmentsScheduler()
+        await kit.sleep(for: 3600)
+        #expect(now(on: combine) <= combine.now)
     }
     #endif
 }

@@ -10,7 +10,7 @@ import Testing
     @Test func p1_oneDirectoryGetsOneSetOfStoresWhileInUse() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let logger = CapturingLogger()
+        let logger = RecordingLogger()
         let first = FileStoreRegistry.stores(in: directory.url, logger: logger)
         let again = FileStoreRegistry.stores(in: directory.url.appendingPathComponent("."), logger: logger)
         let other = TemporaryDirectory()
@@ -41,7 +41,7 @@ import Testing
         firstQueue.async { gate.wait() }  // the first client's disk work waits behind this
         func client(_ queue: DispatchQueue) -> SegmentsClient {
             SegmentsClient(
-                options: .init(runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: CapturingLogger()), storage: .directory(directory.url), storageQueue: queue))
+                options: .init(runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: RecordingLogger()), storage: .directory(directory.url), storageQueue: queue))
         }
         let configuration = SegmentsClient.Configuration(
             backend: .custom(id: "t", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()),
@@ -76,7 +76,7 @@ import Testing
     @Test func p5_a4_aReleaseForAClaimThatWasReplacedLeavesTheDirectoryOwned() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let logger = CapturingLogger()
+        let logger = RecordingLogger()
         let owner = NSObject(), other = NSObject()
         let queue = DispatchQueue(label: "test.owner"), otherQueue = DispatchQueue(label: "test.other")
         let first = try FileStoreRegistry.claim(directory.url, for: owner, queue: queue, logger: logger)

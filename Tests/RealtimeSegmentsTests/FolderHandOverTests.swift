@@ -28,7 +28,7 @@ import Testing
             }
         }
         func client(_ queue: DispatchQueue) -> SegmentsClient {
-            SegmentsClient(options: .init(runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: CapturingLogger()), storage: .directory(nil), storageQueue: queue))
+            SegmentsClient(options: .init(runtime: SegmentsRuntime(scheduler: TestScheduler(), logger: RecordingLogger()), storage: .directory(nil), storageQueue: queue))
         }
         func configuration(_ id: String) -> SegmentsClient.Configuration {
             .init(backend: .custom(id: id, repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()), flushingMode: .manual)

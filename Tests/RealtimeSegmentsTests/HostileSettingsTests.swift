@@ -38,7 +38,7 @@ private final class FailingEventQueueStore: EventQueueStore, Sendable {
     private struct Fixture {
         let time = TestScheduler()
         let scheduler: CountingScheduler
-        let logger = CapturingLogger()
+        let logger = RecordingLogger()
         let client: SegmentsClient
         let uploader: RecordingEventUploader
         let storage = DispatchQueue(label: "hostile-settings.storage")

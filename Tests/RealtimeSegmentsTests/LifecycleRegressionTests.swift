@@ -150,7 +150,7 @@ private struct StorageQueueFixture {
 }
 
 private func makeClient(
-    scheduler: TestScheduler, logger: any SegmentsLogger = CapturingLogger(), storage: SegmentsClient.Options.Storage = .inMemory,
+    scheduler: TestScheduler, logger: any SegmentsLogger = RecordingLogger(), storage: SegmentsClient.Options.Storage = .inMemory,
     storageQueue: DispatchQueue
 ) -> SegmentsClient {
     SegmentsClient(
@@ -410,7 +410,7 @@ private func integrationsInUse(
     @Test(arguments: [Double.nan, 0, -1, .infinity])
     func e2_aPeriodicIntervalThatIsNotFiniteAndPositiveIsRefusedAtRunTime(seconds: Double) async throws {
         let scheduler = TestScheduler()
-        let logger = CapturingLogger()
+        let logger = RecordingLogger()
         let client = makeClient(scheduler: scheduler, logger: logger, storageQueue: DispatchQueue(label: "e2.storage"))
         try client.configure(Integration("project", scheduler: scheduler).configuration)
         #expect(client.flushingMode == .immediate)
@@ -424,7 +424,7 @@ private func integrationsInUse(
     @Test(arguments: [Double.nan, 0, -1, .infinity])
     func e2_aPeriodicIntervalThatIsNotFiniteAndPositiveIsRefusedBeforeConfigure(seconds: Double) async throws {
         let scheduler = TestScheduler()
-        let logger = CapturingLogger()
+        let logger = RecordingLogger()
         let client = makeClient(scheduler: scheduler, logger: logger, storageQueue: DispatchQueue(label: "e2.storage"))
         client.flushingMode = .manual
         client.flushingMode = .periodic(seconds: seconds)

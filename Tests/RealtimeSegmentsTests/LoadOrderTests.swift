@@ -32,7 +32,7 @@ import Testing
         let scheduler = TestScheduler()
         let client = SegmentsClient(
             options: .init(
-                runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: CapturingLogger()),
+                runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: RecordingLogger()),
                 storage: .custom(customer: InMemoryCustomerStore(), baseline: Baseline(loads: loads), events: Events(loads: loads)),
                 storageQueue: storageQueue))
         try client.configure(.init(

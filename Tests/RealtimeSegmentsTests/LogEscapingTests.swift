@@ -39,7 +39,7 @@ import Testing
 
     /// The default sink escapes too, for a logger used without a runtime (the CLI's, a store's).
     @Test func l1_theSinkLoggerEscapesWhatItIsGivenDirectly() {
-        let sink = CapturingLogger()
+        let sink = RecordingLogger()
         let logger = SinkSegmentsLogger(level: .verbose, sink: sink)
 
         logger.log(.warning, "Segments: a\u{1B}]0;title\u{7}b\u{85}c\u{202E}d\r\ne\u{7F}")

@@ -7,7 +7,7 @@ import Testing
 /// Logging (Behaviour L): the logger's level filter and pluggable sink, and the segments lines' prefix.
 @Suite(Hang.timeLimit(minutes: 2)) struct LoggingTests {
     @Test func l2_l3_theLevelFiltersLinesAndTheSinkIsPluggable() {
-        let sink = CapturingLogger()
+        let sink = RecordingLogger()
         let handler = SinkSegmentsLogger(level: .warning, sink: sink)
         handler.log(.verbose, "Segments: hidden")
         handler.log(.warning, "Segments: shown")

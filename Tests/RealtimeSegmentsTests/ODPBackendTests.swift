@@ -9,7 +9,7 @@ import Testing
 @Suite(Hang.timeLimit(minutes: 2)) struct ODPBackendTests {
     static let path = "/v3/graphql"
 
-    static func answer(_ qualified: [String]) -> MockTransport.Answer {
+    static func answer(_ qualified: [String]) -> RecordingTransport.Answer {
         let edges = ["seg-1", "seg-2"].map { name in
             #"{"node":{"name":"\#(name)","state":"\#(qualified.contains(name) ? "qualified" : "not_qualified")"}}"#
         }.joined(separator: ",")

@@ -17,7 +17,7 @@ import Testing
     final class Fixture: Sendable {
         let emulator = SegmentsEmulator()
         let baseURL: URL
-        let logger = CapturingLogger()
+        let logger = RecordingLogger()
 
         init() throws {
             emulator.acceptODPAPIKeys([ODPEndToEndTests.key])

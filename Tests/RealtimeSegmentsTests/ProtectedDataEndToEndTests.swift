@@ -18,7 +18,7 @@ import Darwin
     let storedCustomer = CustomerIds(cookie: "stored-before-the-restart")
     let storageQueue = DispatchQueue(label: "p8-tests.storage")
     let signal = ManualProtectedDataAvailability()
-    let logger = CapturingLogger()
+    let logger = RecordingLogger()
 
     /// What the previous run left: its customer and one queued event.
     func previousRun() throws {

@@ -12,8 +12,8 @@ import Testing
     private static func client(capacity: Int, in directory: URL) -> SegmentsClient {
         SegmentsClient(
             options: .init(
-                runtime: SegmentsRuntime(scheduler: TestScheduler(), clock: TestScheduler(), logger: CapturingLogger()),
-                transport: MockTransport(), storage: .directory(directory), eventQueueCapacity: capacity))
+                runtime: SegmentsRuntime(scheduler: TestScheduler(), clock: TestScheduler(), logger: RecordingLogger()),
+                transport: RecordingTransport(), storage: .directory(directory), eventQueueCapacity: capacity))
     }
 
     private static let configuration = SegmentsClient.Configuration(
@@ -27,7 +27,7 @@ import Testing
         defer { client.stop() }
         try client.configure(Self.configuration)
         // The store the client configured on the directory (shared while the client holds it).
-        let store = FileStoreRegistry.stores(in: directory.url, logger: CapturingLogger()).events
+        let store = FileStoreRegistry.stores(in: directory.url, logger: RecordingLogger()).events
         #expect(store.capacity == capacity)
     }
 }

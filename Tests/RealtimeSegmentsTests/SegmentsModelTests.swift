@@ -169,7 +169,7 @@ private func advanceHoldingDeliveries(_ harness: ClientHarness, by seconds: Time
         let storageQueue = DispatchQueue(label: "model-tests.storage")
         let repository = RecordingSegmentRepository(scheduler: scheduler)
         let client = SegmentsClient(options: .init(
-            runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: CapturingLogger(), deliveryQueue: .main),
+            runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: RecordingLogger(), deliveryQueue: .main),
             storage: .inMemory, storageQueue: storageQueue))
         try client.configure(.init(backend: .custom(id: "test", repository: repository, uploader: RecordingEventUploader())))
         let model = SegmentsModel(categories: [.discovery()], client: client)

@@ -38,7 +38,7 @@ import Testing
             jane.setCustomSegments(["vip"])
             harness.client.visitorSegments.waitUntilSaved()  // saves run on the storage queue (see Behaviour R1)
         }
-        let onDisk = FileVisitorSegmentsStore(directory: directory.url, logger: CapturingLogger())
+        let onDisk = FileVisitorSegmentsStore(directory: directory.url, logger: RecordingLogger())
         #expect(onDisk.segments(forVisitor: "jane") == VisitorSegments(country: "US", customSegments: ["vip"]))
         let restarted = AudienceHarness(visitorStorage: .directory(directory.url))
         let jane = restarted.client.createUserContext(userId: "jane")
@@ -65,7 +65,7 @@ import Testing
     @Test func v3_hundredConcurrentSetCustomSegmentsCallsOverFilesLoseNothing() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let written = FileVisitorSegmentsStore(directory: directory.url, logger: CapturingLogger())
+        let written = FileVisitorSegmentsStore(directory: directory.url, logger: RecordingLogger())
         let harness = AudienceHarness(visitorStorage: .custom(written))
         let contexts = (0..<4).map { _ in harness.client.createUserContext(userId: "jane") }
         // Off the cooperative pool: 100 durable writes must not hold one of its few threads.
@@ -76,7 +76,7 @@ import Testing
         }
         harness.client.visitorSegments.waitUntilSaved()
         // The restart: a new store instance on the folder, so what it holds was read from the file.
-        let reread = FileVisitorSegmentsStore(directory: directory.url, logger: CapturingLogger())
+        let reread = FileVisitorSegmentsStore(directory: directory.url, logger: RecordingLogger())
         #expect(reread !== written)
         let restarted = AudienceHarness(visitorStorage: .custom(reread))
         let stored = restarted.client.createUserContext(userId: "jane").visitorSegments.customSegments
@@ -98,7 +98,7 @@ import Testing
         }
         #expect(contexts.allSatisfy { $0.visitorSegments.customSegments.count == 40 })
         first.client.visitorSegments.waitUntilSaved()
-        let onDisk = FileVisitorSegmentsStore(directory: directory.url, logger: CapturingLogger())
+        let onDisk = FileVisitorSegmentsStore(directory: directory.url, logger: RecordingLogger())
         #expect(onDisk.segments(forVisitor: "jane")?.customSegments.count == 40)
     }
 }

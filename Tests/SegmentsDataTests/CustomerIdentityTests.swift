@@ -73,7 +73,7 @@ import Testing
     @Test func c4_linkMemorySurvivesARestart() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("c4-restart-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let firstStore = FileSegmentBaselineStore(directory: folder, logger: CapturingLogger())
+        let firstStore = FileSegmentBaselineStore(directory: folder, logger: RecordingLogger())
         let first = EngineHarness(customer: Self.jane)
         first.engine.configure(first.ports(baselineStore: firstStore))
         first.listen()
@@ -81,7 +81,7 @@ import Testing
         #expect(first.repository.links == [Self.jane])
         first.drainDeliveries()  // the save ran; the first process "dies" here, without a stop (which forgets links)
 
-        let secondStore = FileSegmentBaselineStore(directory: folder, logger: CapturingLogger())
+        let secondStore = FileSegmentBaselineStore(directory: folder, logger: RecordingLogger())
         #expect(secondStore !== firstStore)
         let second = EngineHarness(customer: Self.jane)
         second.engine.configure(second.ports(baselineStore: secondStore))

@@ -16,7 +16,7 @@ final class Recorder<Value: Sendable>: Sendable {
 /// One engine on virtual time with recording doubles for every port.
 final class EngineHarness: Sendable {
     let scheduler = TestScheduler()
-    let logger = CapturingLogger()
+    let logger = RecordingLogger()
     let deliveryQueue = DispatchQueue(label: "test.delivery")
     let storageQueue = DispatchQueue(label: "test.storage")
     let repository: RecordingSegmentRepository

@@ -9,7 +9,7 @@ import Testing
 /// severe is written, a less severe one is not, and `.none` writes nothing.
 @Suite(Hang.timeLimit(minutes: 1)) struct LogLevelFilterTests {
     @Test func l2_l3_aLineAtTheConfiguredLevelIsWrittenAndALessSevereOneIsNot() {
-        let sink = CapturingLogger()
+        let sink = RecordingLogger()
         let logger = SinkSegmentsLogger(level: .warning, sink: sink)
         logger.log(.error, "e")
         logger.log(.warning, "w")
@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func l2_l3_theLevelNoneWritesNothing() {
-        let sink = CapturingLogger()
+        let sink = RecordingLogger()
         let logger = SinkSegmentsLogger(level: .none, sink: sink)
         for level in LogLevel.allCases { logger.log(level, "x") }
         #expect(sink.entries.isEmpty)
@@ -26,7 +26,7 @@ import Testing
 
     /// The sink is a logger too: its own level filters what it is handed.
     @Test func l3_aSinkBelowVerboseDropsTheLinesAboveItsOwnLevel() {
-        let sink = CapturingLogger(level: .warning)
+        let sink = RecordingLogger(level: .warning)
         let logger = SinkSegmentsLogger(level: .verbose, sink: sink)
         logger.log(.verbose, "v")
         logger.log(.warning, "w")

@@ -12,7 +12,7 @@ import Testing
     static let user = AudienceIdentifier(userId: "user123")
 
     let scheduler = TestScheduler()
-    let logger = CapturingLogger()
+    let logger = RecordingLogger()
     let fetcher: RecordingAudienceSegmentFetcher
     let loader: QualifiedSegmentsLoader
 

@@ -30,7 +30,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(journal.utf8).write(to: folder.appendingPathComponent("event-queue.journal"))
-        let store = FileEventQueueStore(directory: folder, logger: CapturingLogger())
+        let store = FileEventQueueStore(directory: folder, logger: RecordingLogger())
         let harness = Harness(mode: .immediate, store: store)
         harness.uploader.failNextUploads(10, with: Fixture.permanent)
         await harness.scheduler.advance()

@@ -35,11 +35,11 @@ import Testing
             TrackedEvent(kind: .event(type: "stored\($0)"), customerIds: Fixture.customerA, properties: [:], timestamp: Date())
         }
         do {
-            let writer = FileEventQueueStore(directory: folder, logger: CapturingLogger())
+            let writer = FileEventQueueStore(directory: folder, logger: RecordingLogger())
             for event in stored { try writer.append(event) }
             try writer.sync()
         }
-        let held = HeldLoadStore(FileEventQueueStore(directory: folder, logger: CapturingLogger()))
+        let held = HeldLoadStore(FileEventQueueStore(directory: folder, logger: RecordingLogger()))
         let harness = TrackingPipelineTests.Harness(mode: .manual, suspendStorage: true, store: held)
         harness.track("beforeTheRead")
         harness.storageQueue.resume()

@@ -9,7 +9,7 @@ import Testing
 @Suite(Hang.timeLimit(minutes: 2)) struct TrackingPipelineTests {
     final class Harness: Sendable {
         let scheduler = TestScheduler()
-        let logger = CapturingLogger()
+        let logger = RecordingLogger()
         /// The pipeline's queue, unless the test passed its own store.
         let store: RecordingEventQueueStore
         let uploader: RecordingEventUploader
@@ -236,7 +236,7 @@ import Testing
         let diskAtDeath = folder.appendingPathComponent("at-death")
         let live = folder.appendingPathComponent("live")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = FileEventQueueStore(directory: live, logger: CapturingLogger())
+        let store = FileEventQueueStore(directory: live, logger: RecordingLogger())
         let copied = Locked(false)
         let dyingUploader = RecordingEventUploader { _ in
             copied.withLock { $0 = (try? FileManager.default.copyItem(at: live, to: diskAtDeath)) != nil }
@@ -250,7 +250,7 @@ import Testing
         first.settle()  // store changes follow on the storage queue (R1)
         #expect(store.load().isEmpty)  // the first process removed it after the 2xx: too late
 
-        let afterDeath = FileEventQueueStore(directory: diskAtDeath, logger: CapturingLogger())
+        let afterDeath = FileEventQueueStore(directory: diskAtDeath, logger: RecordingLogger())
         #expect(afterDeath !== store)
         let restarted = Harness(mode: .immediate, store: afterDeath)
         await restarted.scheduler.advance()

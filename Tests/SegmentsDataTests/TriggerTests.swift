@@ -526,7 +526,7 @@ import Testing
     @Test func t10_aPersistedFetchedAtSecondsAgoStillAnswersAfterARestart() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("t10-restart-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let firstStore = FileSegmentBaselineStore(directory: folder, logger: CapturingLogger())
+        let firstStore = FileSegmentBaselineStore(directory: folder, logger: RecordingLogger())
         let first = EngineHarness()
         first.repository.answer([.discovery(): [Fixture.s1]])
         first.engine.configure(first.ports(baselineStore: firstStore))
@@ -535,7 +535,7 @@ import Testing
         #expect(fetched.all.first?.value == [Fixture.s1])
         first.drainDeliveries()  // the baseline's save ran
 
-        let secondStore = FileSegmentBaselineStore(directory: folder, logger: CapturingLogger())
+        let secondStore = FileSegmentBaselineStore(directory: folder, logger: RecordingLogger())
         #expect(secondStore !== firstStore)
         let second = EngineHarness()
         second.scheduler.moveWallClock(by: 2)

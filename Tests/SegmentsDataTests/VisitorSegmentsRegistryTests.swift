@@ -9,7 +9,7 @@ import Testing
 /// (see Behaviour V1–V3).
 @Suite(Hang.timeLimit(minutes: 2)) struct VisitorSegmentsRegistryTests {
     let store = RecordingVisitorSegmentsStore()
-    let logger = CapturingLogger()
+    let logger = RecordingLogger()
     let registry: VisitorSegmentsRegistry
 
     init() {

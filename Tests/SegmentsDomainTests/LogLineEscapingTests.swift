@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func l1_aWrappedLoggerGetsEscapedLinesAndItsLevelIsTheWrappedOne() {
-        let captured = CapturingLogger(level: .warning)
+        let captured = RecordingLogger(level: .warning)
         let logger = EscapingSegmentsLogger.wrapping(captured)
 
         logger.log(.warning, "Segments: x\r\nSegments: forged")
@@ -34,6 +34,6 @@ import Testing
         #expect(captured.messages == [#"Segments: x\r\nSegments: forged"#])
         #expect(logger.logLevel == .warning)
         let twice = EscapingSegmentsLogger.wrapping(logger) as? EscapingSegmentsLogger
-        #expect(twice?.base is CapturingLogger, "wrapping twice keeps one wrapper around the app's logger")
+        #expect(twice?.base is RecordingLogger, "wrapping twice keeps one wrapper around the app's logger")
     }
 }

@@ -168,7 +168,7 @@ import Testing
     }
 
     @Test func requestTimeoutComesFromTheConfiguration() async throws {
-        let transport = MockTransport(fallback: .json("{}"))
+        let transport = RecordingTransport(fallback: .json("{}"))
         let configuration = BloomreachConfiguration(integration: Harness.project, requestTimeout: 3, userAgent: nil)
         let repository = BloomreachSegmentRepository(
             configuration: configuration, transport: transport, scheduler: RecordingSleeper(),

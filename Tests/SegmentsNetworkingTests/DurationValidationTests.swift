@@ -14,7 +14,7 @@ import Testing
     func p7_aBadBloomreachTimeoutIsAnInvalidConfiguration(timeout: TimeInterval) async {
         let configuration = BloomreachConfiguration(integration: Harness.project, requestTimeout: timeout)
         #expect(throws: SegmentsError.self) { try configuration.validate() }
-        let transport = MockTransport(fallback: .json("{}"))
+        let transport = RecordingTransport(fallback: .json("{}"))
         let repository = BloomreachSegmentRepository(
             configuration: configuration, transport: transport, scheduler: RecordingSleeper(),
             clock: FixedClock(date: Harness.now), logger: LogRecorder())

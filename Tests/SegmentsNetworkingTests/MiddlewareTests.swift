@@ -36,7 +36,7 @@ private struct ShortCircuit: SegmentsTransportMiddleware {
 
     @Test func requestPassesMiddlewaresInOrderAndResponseReturnsInReverse() async throws {
         let timeline = Timeline()
-        let mock = MockTransport { request in
+        let mock = RecordingTransport { request in
             timeline.record("transport")
             return SegmentsHTTPResponse(status: 200)
         }
@@ -51,14 +51,14 @@ private struct ShortCircuit: SegmentsTransportMiddleware {
     }
 
     @Test func noMiddlewarePassesStraightThrough() async throws {
-        let mock = MockTransport(fallback: .status(204))
+        let mock = RecordingTransport(fallback: .status(204))
         let response = try await SegmentsMiddlewareTransport(transport: mock, middlewares: []).send(request)
         #expect(response.status == 204)
         #expect(mock.requests == [request])
     }
 
     @Test func aMiddlewareCanAnswerWithoutTheTransport() async throws {
-        let mock = MockTransport()
+        let mock = RecordingTransport()
         let response = try await mock.withMiddlewares([ShortCircuit()]).send(request)
         #expect(response.status == 418)
         #expect(mock.requests.isEmpty)
@@ -66,7 +66,7 @@ private struct ShortCircuit: SegmentsTransportMiddleware {
 
     @Test func transportErrorsPropagateThroughMiddleware() async {
         let timeline = Timeline()
-        let mock = MockTransport(fallback: .failure(SegmentsError(.network, "offline")))
+        let mock = RecordingTransport(fallback: .failure(SegmentsError(.network, "offline")))
         let transport = mock.withMiddlewares([Tagging(name: "a", timeline: timeline)])
         let error = await segmentsError { _ = try await transport.send(request) }
         #expect(error?.code == .network)
@@ -75,7 +75,7 @@ private struct ShortCircuit: SegmentsTransportMiddleware {
 
     @Test func adaptersSendThroughMiddleware() async throws {
         let timeline = Timeline()
-        let mock = MockTransport(fallback: .json("{}"))
+        let mock = RecordingTransport(fallback: .json("{}"))
         let configuration = BloomreachConfiguration(integration: .project(token: "T"))
         let repository = BloomreachSegmentRepository(
             configuration: configuration, transport: mock.withMiddlewares([Tagging(name: "sign", timeline: timeline)]),

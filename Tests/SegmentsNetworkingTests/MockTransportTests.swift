@@ -10,12 +10,12 @@ import Testing
     }
 
     @Test func unscriptedRequestsGetA404ByDefault() async throws {
-        let transport = MockTransport()
+        let transport = RecordingTransport()
         #expect(try await transport.send(request("/x")).status == 404)
     }
 
     @Test func queuedAnswersGoFirstThenTheStandingOneThenTheFallback() async throws {
-        let transport = MockTransport(fallback: .status(418))
+        let transport = RecordingTransport(fallback: .status(418))
         transport.enqueue(.status(503), for: "/p")
         transport.enqueue(.status(502), for: "/p")
         transport.respond(to: "/p", with: .json("{}"))
@@ -26,21 +26,21 @@ import Testing
     }
 
     @Test func queuedAnswersWithoutAStandingOneFallBack() async throws {
-        let transport = MockTransport()
+        let transport = RecordingTransport()
         transport.enqueue(.status(500), for: "/p")
         #expect(try await transport.send(request("/p")).status == 500)
         #expect(try await transport.send(request("/p")).status == 404)
     }
 
     @Test func failuresAreThrown() async {
-        let transport = MockTransport(fallback: .failure(SegmentsError(.network, "offline")))
+        let transport = RecordingTransport(fallback: .failure(SegmentsError(.network, "offline")))
         let error = await segmentsError { _ = try await transport.send(request("/p")) }
         #expect(error?.code == .network)
         #expect(transport.requests.count == 1)
     }
 
     @Test func handlerAnswersWhatIsNotScripted() async throws {
-        let transport = MockTransport { request in
+        let transport = RecordingTransport { request in
             SegmentsHTTPResponse(status: 200, text: request.path)
         }
         transport.respond(to: "/scripted", with: .status(204))
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func pathsMatchEncodedOrDecoded() async throws {
-        let transport = MockTransport()
+        let transport = RecordingTransport()
         transport.respond(to: "/a%2Fb/c", with: .status(201))
         transport.respond(to: "/x y", with: .status(202))
         #expect(try await transport.send(request("/a%2Fb/c")).status == 201)
@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func recordsEveryRequestInOrderAndCanForgetThem() async throws {
-        let transport = MockTransport()
+        let transport = RecordingTransport()
         _ = try await transport.send(request("/1"))
         _ = try await transport.send(request("/2", .post))
         #expect(transport.requests.map(\.path) == ["/1", "/2"])
@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func isSafeUnderConcurrentUse() async throws {
-        let transport = MockTransport(fallback: .status(200))
+        let transport = RecordingTransport(fallback: .status(200))
         for _ in 0..<50 { transport.enqueue(.status(503), for: "/p") }
         let statuses = await withTaskGroup(of: Int.self) { group in
             for _ in 0..<200 {

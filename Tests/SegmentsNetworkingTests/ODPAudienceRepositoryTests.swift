@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func o5_linkingIsANoOpAndSendsNothing() async throws {
-        let transport = MockTransport()
+        let transport = RecordingTransport()
         let repository = ODPAudienceRepository(
             configuration: ODPConfiguration(apiKey: "k"), transport: transport, clock: FixedClock(date: Harness.now),
             candidates: ["a"])

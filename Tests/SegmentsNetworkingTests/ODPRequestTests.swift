@@ -12,13 +12,13 @@ import Testing
 
     static func client(
         _ configuration: ODPConfiguration = ODPConfiguration(apiKey: "PUBLIC_KEY"),
-        transport: MockTransport = MockTransport(fallback: .json(empty))
+        transport: RecordingTransport = RecordingTransport(fallback: .json(empty))
     ) -> ODPAudienceSegmentFetcher {
         ODPAudienceSegmentFetcher(configuration: configuration, transport: transport, clock: FixedClock(date: Harness.now))
     }
 
     @Test func o4_postsTheDocumentedQueryWithTheKeyToV3GraphQL() async throws {
-        let transport = MockTransport(fallback: .json(Self.empty))
+        let transport = RecordingTransport(fallback: .json(Self.empty))
         _ = try await Self.client(transport: transport).fetchQualifiedSegments(userId: "user123", candidates: ["seg-1", "seg-2"])
         let request = try #require(transport.requests.first)
         #expect(transport.requests.count == 1)
@@ -42,7 +42,7 @@ import Testing
         ("jane@example.com", "fs_user_id"),
     ])
     func o3_theIdentifierFieldFollowsTheVuidRule(userId: String, field: String) async throws {
-        let transport = MockTransport(fallback: .json(Self.empty))
+        let transport = RecordingTransport(fallback: .json(Self.empty))
         _ = try await Self.client(transport: transport).fetchQualifiedSegments(userId: userId, candidates: ["a"])
         let query = try #require(try transport.requests.first?.jsonBody()["query"] as? String)
         #expect(query.contains("{customer(\(field): $userId) {"))
@@ -73,7 +73,7 @@ import Testing
         "https://user:secret@", "mailto:someone@example.com",
     ])
     func o4_aBadHostIsAnErrorNeverACrashAndSendsNothing(host: String) async {
-        let transport = MockTransport(fallback: .json(Self.empty))
+        let transport = RecordingTransport(fallback: .json(Self.empty))
         let configuration = ODPConfiguration(apiKey: "k", apiHost: host)
         #expect(throws: SegmentsError.self) { try configuration.validate() }
         let error = await segmentsError {
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func o4_onlyAllowListedFieldNamesReachTheQueryText() async throws {
-        let transport = MockTransport(fallback: .json(Self.empty))
+        let transport = RecordingTransport(fallback: .json(Self.empty))
         let email = AudienceIdentifier(field: AudienceIdentifier.Field(rawValue: "email"), value: "jane@example.com")
         let refused = await segmentsError {
             _ = try await Self.client(transport: transport).fetchQualifiedSegments(for: email, candidates: ["a"])
@@ -111,7 +111,7 @@ import Testing
 
     @Test(arguments: ["fs_user_id: \"x\") {__schema} #", "e-mail", "1st", "", "na me", "ñame"])
     func o4_configuredFieldNamesMustBeGraphQLNames(name: String) async {
-        let transport = MockTransport(fallback: .json(Self.empty))
+        let transport = RecordingTransport(fallback: .json(Self.empty))
         let configuration = ODPConfiguration(apiKey: "k", additionalIdentifierFields: [name])
         #expect(throws: SegmentsError.self) { try configuration.validate() }
         let identifier = AudienceIdentifier(field: AudienceIdentifier.Field(rawValue: name), value: "u")
@@ -123,7 +123,7 @@ import Testing
     }
 
     @Test func o4_userIdsAndAudienceNamesTravelOnlyAsVariables() async throws {
-        let transport = MockTransport(fallback: .json(Self.empty))
+        let transport = RecordingTransport(fallback: .json(Self.empty))
         let hostile = #"u") {__schema {types {name}}} customer(vuid: "x"#
         _ = try await Self.client(transport: transport).fetchQualifiedSegments(userId: hostile, candidates: ["a\"}", "b"])
         let body = try #require(try transport.requests.first?.jsonBody())
@@ -133,13 +133,13 @@ import Testing
     }
 
     @Test func o4_noCandidatesAnswerEmptyWithoutARequest() async throws {
-        let transport = MockTransport(fallback: .json(Self.empty))
+        let transport = RecordingTransport(fallback: .json(Self.empty))
         #expect(try await Self.client(transport: transport).fetchQualifiedSegments(userId: "u", candidates: []) == [])
         #expect(transport.requests.isEmpty)
     }
 
     @Test func o4_anEmptyUserIdIsAnInvalidIdentifierWithoutARequest() async {
-        let transport = MockTransport(fallback: .json(Self.empty))
+        let transport = RecordingTransport(fallback: .json(Self.empty))
         let error = await segmentsError {
             _ = try await Self.client(transport: transport).fetchQualifiedSegments(userId: "", candidates: ["a"])
         }

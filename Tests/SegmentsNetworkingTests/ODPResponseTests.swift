@@ -6,14 +6,14 @@ import Testing
 
 /// Decoding of ODP answers and the mapping of every error shape (Behaviour, wire format, "ODP audiences query", see Behaviour O4).
 @Suite(Hang.timeLimit(minutes: 2)) struct ODPResponseTests {
-    private func fetch(_ answer: MockTransport.Answer, logger: CapturingLogger? = nil) async throws -> [String] {
+    private func fetch(_ answer: RecordingTransport.Answer, logger: RecordingLogger? = nil) async throws -> [String] {
         let client = ODPAudienceSegmentFetcher(
-            configuration: ODPConfiguration(apiKey: "k"), transport: MockTransport(fallback: answer),
+            configuration: ODPConfiguration(apiKey: "k"), transport: RecordingTransport(fallback: answer),
             clock: FixedClock(date: Harness.now), logger: logger)
         return try await client.fetchQualifiedSegments(userId: "user123", candidates: ["a", "b", "c"])
     }
 
-    private func failure(_ answer: MockTransport.Answer) async -> SegmentsError? {
+    private func failure(_ answer: RecordingTransport.Answer) async -> SegmentsError? {
         await segmentsError { _ = try await fetch(answer) }
     }
 
@@ -117,7 +117,7 @@ import Testing
         #""x""#,
     ])
     func o4_aMalformedNodeIsDroppedWithAWarningAndTheRestKept(badEdge: String) async throws {
-        let logger = CapturingLogger()
+        let logger = RecordingLogger()
         let body = #"{"data":{"customer":{"audiences":{"edges":["#
             + #"{"node":{"name":"a","state":"qualified"}},\#(badEdge),{"node":{"name":"b","state":"not_qualified"}},"#
             + #"\#(badEdge),{"node":{"name":"c","state":"qualified"}}]}}}}"#
@@ -127,7 +127,7 @@ import Testing
     }
 
     @Test func o4_aWellFormedAnswerLogsNothing() async throws {
-        let logger = CapturingLogger()
+        let logger = RecordingLogger()
         #expect(try await fetch(.json(Self.edges([("a", "qualified")])), logger: logger) == ["a"])
         #expect(logger.entries.isEmpty)
     }

@@ -52,7 +52,7 @@ struct TokenServiceDown: Error, CustomStringConvertible {
     func wire_aProjectRefusalIsReportedThenRetriedOnceAfter1sWithTheRefreshedToken(status: Int) async throws {
         let timeline = Timeline()
         let provider = TokenSequence(["old", "new"], timeline: timeline)
-        let transport = MockTransport { request in
+        let transport = RecordingTransport { request in
             timeline.record("send \(request.headers["Authorization"] ?? "none")")
             return SegmentsHTTPResponse(status: 200, body: Data("{}".utf8))
         }
@@ -74,7 +74,7 @@ struct TokenServiceDown: Error, CustomStringConvertible {
     @Test func wire_aSecondProjectRefusalIsReportedAndFailsUnauthorized() async {
         let provider = TokenSequence(["a", "b", "c"])
         let harness = Harness(
-            Harness.project, authorization: .token("KEY"), provider: provider, transport: MockTransport(fallback: .status(401)))
+            Harness.project, authorization: .token("KEY"), provider: provider, transport: RecordingTransport(fallback: .status(401)))
         let error = await segmentsError { _ = try await harness.repository.fetchSegments(for: anonymous) }
         #expect(error?.code == .unauthorized)
         #expect(error?.httpStatus == 401)
@@ -113,7 +113,7 @@ struct TokenServiceDown: Error, CustomStringConvertible {
 
     @Test func p4_aProviderErrorWhenRefreshingFailsTheRetry() async {
         let tokens = RecordingAuthorizationProvider("jwt-1")
-        let transport = MockTransport(fallback: .json("{}"))
+        let transport = RecordingTransport(fallback: .json("{}"))
         transport.enqueue(.handler { _ in
             tokens.fail(with: TokenServiceDown())                // the refresh after this refusal fails
             return SegmentsHTTPResponse(status: 401)

@@ -36,7 +36,7 @@ import Testing
 
     @Test(arguments: [429, 503, 500])
     func t7_retryAfterReachesTheError(status: Int) async throws {
-        let harness = Harness(transport: MockTransport(fallback: .status(status, headers: ["retry-after": "12"])))
+        let harness = Harness(transport: RecordingTransport(fallback: .status(status, headers: ["retry-after": "12"])))
         let error = try #require(await segmentsError { _ = try await harness.repository.fetchSegments(for: anonymous) })
         #expect(error.retryAfter == 12)
         #expect(error.isTransient)
@@ -45,13 +45,13 @@ import Testing
     @Test func t7_retryAfterDateUsesTheAdapterClock() async throws {
         // Harness.now is 2024-11-22 04:20:00 UTC.
         let header = "Fri, 22 Nov 2024 04:21:30 GMT"
-        let harness = Harness(transport: MockTransport(fallback: .status(503, headers: ["Retry-After": header])))
+        let harness = Harness(transport: RecordingTransport(fallback: .status(503, headers: ["Retry-After": header])))
         let error = try #require(await segmentsError { _ = try await harness.repository.fetchSegments(for: anonymous) })
         #expect(error.retryAfter == 90)
     }
 
     @Test func t7_garbageRetryAfterLeavesNoWait() async throws {
-        let harness = Harness(transport: MockTransport(fallback: .status(429, headers: ["Retry-After": "later"])))
+        let harness = Harness(transport: RecordingTransport(fallback: .status(429, headers: ["Retry-After": "later"])))
         let error = try #require(await segmentsError { _ = try await harness.repository.fetchSegments(for: anonymous) })
         #expect(error.retryAfter == nil)
         #expect(error.httpStatus == 429)

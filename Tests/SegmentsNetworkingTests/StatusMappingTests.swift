@@ -7,7 +7,7 @@ import Testing
 @Suite(Hang.timeLimit(minutes: 2)) struct StatusMappingTests {
     private static let path = "/webxp/projects/TOKEN/segments"
 
-    private func fetchError(_ answer: MockTransport.Answer) async -> SegmentsError? {
+    private func fetchError(_ answer: RecordingTransport.Answer) async -> SegmentsError? {
         let harness = Harness()
         harness.transport.respond(to: Self.path, with: answer)
         return await segmentsError { _ = try await harness.repository.fetchSegments(for: anonymous) }
@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func uploadsMapStatusesTheSameWay() async {
-        let harness = Harness(transport: MockTransport(fallback: .status(503)))
+        let harness = Harness(transport: RecordingTransport(fallback: .status(503)))
         let event = TrackedEvent(kind: .event(type: "x"), customerIds: anonymous, properties: [:], timestamp: Harness.now)
         let transient = await segmentsError { try await harness.uploader.upload(event) }
         #expect(transient?.code == .httpStatus && transient?.isTransient == true)
@@ -83,7 +83,7 @@ import Testing
 
     @Test(arguments: [(503, true), (429, true), (400, false), (401, false)])
     func c4_linkFailureWrapsItsCauseAndIsAsTransient(status: Int, transient: Bool) async throws {
-        let harness = Harness(transport: MockTransport(fallback: .status(status, headers: ["Retry-After": "7"])))
+        let harness = Harness(transport: RecordingTransport(fallback: .status(status, headers: ["Retry-After": "7"])))
         let error = try #require(await segmentsError { try await harness.repository.linkCustomerIds(identified) })
         #expect(error.code == .linkFailed)
         #expect(error.httpStatus == status)
@@ -93,14 +93,14 @@ import Testing
     }
 
     @Test func c4_linkTransportFailureIsATransientLinkFailure() async {
-        let harness = Harness(transport: MockTransport(fallback: .failure(URLError(.timedOut))))
+        let harness = Harness(transport: RecordingTransport(fallback: .failure(URLError(.timedOut))))
         let error = await segmentsError { try await harness.repository.linkCustomerIds(identified) }
         #expect(error?.code == .linkFailed)
         #expect(error?.isTransient == true)
     }
 
     @Test func p4_errorMessagesCarryNoIdsOrCredentials() async throws {
-        let harness = Harness(authorization: .token("SECRET-KEY"), transport: MockTransport(fallback: .status(500)))
+        let harness = Harness(authorization: .token("SECRET-KEY"), transport: RecordingTransport(fallback: .status(500)))
         let fetch = try #require(await segmentsError { _ = try await harness.repository.fetchSegments(for: identified) })
         let link = try #require(await segmentsError { try await harness.repository.linkCustomerIds(identified) })
         for error in [fetch, link] {

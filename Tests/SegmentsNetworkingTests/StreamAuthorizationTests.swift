@@ -8,10 +8,10 @@ import Testing
     private static let path = "/webxp/streams/STREAM/segments"
 
     /// A stream harness whose transport records each request's token on the shared timeline.
-    private func harness(tokens: [String?], answers: [MockTransport.Answer]) -> (Harness, TokenSequence, Timeline) {
+    private func harness(tokens: [String?], answers: [RecordingTransport.Answer]) -> (Harness, TokenSequence, Timeline) {
         let timeline = Timeline()
         let provider = TokenSequence(tokens, timeline: timeline)
-        let transport = MockTransport { request in
+        let transport = RecordingTransport { request in
             timeline.record("send \(request.headers["Authorization"] ?? "none")")
             return SegmentsHTTPResponse(status: 404)
         }
@@ -54,7 +54,7 @@ import Testing
     @Test func wire_streamRetryAppliesToLinkAndTrackingToo() async throws {
         let timeline = Timeline()
         let provider = TokenSequence(["a", "b", "c", "d"], timeline: timeline)
-        let transport = MockTransport(fallback: .status(200))
+        let transport = RecordingTransport(fallback: .status(200))
         transport.enqueue(.status(401), for: "/webxp/streams/STREAM/cookies/\(identified.cookie ?? "")/link-ids")
         transport.enqueue(.status(401), for: "/track/u/v1/customers/events")
         let harness = Harness(Harness.stream, provider: provider, transport: transport, timeline: timeline)
@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func wire_projectModeRefusalIsNotRetried() async {
-        let harness = Harness(Harness.project, authorization: .token("KEY"), transport: MockTransport(fallback: .status(401)))
+        let harness = Harness(Harness.project, authorization: .token("KEY"), transport: RecordingTransport(fallback: .status(401)))
         let error = await segmentsError { _ = try await harness.repository.fetchSegments(for: anonymous) }
         #expect(error?.code == .unauthorized)
         #expect(harness.transport.requests.count == 1)
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func wire_streamModeWithoutProviderIsNotRetried() async {
-        let harness = Harness(Harness.stream, transport: MockTransport(fallback: .status(401)))
+        let harness = Harness(Harness.stream, transport: RecordingTransport(fallback: .status(401)))
         let error = await segmentsError { _ = try await harness.repository.fetchSegments(for: anonymous) }
         #expect(error?.code == .unauthorized)
         #expect(harness.transport.requests.count == 1)

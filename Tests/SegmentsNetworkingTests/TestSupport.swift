@@ -79,13 +79,13 @@ final class TokenSequence: BloomreachAuthorizationProvider {
     }
 }
 
-/// The pieces of one adapter under test, wired to a `MockTransport`.
+/// The pieces of one adapter under test, wired to a `RecordingTransport`.
 struct Harness {
     static let project = BloomreachIntegration.project(token: "TOKEN")
     static let stream = BloomreachIntegration.stream(id: "STREAM")
     static let now = Date(timeIntervalSince1970: 1_732_249_200)
 
-    let transport: MockTransport
+    let transport: RecordingTransport
     let scheduler: RecordingSleeper
     let logger: LogRecorder
     let configuration: BloomreachConfiguration
@@ -93,7 +93,7 @@ struct Harness {
     init(
         _ integration: BloomreachIntegration = project, baseURL: String = "https://api.exponea.com",
         authorization: BloomreachAuthorization = .none, provider: (any BloomreachAuthorizationProvider)? = nil,
-        transport: MockTransport = MockTransport(fallback: .json("{}")), timeline: Timeline = Timeline(),
+        transport: RecordingTransport = RecordingTransport(fallback: .json("{}")), timeline: Timeline = Timeline(),
         loggerLevel: LogLevel = .verbose
     ) {
         self.transport = transport

@@ -119,7 +119,7 @@ import Testing
     }
 
     @Test func theCapturingLoggerKeepsOnlyEnabledLevels() {
-        let logger = CapturingLogger(level: .warning)
+        let logger = RecordingLogger(level: .warning)
         logger.log(.verbose, "hidden")
         logger.log(.warning, "shown")
         logger.log(.error, "shown too")

@@ -7,8 +7,8 @@ import SegmentsTesting
 enum Fixtures {
     /// A logger that keeps warnings and errors in memory, so a benchmark can report them without
     /// printing into the table.
-    static func logger() -> CapturingLogger {
-        CapturingLogger(level: .warning)
+    static func logger() -> RecordingLogger {
+        RecordingLogger(level: .warning)
     }
 
     /// `count` distinct segments named `<prefix>-<n>`.
@@ -34,7 +34,7 @@ enum Fixtures {
     }
 
     /// Warnings and errors a logger captured, as report notes.
-    static func notes(from logger: CapturingLogger, limit: Int = 3) -> [String] {
+    static func notes(from logger: RecordingLogger, limit: Int = 3) -> [String] {
         let entries = logger.entries
         guard !entries.isEmpty else { return [] }
         var notes = entries.prefix(limit).map { "logged \($0.level): \($0.message)" }

@@ -5,7 +5,7 @@ import SegmentsNetworking
 
 extension AudienceSegmentsClient {
     /// Everything an audience client is built from. Each default is the live one; tests swap in
-    /// fakes from `SegmentsTesting` (a `TestScheduler` as scheduler and clock, a `MockTransport`, …).
+    /// fakes from `SegmentsTesting` (a `TestScheduler` as scheduler and clock, a `RecordingTransport`, …).
     public struct Options: Sendable {
         /// Scheduler (starts each request), clock (the time of cache entries), logger and the
         /// queue completion handlers are called on.

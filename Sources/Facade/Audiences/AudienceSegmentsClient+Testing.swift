@@ -14,7 +14,7 @@ extension AudienceSegmentsClient.Options {
     /// ```
     ///
     /// Use ``testing(runtime:transport:cacheCapacity:cacheTimeout:)``
-    /// to put a `TestScheduler`, a `MockTransport` or a `CapturingLogger` from `SegmentsTesting` in.
+    /// to put a `TestScheduler`, a `RecordingTransport` or a `RecordingLogger` from `SegmentsTesting` in.
     public static var testing: Self { testing() }
 
     /// Options that touch neither the disk nor the network, with the given parts: visitor segments
@@ -23,7 +23,7 @@ extension AudienceSegmentsClient.Options {
     ///
     /// Give a `TestScheduler` as the runtime's `clock` to age the cache on virtual time. As its `scheduler` it also
     /// holds every request until the test calls `advance()`; where only outcomes matter, pass
-    /// `ImmediateScheduler()` (see `Docs/TestingWithFakes.md`).
+    /// `ImmediateSegmentsScheduler()` (see `Docs/TestingWithFakes.md`).
     ///
     /// - Parameters:
     ///   - runtime: scheduler (starts each request), clock (the time of cache entries), logger and
@@ -46,6 +46,6 @@ extension AudienceSegmentsClient.Options {
 struct OfflineTransport: SegmentsTransport {
     func send(_ request: SegmentsHTTPRequest) async throws -> SegmentsHTTPResponse {
         throw SegmentsError(
-            .network, "Options.testing sends no request: give it a transport, e.g. a MockTransport serving an ODPGraphQLFake")
+            .network, "Options.testing sends no request: give it a transport, e.g. a RecordingTransport serving a RecordingODPEndpoint")
     }
 }

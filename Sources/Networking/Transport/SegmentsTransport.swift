@@ -2,7 +2,7 @@
 ///
 /// Every backend adapter (the Bloomreach and ODP repositories and the Bloomreach uploader) talks to
 /// the network only through this protocol, so an app can route the SDK's traffic through its own
-/// HTTP stack, and tests can answer without a network (`MockTransport` in `SegmentsTesting`).
+/// HTTP stack, and tests can answer without a network (`RecordingTransport` in `SegmentsTesting`).
 ///
 /// ## What an implementation must do
 /// - Send `request` as given (method, URL, headers, body) and return the response for *any*

@@ -6,7 +6,7 @@ import SegmentsNetworking
 ///
 /// ```swift
 /// let tokens = RecordingAuthorizationProvider("jwt-1")
-/// // … configure with `authorizationProvider: tokens`, a MockTransport answers 401 once …
+/// // … configure with `authorizationProvider: tokens`, a RecordingTransport answers 401 once …
 /// tokens.set("jwt-2")                 // the app's refresh
 /// #expect(tokens.refusals == 1)
 /// ```

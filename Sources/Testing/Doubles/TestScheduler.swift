@@ -26,14 +26,14 @@ import SegmentsDomain
 ///   a fetch or an upload stays pending, even one due now, until ``advance(by:)`` (or
 ///   ``runUntilIdle(limit:)``) is called, so `try await user.fetchQualifiedSegments()` (or
 ///   `getSegments`) with nothing advancing waits forever. When a test is about outcomes rather than
-///   timing, pass `ImmediateScheduler()` as the scheduler and this as the **clock** only: work
+///   timing, pass `ImmediateSegmentsScheduler()` as the scheduler and this as the **clock** only: work
 ///   starts at once and cache entries still age on virtual time.
 ///
 ///   ```swift
 ///   let clock = TestScheduler()
 ///   let audiences = AudienceSegmentsClient(
 ///       fetcher: fetcher, candidateSegments: ["seg-1"],
-///       options: .testing(runtime: SegmentsRuntime(scheduler: ImmediateScheduler(), clock: clock)))
+///       options: .testing(runtime: SegmentsRuntime(scheduler: ImmediateSegmentsScheduler(), clock: clock)))
 ///   try await audiences.createUserContext(userId: "user123").fetchQualifiedSegments()
 ///   await clock.advance(by: 600)      // the cached answer expires
 ///   ```

@@ -13,7 +13,7 @@ import Testing
         let repository = RecordingSegmentRepository()
         repository.answer([.discovery(): [Segment(id: "s1", segmentationId: "g1")], .content(): []])
         let client = SegmentsClient(
-            options: .init(runtime: SegmentsRuntime(logger: CapturingLogger(level: .none)), timings: SegmentationTimings(debounce: DebouncePolicy(delay: 0.001, maxWait: 0.01), cache: CacheFreshness(maxAge: 0.002)), uploadRetry: RetryBackoff(initial: 0.001, maximum: 0.01), storage: .inMemory))
+            options: .init(runtime: SegmentsRuntime(logger: RecordingLogger(level: .none)), timings: SegmentationTimings(debounce: DebouncePolicy(delay: 0.001, maxWait: 0.01), cache: CacheFreshness(maxAge: 0.002)), uploadRetry: RetryBackoff(initial: 0.001, maximum: 0.01), storage: .inMemory))
         try client.configure(.init(backend: .custom(id: "stress", repository: repository, uploader: RecordingEventUploader())))
         defer { client.stop() }
 
@@ -62,7 +62,7 @@ import Testing
 
     @Test func d7_aHandlerMayRemoveItsOwnListener() async throws {
         let repository = RecordingSegmentRepository()
-        let client = SegmentsClient(options: .init(runtime: SegmentsRuntime(logger: CapturingLogger(level: .none)), storage: .inMemory))
+        let client = SegmentsClient(options: .init(runtime: SegmentsRuntime(logger: RecordingLogger(level: .none)), storage: .inMemory))
         try client.configure(.init(backend: .custom(id: "self-removal", repository: repository, uploader: RecordingEventUploader())))
         defer { client.stop() }
         let calls = Locked(0)

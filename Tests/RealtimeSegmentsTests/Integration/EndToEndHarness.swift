@@ -20,7 +20,7 @@ final class EndToEndHarness: Sendable {
     let emulator: SegmentsEmulator
     let baseURL: URL
     let directory = TemporaryDirectory()
-    let logger = CapturingLogger()
+    let logger = RecordingLogger()
 
     init() throws {
         emulator = SegmentsEmulator()

@@ -159,7 +159,7 @@ import Testing
         let client = SegmentsClient(
             options: .init(
                 runtime: SegmentsRuntime(
-                    logger: CapturingLogger(level: .none), deliveryQueue: DispatchQueue(label: "removal-race.delivery")),
+                    logger: RecordingLogger(level: .none), deliveryQueue: DispatchQueue(label: "removal-race.delivery")),
                 // No automatic reload: only the test's forced reads fetch, one per round.
                 timings: SegmentationTimings(debounce: DebouncePolicy(delay: 300, maxWait: 300)),
                 storage: .inMemory))

@@ -235,7 +235,7 @@ final class SimulatedWorld: Sendable {
         client = SegmentsClient(
             options: .init(
                 runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: deliveryQueue),
-                timings: timings, uploadRetry: RetryBackoff(jitter: 0), transport: MockTransport(),
+                timings: timings, uploadRetry: RetryBackoff(jitter: 0), transport: RecordingTransport(),
                 storage: .custom(customer: InMemoryCustomerStore(), baseline: stores, events: stores),
                 storageQueue: storageQueue))
     }

@@ -4,11 +4,11 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-/// The test kit's ODP GraphQL fake, driven through the real ODP adapter over `MockTransport`
+/// The test kit's ODP GraphQL fake, driven through the real ODP adapter over `RecordingTransport`
 /// (issue 14 item 4; see Behaviour O4, Behaviour, wire format, "ODP audiences query").
 @Suite(Hang.timeLimit(minutes: 2)) struct ODPGraphQLFakeTests {
-    let odp = ODPGraphQLFake()
-    let transport = MockTransport()
+    let odp = RecordingODPEndpoint()
+    let transport = RecordingTransport()
     let client: ODPAudienceSegmentFetcher
 
     init() {
@@ -27,7 +27,7 @@ import Testing
         #expect(odp.queries == [
             .init(field: .fsUserId, userId: "user123", audiences: ["c", "b", "a"], apiKey: "public-key"),
         ])
-        #expect(transport.requests(to: ODPGraphQLFake.path).count == 1)
+        #expect(transport.requests(to: RecordingODPEndpoint.path).count == 1)
     }
 
     @Test func o4_aUserCanBeKnownUnderOneFieldOnly() async throws {
@@ -43,12 +43,12 @@ import Testing
     }
 
     @Test(arguments: [
-        (ODPGraphQLFake.UnknownUserAnswer.invalidIdentifier, SegmentsError.Code?.some(.invalidIdentifier)),
+        (RecordingODPEndpoint.UnknownUserAnswer.invalidIdentifier, SegmentsError.Code?.some(.invalidIdentifier)),
         (.legacyInvalidIdentifier, .some(.invalidIdentifier)),
         (.nullCustomer, nil),
         (.notQualified, nil),
     ])
-    func o4_unknownUsersGetTheChosenAnswer(answer: ODPGraphQLFake.UnknownUserAnswer, code: SegmentsError.Code?) async {
+    func o4_unknownUsersGetTheChosenAnswer(answer: RecordingODPEndpoint.UnknownUserAnswer, code: SegmentsError.Code?) async {
         odp.unknownUserAnswer = answer
         do {
             #expect(try await fetch("stranger") == [])

@@ -8,7 +8,7 @@ import SegmentsNetworking
 /// order, so a test can assert on exactly what the SDK sent. Safe to use from any thread.
 ///
 /// ```swift
-/// let transport = MockTransport()
+/// let transport = RecordingTransport()
 /// transport.respond(to: "/webxp/projects/TOKEN/segments",
 ///                   with: .json(#"{"discovery": [{"id": "s1", "segmentation_id": "g1"}]}"#))
 /// transport.enqueue(.status(503, headers: ["Retry-After": "2"]), for: "/webxp/projects/TOKEN/segments")
@@ -17,16 +17,16 @@ import SegmentsNetworking
 /// #expect(transport.requests[0].queryValue("cookie") == cookie)
 /// ```
 ///
-/// For each request the mock answers with, in order of precedence: the oldest answer queued with
+/// For each request the transport answers with, in order of precedence: the oldest answer queued with
 /// ``enqueue(_:for:)`` for its path, the answer set with ``respond(to:with:)`` for its path, and
 /// otherwise the fallback (a `404` unless set by ``init(fallback:)`` or ``setFallback(_:)``).
 /// A path matches when it equals the request's path either percent-encoded
 /// (``SegmentsHTTPRequest/percentEncodedPath``) or decoded (``SegmentsHTTPRequest/path``).
-public final class MockTransport: SegmentsTransport {
+public final class RecordingTransport: SegmentsTransport {
     /// Answers a request; may suspend, e.g. to simulate a slow server.
     public typealias Handler = @Sendable (SegmentsHTTPRequest) async throws -> SegmentsHTTPResponse
 
-    /// How the mock answers one request.
+    /// How the transport answers one request.
     public enum Answer: Sendable {
         /// Return this response.
         case response(SegmentsHTTPResponse)
@@ -59,12 +59,12 @@ public final class MockTransport: SegmentsTransport {
 
     private let state: Locked<State>
 
-    /// A mock that answers unscripted requests with `fallback` (a `404` by default).
+    /// A transport that answers unscripted requests with `fallback` (a `404` by default).
     public init(fallback: Answer = .status(404)) {
         state = Locked(State(fallback: fallback))
     }
 
-    /// A mock that answers unscripted requests with `handler`.
+    /// A transport that answers unscripted requests with `handler`.
     public convenience init(handler: @escaping Handler) {
         self.init(fallback: .handler(handler))
     }

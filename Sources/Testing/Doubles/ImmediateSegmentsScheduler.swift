@@ -2,8 +2,11 @@ import Foundation
 import SegmentsDomain
 
 /// A ``SegmentsScheduler`` that ignores delays: work starts at once on a new task and `sleep` returns
-/// immediately. For tests and previews that care about outcomes, not timing.
-public struct ImmediateScheduler: SegmentsScheduler {
+/// immediately. For tests that care about outcomes, not timing.
+///
+/// The name says whose scheduler it is: Combine exports an `ImmediateScheduler` of its own, and a
+/// test file that imports both must be able to name either without qualifying it.
+public struct ImmediateSegmentsScheduler: SegmentsScheduler {
     /// Creates the scheduler.
     public init() {}
 

@@ -2,17 +2,18 @@ import Foundation
 import SegmentsDomain
 import SegmentsNetworking
 
-/// A fake Optimizely Data Platform GraphQL endpoint for ``MockTransport``: it reads each request's
+/// A stand-in for the Optimizely Data Platform GraphQL endpoint, served by a ``RecordingTransport``:
+/// it answers as scripted and records every query, so tests run the real ODP adapter
+/// (`AudienceSegmentsClient(odp:…)`, `.odp` backend) without a network. It reads each request's
 /// identifier field and variables (as the "ODP audiences query" of the wire format in
-/// `Docs/Behaviour.md` describes them) and answers per user, so tests run the real ODP adapter
-/// (`AudienceSegmentsClient(odp:…)`, `.odp` backend) without a network.
+/// `Docs/Behaviour.md` describes them) and answers per user.
 ///
 /// ```swift
-/// let odp = ODPGraphQLFake()
+/// let odp = RecordingODPEndpoint()
 /// odp.qualify(["has_purchased"], forUserId: "user123")       // known user, these audiences qualified
 /// odp.enqueue(.status(503))                                    // the next request fails once
 /// odp.enqueue(.graphQLError(classification: "DataFetchingException"))
-/// let transport = MockTransport()
+/// let transport = RecordingTransport()
 /// transport.serveODP(odp)                                      // answers POST /v3/graphql
 /// // … after the code under test ran:
 /// #expect(odp.queries.map(\.userId) == ["user123"])
@@ -24,11 +25,11 @@ import SegmentsNetworking
 /// - One-off answers from ``enqueue(_:)`` come first, oldest first.
 /// - With ``acceptedAPIKeys`` set, a request whose `x-api-key` is not among them gets a `401`.
 /// - A body that is not the adapter's GraphQL request gets a `400` with a `ValidationError`.
-public final class ODPGraphQLFake: Sendable {
-    /// The path the fake serves: `/v3/graphql`.
+public final class RecordingODPEndpoint: Sendable {
+    /// The path the endpoint serves: `/v3/graphql`.
     public static let path = "/v3/graphql"
 
-    /// One request as the fake read it.
+    /// One request as the endpoint read it.
     public struct Query: Hashable, Sendable {
         /// The identifier field of `customer(…)` in the query text, e.g. `fs_user_id`.
         public let field: AudienceIdentifier.Field
@@ -39,7 +40,7 @@ public final class ODPGraphQLFake: Sendable {
         /// The `x-api-key` header, if any.
         public let apiKey: String?
 
-        /// A query, e.g. to compare with ``ODPGraphQLFake/queries``.
+        /// A query, e.g. to compare with ``RecordingODPEndpoint/queries``.
         public init(field: AudienceIdentifier.Field, userId: String, audiences: [String], apiKey: String?) {
             self.field = field
             self.userId = userId
@@ -51,7 +52,7 @@ public final class ODPGraphQLFake: Sendable {
         public var identifier: AudienceIdentifier { AudienceIdentifier(field: field, value: userId) }
     }
 
-    /// What a user the fake does not know gets.
+    /// What a user the endpoint does not know gets.
     public enum UnknownUserAnswer: Hashable, Sendable {
         /// HTTP 200 with an error of code `INVALID_IDENTIFIER_EXCEPTION` (classification
         /// `DataFetchingException`), as ODP answers today. The default.
@@ -87,7 +88,7 @@ public final class ODPGraphQLFake: Sendable {
 
     private let state = Locked(State())
 
-    /// A fake that knows no user and accepts any API key.
+    /// An endpoint that knows no user and accepts any API key.
     public init() {}
 
     /// Makes `userId` known, qualified for `segments` (the other audiences asked about answer
@@ -102,7 +103,7 @@ public final class ODPGraphQLFake: Sendable {
         }
     }
 
-    /// What users the fake does not know get (``UnknownUserAnswer/invalidIdentifier`` by default).
+    /// What users the endpoint does not know get (``UnknownUserAnswer/invalidIdentifier`` by default).
     public var unknownUserAnswer: UnknownUserAnswer {
         get { state.withLock { $0.unknownUserAnswer } }
         set { state.withLock { $0.unknownUserAnswer = newValue } }
@@ -119,15 +120,15 @@ public final class ODPGraphQLFake: Sendable {
         state.withLock { $0.scripted.append(answer) }
     }
 
-    /// Every request the fake could read, oldest first (also those answered by a script).
+    /// Every request the endpoint could read, oldest first (also those answered by a script).
     public var queries: [Query] { state.withLock { $0.queries } }
 
-    /// The fake as a ``MockTransport`` answer.
-    public var answer: MockTransport.Answer {
+    /// The endpoint as a ``RecordingTransport`` answer.
+    public var answer: RecordingTransport.Answer {
         .handler { [self] request in try self.respond(to: request) }
     }
 
-    /// The fake's answer to `request`.
+    /// The endpoint's answer to `request`.
     public func respond(to request: SegmentsHTTPRequest) throws -> SegmentsHTTPResponse {
         let query = Self.query(of: request)
         enum Step { case scripted(Scripted), unauthorized, invalid, known(Set<String>), unknown(UnknownUserAnswer) }
@@ -220,9 +221,9 @@ public final class ODPGraphQLFake: Sendable {
     }
 }
 
-extension MockTransport {
-    /// Answers every request to `path` (`/v3/graphql` by default) with `fake`.
-    public func serveODP(_ fake: ODPGraphQLFake, at path: String = ODPGraphQLFake.path) {
-        respond(to: path, with: fake.answer)
+extension RecordingTransport {
+    /// Answers every request to `path` (`/v3/graphql` by default) with `endpoint`.
+    public func serveODP(_ endpoint: RecordingODPEndpoint, at path: String = RecordingODPEndpoint.path) {
+        respond(to: path, with: endpoint.answer)
     }
 }
