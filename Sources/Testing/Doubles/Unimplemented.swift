@@ -5,72 +5,117 @@ import SegmentsDomain
     import Testing
 #endif
 
-/// Reports a call to a double that a test did not expect: a test issue under Swift Testing,
-/// otherwise a message on standard error.
-func reportUnimplemented(_ what: String) {
-    #if canImport(Testing)
-        Issue.record("Unimplemented: \(what) was called")
-    #else
-        FileHandle.standardError.write(Data("Unimplemented: \(what) was called\n".utf8))
-    #endif
+/// Where an `Unimplemented…` double was made: the line of the test that a failure points to.
+struct CreationSite: Sendable {
+    let fileID: StaticString
+    let filePath: StaticString
+    let line: UInt
+    let column: UInt
+
+    /// Reports a call to the double made here that a test did not expect: a test issue under Swift
+    /// Testing, attributed to this site, otherwise a message on standard error. The message names
+    /// this site too: the call itself comes from inside the SDK, where no test line is to be seen.
+    func reportUnimplemented(_ what: String, on double: String) {
+        let message = "Unimplemented: \(what) was called on the \(double) made at \(fileID):\(line)"
+        #if canImport(Testing)
+            Issue.record(
+                Comment(rawValue: message),
+                sourceLocation: SourceLocation(
+                    fileID: "\(fileID)", filePath: "\(filePath)", line: Int(line), column: Int(column)))
+        #else
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+        #endif
+    }
 }
 
 /// A ``SegmentsClock`` for tests that must not read the time: any call fails the test.
 public struct UnimplementedClock: SegmentsClock {
-    /// Creates the double.
-    public init() {}
+    private let site: CreationSite
+
+    /// Creates the double; a call to it fails the test at the line that created it (the defaults
+    /// capture it) and names that line.
+    public init(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) {
+        site = CreationSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
     /// Fails the test and returns the distant past.
     public func now() -> Date {
-        reportUnimplemented("SegmentsClock.now()")
+        site.reportUnimplemented("SegmentsClock.now()", on: "UnimplementedClock")
         return .distantPast
     }
     /// Fails the test and returns 0.
     public func uptime() -> TimeInterval {
-        reportUnimplemented("SegmentsClock.uptime()")
+        site.reportUnimplemented("SegmentsClock.uptime()", on: "UnimplementedClock")
         return 0
     }
 }
 
 /// A ``SegmentsScheduler`` for tests that must not schedule anything: any call fails the test.
 public struct UnimplementedScheduler: SegmentsScheduler {
-    /// Creates the double.
-    public init() {}
+    private let site: CreationSite
+
+    /// Creates the double; a call to it fails the test at the line that created it (the defaults
+    /// capture it) and names that line.
+    public init(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) {
+        site = CreationSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
     /// Fails the test; the work never runs.
     @discardableResult
     public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () async -> Void) -> ScheduledWork {
-        reportUnimplemented("SegmentsScheduler.schedule(after: \(delay))")
+        site.reportUnimplemented("SegmentsScheduler.schedule(after: \(delay))", on: "UnimplementedScheduler")
         return ScheduledWork {}
     }
     /// Fails the test and returns at once.
     public func sleep(for delay: TimeInterval) async {
-        reportUnimplemented("SegmentsScheduler.sleep(for: \(delay))")
+        site.reportUnimplemented("SegmentsScheduler.sleep(for: \(delay))", on: "UnimplementedScheduler")
     }
 }
 
 /// A ``SegmentRepository`` for tests that must not reach the backend: any call fails the test
 /// and throws.
 public struct UnimplementedSegmentRepository: SegmentRepository {
-    /// Creates the double.
-    public init() {}
+    private let site: CreationSite
+
+    /// Creates the double; a call to it fails the test at the line that created it (the defaults
+    /// capture it) and names that line.
+    public init(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) {
+        site = CreationSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
     /// Fails the test and throws `.notConfigured`.
     public func fetchSegments(for customer: CustomerIds) async throws -> SegmentsByCategory {
-        reportUnimplemented("SegmentRepository.fetchSegments")
+        site.reportUnimplemented("SegmentRepository.fetchSegments", on: "UnimplementedSegmentRepository")
         throw SegmentsError(.notConfigured, "unimplemented repository")
     }
     /// Fails the test and throws `.notConfigured`.
     public func linkCustomerIds(_ customer: CustomerIds) async throws {
-        reportUnimplemented("SegmentRepository.linkCustomerIds")
+        site.reportUnimplemented("SegmentRepository.linkCustomerIds", on: "UnimplementedSegmentRepository")
         throw SegmentsError(.notConfigured, "unimplemented repository")
     }
 }
 
 /// An ``EventUploader`` for tests that must not upload: any call fails the test and throws.
 public struct UnimplementedEventUploader: EventUploader {
-    /// Creates the double.
-    public init() {}
+    private let site: CreationSite
+
+    /// Creates the double; a call to it fails the test at the line that created it (the defaults
+    /// capture it) and names that line.
+    public init(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) {
+        site = CreationSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
     /// Fails the test and throws `.notConfigured`.
     public func upload(_ event: TrackedEvent) async throws {
-        reportUnimplemented("EventUploader.upload")
+        site.reportUnimplemented("EventUploader.upload", on: "UnimplementedEventUploader")
         throw SegmentsError(.notConfigured, "unimplemented uploader")
     }
 }
