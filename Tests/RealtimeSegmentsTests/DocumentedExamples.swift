@@ -46,7 +46,7 @@ import Testing
             #expect(fetcher.callCount == 2)              // expired: asked again
         }
 
-        @Test func o4_theODPAdapterAgainstTheGraphQLFake() async throws {
+        @Test func o4_theODPAdapterAgainstTheRecordingODPEndpoint() async throws {
             let odp = RecordingODPEndpoint()
             odp.qualify(["seg-2"], forUserId: "user123")
             odp.enqueue(.status(503))                    // the first request fails

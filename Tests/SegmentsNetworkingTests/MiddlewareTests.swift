@@ -36,38 +36,38 @@ private struct ShortCircuit: SegmentsTransportMiddleware {
 
     @Test func requestPassesMiddlewaresInOrderAndResponseReturnsInReverse() async throws {
         let timeline = Timeline()
-        let mock = RecordingTransport { request in
+        let inner = RecordingTransport { request in
             timeline.record("transport")
             return SegmentsHTTPResponse(status: 200)
         }
-        let transport = mock.withMiddlewares([
+        let transport = inner.withMiddlewares([
             Tagging(name: "a", timeline: timeline), Tagging(name: "b", timeline: timeline),
             Tagging(name: "c", timeline: timeline),
         ])
         let response = try await transport.send(request)
         #expect(timeline.all == ["a request", "b request", "c request", "transport", "c response", "b response", "a response"])
-        #expect(mock.requests.first?.headers.values(for: "X-Trace") == ["a", "b", "c"])
+        #expect(inner.requests.first?.headers.values(for: "X-Trace") == ["a", "b", "c"])
         #expect(response.headers.values(for: "X-Trace") == ["c", "b", "a"])
     }
 
     @Test func noMiddlewarePassesStraightThrough() async throws {
-        let mock = RecordingTransport(fallback: .status(204))
-        let response = try await SegmentsMiddlewareTransport(transport: mock, middlewares: []).send(request)
+        let inner = RecordingTransport(fallback: .status(204))
+        let response = try await SegmentsMiddlewareTransport(transport: inner, middlewares: []).send(request)
         #expect(response.status == 204)
-        #expect(mock.requests == [request])
+        #expect(inner.requests == [request])
     }
 
     @Test func aMiddlewareCanAnswerWithoutTheTransport() async throws {
-        let mock = RecordingTransport()
-        let response = try await mock.withMiddlewares([ShortCircuit()]).send(request)
+        let inner = RecordingTransport()
+        let response = try await inner.withMiddlewares([ShortCircuit()]).send(request)
         #expect(response.status == 418)
-        #expect(mock.requests.isEmpty)
+        #expect(inner.requests.isEmpty)
     }
 
     @Test func transportErrorsPropagateThroughMiddleware() async {
         let timeline = Timeline()
-        let mock = RecordingTransport(fallback: .failure(SegmentsError(.network, "offline")))
-        let transport = mock.withMiddlewares([Tagging(name: "a", timeline: timeline)])
+        let inner = RecordingTransport(fallback: .failure(SegmentsError(.network, "offline")))
+        let transport = inner.withMiddlewares([Tagging(name: "a", timeline: timeline)])
         let error = await segmentsError { _ = try await transport.send(request) }
         #expect(error?.code == .network)
         #expect(timeline.all == ["a request"])
@@ -75,12 +75,12 @@ private struct ShortCircuit: SegmentsTransportMiddleware {
 
     @Test func adaptersSendThroughMiddleware() async throws {
         let timeline = Timeline()
-        let mock = RecordingTransport(fallback: .json("{}"))
+        let inner = RecordingTransport(fallback: .json("{}"))
         let configuration = BloomreachConfiguration(integration: .project(token: "T"))
         let repository = BloomreachSegmentRepository(
-            configuration: configuration, transport: mock.withMiddlewares([Tagging(name: "sign", timeline: timeline)]),
+            configuration: configuration, transport: inner.withMiddlewares([Tagging(name: "sign", timeline: timeline)]),
             scheduler: RecordingSleeper(), clock: FixedClock(date: Harness.now), logger: LogRecorder())
         _ = try await repository.fetchSegments(for: anonymous)
-        #expect(mock.requests.first?.headers["X-Trace"] == "sign")
+        #expect(inner.requests.first?.headers["X-Trace"] == "sign")
     }
 }

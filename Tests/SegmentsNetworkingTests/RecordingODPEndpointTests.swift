@@ -4,9 +4,9 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-/// The test kit's ODP GraphQL fake, driven through the real ODP adapter over `RecordingTransport`
+/// The test kit's `RecordingODPEndpoint`, driven through the real ODP adapter over `RecordingTransport`
 /// (issue 14 item 4; see Behaviour O4, Behaviour, wire format, "ODP audiences query").
-@Suite(Hang.timeLimit(minutes: 2)) struct ODPGraphQLFakeTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct RecordingODPEndpointTests {
     let odp = RecordingODPEndpoint()
     let transport = RecordingTransport()
     let client: ODPAudienceSegmentFetcher

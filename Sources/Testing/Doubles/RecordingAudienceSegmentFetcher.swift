@@ -60,7 +60,7 @@ public final class RecordingAudienceSegmentFetcher: AudienceSegmentFetcher, Send
 
     /// Whether answers keep only the names among the call's candidates, as a backend does (`true`,
     /// the default). Set it to `false` to answer fixed lists exactly as scripted, e.g. to port a
-    /// test whose mock backend returns a constant list.
+    /// test whose stand-in backend returns a constant list.
     public var filtersByCandidates: Bool {
         get { state.withLock { $0.filtersByCandidates } }
         set { state.withLock { $0.filtersByCandidates = newValue } }

@@ -4,7 +4,7 @@ import SegmentsNetworking
 import SegmentsTesting
 import Testing
 
-@Suite(Hang.timeLimit(minutes: 2)) struct MockTransportTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct RecordingTransportTests {
     private func request(_ path: String, _ method: SegmentsHTTPRequest.Method = .get) -> SegmentsHTTPRequest {
         SegmentsHTTPRequest(method: method, url: URL(string: "https://h.example" + path)!)
     }
