@@ -12,6 +12,10 @@
     /// ```swift
     /// @Suite(Hang.timeLimit(minutes: 2)) struct CheckoutTests { … }
     /// ```
+    ///
+    /// `Hang` is only the namespace, named for what the limit catches; the plainer
+    /// `.timeLimit(minutes:)` on `Trait` cannot be offered, because Swift Testing applies no trait
+    /// but its own `TimeLimitTrait` as a limit, and that type is missing where this gives none.
     public enum Hang {
         /// `.timeLimit(.minutes(minutes))` where Swift Testing has it, no limit elsewhere.
         public static func timeLimit(minutes: Int) -> any SuiteTrait {
