@@ -41,7 +41,9 @@ package final class SegmentationEngine: Sendable {
         }
     }
 
-    /// The ports of one configured integration.
+    /// The ports of one configured integration, held for as long as it stays configured. The
+    /// client builds them once per configure (`ConfiguredIntegration` in the Facade, the only
+    /// module that sees the backends and the stores); tests build them directly.
     package struct Ports: Sendable {
         /// Where segments come from.
         package var repository: any SegmentRepository
