@@ -4,22 +4,26 @@ import SegmentsData
 import SegmentsNetworking
 import SegmentsPersistence
 
-/// The ports of one configured integration, built and validated before anything changes.
+/// One configuration resolved and validated before anything changes: the engine's ports for it,
+/// what its tracking pipeline is built from, and the claim of its storage folder.
+///
+/// The stores are resolved as one ``SegmentsClient/Options/CustomStores`` whatever the storage
+/// (files, memory or the app's own), then split: the customer and baseline stores go into
+/// ``ports``, the event queue to the pipeline.
 struct ConfiguredIntegration {
-    let repository: any SegmentRepository
+    /// The engine's ports, all but ``SegmentationEngine/Ports/tracking``: the client builds the
+    /// pipeline from ``uploader`` and ``events`` (it reports uploads to the engine) and sets it.
+    /// Configuring another integration, or the same one on other storage, reloads listeners
+    /// (<doc:Behaviour#T2>); the folder's previous owner in this process hands over its customer, and
+    /// the end of the configuration hands the folder on (<doc:Behaviour#P5>, <doc:Behaviour#R1>).
+    var ports: SegmentationEngine.Ports
+    /// Uploads tracked items: the backend's uploader, or a discarding one for ODP.
     let uploader: any EventUploader
-    let customer: any CustomerStore
-    let baseline: any SegmentBaselineStore
+    /// The events and customer updates waiting for upload.
     let events: any EventQueueStore
     /// The claim of the storage folder: its owner lock, held while configured (<doc:Behaviour#P5>),
     /// and what its previous owner handed over; `nil` without files.
     let claim: FileStoreRegistry.Claim?
-    /// Names the integration: a digest of backend and base URL (<doc:Behaviour#T2>,
-    /// <doc:Behaviour#D1>), never of the storage folder, whose path changes when iOS moves an app's
-    /// container.
-    let integrationID: String
-    /// Names where the customer is stored; `nil` for in-memory storage, new on every configure.
-    let storageID: String?
 
     init(
         _ configuration: SegmentsClient.Configuration, options: SegmentsClient.Options, owner: AnyObject,
@@ -27,6 +31,7 @@ struct ConfiguredIntegration {
     ) throws {
         try options.validate()
         let transport = SegmentsMiddlewareTransport(transport: options.transport, middlewares: options.middlewares)
+        let repository: any SegmentRepository
         switch configuration.backend {
         case .bloomreach(let bloomreach):
             try bloomreach.validate()
@@ -55,6 +60,9 @@ struct ConfiguredIntegration {
         case .custom: endpoint = ""
         }
 
+        let stores: SegmentsClient.Options.CustomStores
+        // Names where the customer is stored; `nil` in memory, where every configure is new storage.
+        let storageID: String?
         switch options.storage {
         case .directory(let directory):
             let backend = configuration.backend
@@ -70,25 +78,43 @@ struct ConfiguredIntegration {
             }
             let claim = try FileStoreRegistry.claim(
                 folder, for: owner, queue: storageQueue, logger: options.runtime.logger, capacity: options.eventQueueCapacity)
-            customer = claim.stores.customer
-            baseline = claim.stores.baseline
-            events = claim.stores.events
+            stores = .init(customer: claim.stores.customer, baseline: claim.stores.baseline, events: claim.stores.events)
             self.claim = claim
             storageID = "directory " + folder.standardizedFileURL.path
         case .inMemory:
-            customer = InMemoryCustomerStore()
-            baseline = InMemorySegmentBaselineStore()
-            events = InMemoryEventQueueStore()
+            stores = .init(customer: InMemoryCustomerStore(), baseline: InMemorySegmentBaselineStore(), events: InMemoryEventQueueStore())
             claim = nil
             storageID = nil
-        case .custom(let stores):
-            customer = stores.customer
-            baseline = stores.baseline
-            events = stores.events
+        case .custom(let custom):
+            stores = custom
             claim = nil
             storageID = "custom stores"
         }
-        integrationID = StorageLocation.integrationDigest(configuration.backend.storageIntegrationId + " | " + endpoint)
+        events = stores.events
+        ports = SegmentationEngine.Ports(
+            repository: repository, customerStore: stores.customer, baselineStore: stores.baseline,
+            // A digest of backend and base URL (see Behaviour T2, D1), never of the storage folder,
+            // whose path changes when iOS moves an app's container.
+            integrationID: StorageLocation.integrationDigest(configuration.backend.storageIntegrationId + " | " + endpoint),
+            storageID: storageID, handedOverCustomer: claim?.previousCustomer,
+            onEnd: claim.map { Self.handOver($0, after: storageQueue) })
+    }
+
+    /// What ends a configuration on a folder: the folder's next owner in this process may take it
+    /// at once, so its storage queue waits for the writes queued here until now, and the `flock`
+    /// is released after them (<doc:Behaviour#P5>, <doc:Behaviour#R1>).
+    private static func handOver(
+        _ claim: FileStoreRegistry.Claim, after storageQueue: DispatchQueue
+    ) -> @Sendable (CustomerIds) -> Void {
+        { customer in
+            let writes = DispatchGroup()
+            writes.enter()
+            storageQueue.async {
+                _ = claim.lock
+                writes.leave()
+            }
+            FileStoreRegistry.release(claim, customer: customer, writes: writes)
+        }
     }
 }
 

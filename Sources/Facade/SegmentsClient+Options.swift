@@ -50,7 +50,8 @@ extension SegmentsClient {
         /// Where a client keeps its customer, baseline and event queue (<doc:Behaviour#P1>).
         public typealias Storage = SegmentsStorage<CustomStores>
 
-        /// The app's own stores, for ``Storage`` `.custom`.
+        /// The three stores of one integration — customer, baseline, event queue — given together:
+        /// the app's own, for ``Storage`` `.custom`.
         public struct CustomStores: Sendable {
             /// The current customer's ids and cookie.
             public var customer: any CustomerStore

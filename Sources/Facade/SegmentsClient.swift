@@ -77,7 +77,7 @@ public final class SegmentsClient: Sendable {
     ///   another client of this process) uses the storage directory; the client is then left as
     ///   it was.
     public func configure(_ configuration: Configuration) throws {
-        let integration = try ConfiguredIntegration(configuration, options: options, owner: self, storageQueue: storageQueue)
+        var integration = try ConfiguredIntegration(configuration, options: options, owner: self, storageQueue: storageQueue)
         if let previous = integration.claim?.previousWrites {
             // Another client of this process used the folder before: its last writes may still be
             // queued on its storage queue. This client's storage queue waits for them before it
@@ -90,30 +90,11 @@ public final class SegmentsClient: Sendable {
                 runtime: options.runtime, retry: options.uploadRetry, storageQueue: storageQueue, capacity: options.eventQueueCapacity),
             store: integration.events, uploader: integration.uploader, mode: .manual, loadsAtOnce: false,
             onUploaded: { [weak engine] in engine?.reloadAfterUpload() })
-        var onEnd: (@Sendable (CustomerIds) -> Void)?
-        if let claim = integration.claim {
-            let storageQueue = storageQueue
-            onEnd = { customer in
-                // Another client of this process may take the directory at once; its storage queue
-                // waits for the writes queued here until now, and the flock is released after them.
-                let writes = DispatchGroup()
-                writes.enter()
-                storageQueue.async {
-                    _ = claim.lock
-                    writes.leave()
-                }
-                FileStoreRegistry.release(claim, customer: customer, writes: writes)
-            }
-        }
-        engine.configure(
-            .init(
-                repository: integration.repository, customerStore: integration.customer, baselineStore: integration.baseline,
-                tracking: pipeline, integrationID: integration.integrationID, storageID: integration.storageID,
-                handedOverCustomer: integration.claim?.previousCustomer, onEnd: onEnd),
-            flushingMode: configuration.namesFlushingMode ? configuration.flushingMode : nil)
+        integration.ports.tracking = pipeline
+        engine.configure(integration.ports, flushingMode: configuration.namesFlushingMode ? configuration.flushingMode : nil)
         protectedDataRetry.retarget(
             integration.claim.flatMap { claim in
-                integration.storageID.map { storageID in
+                integration.ports.storageID.map { storageID in
                     ProtectedDataRetry.Target(
                         stores: claim.stores, lock: claim.lock, storageID: storageID, pipeline: pipeline, engine: engine)
                 }

@@ -29,6 +29,7 @@ struct TemporaryDirectory {
 
 /// New instances of the three file stores on one folder. A client given them reads only what is on
 /// disk: nothing is shared with a client that used other instances (see Behaviour E4, P2 restart tests).
+/// Concrete types, not an `Options.CustomStores`: a restart test compares instances (`!==`).
 struct FileStores {
     let customer: FileCustomerStore
     let baseline: FileSegmentBaselineStore

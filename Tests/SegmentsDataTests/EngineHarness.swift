@@ -48,9 +48,8 @@ final class EngineHarness: Sendable {
         .init(repository: repository, customerStore: customerStore, baselineStore: baselineStore)
     }
 
-    var backend: SegmentationEngine.Ports {
-        .init(repository: repository, customerStore: customerStore, baselineStore: baselineStore)
-    }
+    /// This harness's repository and stores.
+    var backend: SegmentationEngine.Ports { ports(baselineStore: baselineStore) }
 
     /// Configures, and waits until the baseline has loaded on the storage queue (see Behaviour R3).
     func configure() {

@@ -50,6 +50,24 @@ import Testing
         #expect(registry.isEmpty)
         #expect(registry.categories.isEmpty)
     }
+
+    /// A listener last told segments (of the customer or project before) hears `[]` when the new
+    /// answer has none, although the category did not change against the baseline; a listener told
+    /// nothing yet, or told `[]` already, hears nothing (see Behaviour D4).
+    @Test func d4_aListenerToldSegmentsHearsEmptyWhenTheAnswerHasNoneThoughTheCategoryDidNotChange() {
+        var registry = ListenerRegistry()
+        let calls = Locked<[Int]>([])
+        let a = Segment(id: "a", segmentationId: "s")
+        var deliveries: [Delivery] = []
+        _ = registry.add(Self.listener(.discovery(), 0, into: calls), group: nil, owner: nil)
+        registry.tell([a], to: .discovery(), changed: true, firstLoad: false, into: &deliveries)
+        _ = registry.add(Self.listener(.discovery(), 1, into: calls), group: nil, owner: nil)
+        registry.tell([], to: .discovery(), changed: false, firstLoad: false, into: &deliveries)
+        registry.tell([], to: .discovery(), changed: false, firstLoad: false, into: &deliveries)
+        deliveries.forEach { $0.run() }
+        #expect(calls.value == [0, 0])
+        #expect(deliveries.map(\.segments) == [[a], []])
+    }
 }
 
 /// The listener registry's bookkeeping, driven directly (see Behaviour M4): what removal by token, by group

@@ -39,4 +39,33 @@ import Testing
         #expect(ConsoleSegmentsLogger().logLevel == .verbose)
         #expect(!ConsoleSegmentsLogger().isEnabled(.none))
     }
+
+    /// A sink that logs through the logger it belongs to when it goes away.
+    private final class LogsWhenReleased: SegmentsLogger, Sendable {
+        private let owner = Locked<WeakLogger>(WeakLogger())
+        final class WeakLogger: @unchecked Sendable { weak var logger: SinkSegmentsLogger? }
+        func attach(to logger: SinkSegmentsLogger) { owner.value.logger = logger }
+        var logLevel: LogLevel { .verbose }
+        func log(_ level: LogLevel, _ message: String) {}
+        deinit { owner.value.logger?.log(.error, "the replaced sink is gone") }
+    }
+
+    @Test func l3_aReplacedSinkIsReleasedOutsideTheLoggersLock() {
+        let logger = SinkSegmentsLogger(level: .verbose, sink: CapturingLogger())
+        do {
+            let first = LogsWhenReleased()
+            first.attach(to: logger)
+            logger.sink = first
+        }
+        let next = CapturingLogger()
+        let done = DispatchSemaphore(value: 0)
+        // On a thread of its own: released under the lock, the old sink's deinit would wait for
+        // that same lock for ever.
+        Thread.detachNewThread {
+            logger.sink = next
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success, "replacing the sink deadlocked")
+        #expect(next.messages == ["the replaced sink is gone"])
+    }
 }

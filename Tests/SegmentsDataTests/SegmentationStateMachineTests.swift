@@ -62,7 +62,7 @@ import Testing
         case .idle: "idle"
         case .debouncing(let burst): "debouncing(\(burst.firstRequest)…\(burst.lastRequest))"
         case .retrying(let attempt, _): "retrying(\(attempt))"
-        case .fetching(let flight, let owed): "fetching(carries: \(flight.carriesReload), owed: \(owed))"
+        case .fetching(let flight, let owed): "fetching(forListeners: \(flight.forListeners), owed: \(owed))"
         case nil: "not configured"
         }
     }
@@ -134,7 +134,7 @@ import Testing
         #expect(machine.timerFired(timer, at: Self.at(5)).isEmpty)  // the replaced timer is stale
         let rearmed = try #require(machine.currentTimer)
         #expect(Self.describe(machine.timerFired(rearmed, at: Self.at(9))) == ["fetch"])
-        #expect(Self.describe(machine.reload) == "fetching(carries: true, owed: false)")
+        #expect(Self.describe(machine.reload) == "fetching(forListeners: true, owed: false)")
     }
 
     @Test func t5_maxWaitCapsABurst() throws {
@@ -149,7 +149,7 @@ import Testing
         var machine = Self.fetching()
         #expect(Self.request(&machine, at: 6).isEmpty)
         #expect(Self.request(&machine, at: 7).isEmpty)
-        #expect(Self.describe(machine.reload) == "fetching(carries: true, owed: true)")
+        #expect(Self.describe(machine.reload) == "fetching(forListeners: true, owed: true)")
     }
 
     /// A machine with an automatic reload in flight (started at 5 s).
@@ -245,7 +245,7 @@ import Testing
         _ = Self.request(&machine, at: 0)
         let (_, readActions) = machine.read(.discovery(), force: true, reply: .direct { _ in }, at: Self.at(1))
         #expect(Self.describe(readActions) == ["cancelTimer", "fetch"])
-        #expect(Self.describe(machine.reload) == "fetching(carries: true, owed: false)")
+        #expect(Self.describe(machine.reload) == "fetching(forListeners: true, owed: false)")
     }
 
     @Test func g2_aReadDuringAFlightJoinsIt() {

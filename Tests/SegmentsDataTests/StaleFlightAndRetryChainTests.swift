@@ -25,14 +25,14 @@ import Testing
     @Test func c2_aFlightOfAStoppedEngineDoesNotProceed() throws {
         var machine = Base.fetching()
         let flight = try #require(Base.flight(machine))
-        #expect(machine.flightMayProceed(flight.id, linked: false, at: Base.at(6)).0)
+        #expect(machine.beforeRequest(of: flight.id, linked: false, at: Base.at(6)).0 == .send)
         _ = machine.stop()
-        #expect(!machine.flightMayProceed(flight.id, linked: false, at: Base.at(7)).0)
+        #expect(machine.beforeRequest(of: flight.id, linked: false, at: Base.at(7)).0 == .abandon)
     }
 
     @Test func c2_anUnknownFlightDoesNotProceed() throws {
         var machine = Base.fetching()
         let flight = try #require(Base.flight(machine))
-        #expect(!machine.flightMayProceed(flight.id + 1, linked: false, at: Base.at(6)).0)
+        #expect(machine.beforeRequest(of: flight.id + 1, linked: false, at: Base.at(6)).0 == .abandon)
     }
 }

@@ -26,7 +26,14 @@ public final class SinkSegmentsLogger: SegmentsLogger, Sendable {
     /// `.verbose`).
     public var sink: any SegmentsLogger {
         get { state.withLock { $0.sink } }
-        set { state.withLock { $0.sink = newValue } }
+        set {
+            // The replaced sink is the app's object: released after the lock (its deinit may log).
+            let replaced = state.withLock { state -> any SegmentsLogger in
+                defer { state.sink = newValue }
+                return state.sink
+            }
+            withExtendedLifetime(replaced) {}
+        }
     }
 
     /// Hands the line to the sink when `level` is enabled, with its control characters escaped

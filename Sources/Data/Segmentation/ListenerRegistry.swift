@@ -78,7 +78,7 @@ struct Delivery: Sendable {
 }
 
 /// The registered listeners, indexed by category in registration order, each with what it was
-/// last told (<doc:Behaviour#M4>, <doc:Behaviour#D4>–<doc:Behaviour#D7>).
+/// last delivered (<doc:Behaviour#M4>, <doc:Behaviour#D4>–<doc:Behaviour#D7>).
 ///
 /// Adding and removing are O(1) (amortized: a category's list drops removed tokens once they are
 /// half of it); telling a category touches only that category's listeners, so one change reaches
@@ -98,11 +98,11 @@ struct ListenerRegistry: Sendable {
         }
     }
 
-    /// One category's registrations in registration order, with what each was last told
-    /// (`nil`: nothing yet); removed ones stay until they are half of the list.
+    /// One category's registrations in registration order, with the list each was last delivered
+    /// (`nil`: nothing yet, <doc:Behaviour#D4>); removed ones stay until they are half of the list.
     private struct CategoryIndex: Sendable {
         var tokens: [Int] = []
-        var told: [[Segment]?] = []
+        var lastDelivered: [[Segment]?] = []
         var removed = 0
         var live: Int { tokens.count - removed }
     }
@@ -127,7 +127,7 @@ struct ListenerRegistry: Sendable {
         byToken[token.rawValue] = Registration(
             token: token, listener: listener, group: group, owner: owner.map(WeakOwner.init))
         byCategory[listener.category, default: CategoryIndex()].tokens.append(token.rawValue)
-        byCategory[listener.category]?.told.append(nil)
+        byCategory[listener.category]?.lastDelivered.append(nil)
         if let group { tokensByGroup[group, default: []].insert(token.rawValue) }
         if owner != nil { ownedTokens.insert(token.rawValue) }
         if listener.includeFirstLoad {
@@ -151,16 +151,16 @@ struct ListenerRegistry: Sendable {
         }
         let category = registration.listener.category
         guard var index = byCategory.removeValue(forKey: category) else { return registration }
-        guard index.live > 1 else { return registration }  // its last listener: what it was told goes too
+        guard index.live > 1 else { return registration }  // its last listener: what it was delivered goes too
         index.removed += 1
         if index.removed * 2 >= index.tokens.count {
             var tokens: [Int] = []
-            var told: [[Segment]?] = []
+            var lastDelivered: [[Segment]?] = []
             for (position, token) in index.tokens.enumerated() where byToken[token] != nil {
                 tokens.append(token)
-                told.append(index.told[position])
+                lastDelivered.append(index.lastDelivered[position])
             }
-            index = CategoryIndex(tokens: tokens, told: told, removed: 0)
+            index = CategoryIndex(tokens: tokens, lastDelivered: lastDelivered, removed: 0)
         }
         byCategory[category] = index
         return registration
@@ -207,7 +207,7 @@ struct ListenerRegistry: Sendable {
 
     /// Appends the calls that tell `segments` to the listeners of `category` in registration
     /// order (<doc:Behaviour#D4>–<doc:Behaviour#D6>): every one when the category `changed`;
-    /// otherwise those whose last told list differs (as a set) and, with `firstLoad`, those
+    /// otherwise those whose last delivered list differs (as a set) and, with `firstLoad`, those
     /// awaiting their first load. Each one told remembers `segments`.
     mutating func tell(
         _ segments: [Segment], to category: SegmentCategory, changed: Bool, firstLoad: Bool,
@@ -222,16 +222,16 @@ struct ListenerRegistry: Sendable {
         for position in index.tokens.indices {
             guard let registration = byToken[index.tokens[position]] else { continue }
             var tellIt = changed || (checkFirstLoad && awaitingFirstLoad.contains(registration.token.rawValue))
-            if !tellIt, let told = index.told[position] {
-                if lastCompared == nil || told != lastCompared! {
-                    lastCompared = told
-                    lastDiffers = !SegmentDiff.sameSegments(told, segments)
+            if !tellIt, let delivered = index.lastDelivered[position] {
+                if lastCompared == nil || delivered != lastCompared! {
+                    lastCompared = delivered
+                    lastDiffers = !SegmentDiff.sameSegments(delivered, segments)
                 }
                 tellIt = lastDiffers
             }
             guard tellIt else { continue }
             deliveries.append(registration.delivery(of: segments))
-            index.told[position] = segments
+            index.lastDelivered[position] = segments
         }
     }
 

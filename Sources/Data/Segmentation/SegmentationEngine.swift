@@ -41,7 +41,9 @@ package final class SegmentationEngine: Sendable {
         }
     }
 
-    /// The ports of one configured integration.
+    /// The ports of one configured integration, held for as long as it stays configured. The
+    /// client builds them once per configure (`ConfiguredIntegration` in the Facade, the only
+    /// module that sees the backends and the stores); tests build them directly.
     package struct Ports: Sendable {
         /// Where segments come from.
         package var repository: any SegmentRepository
@@ -413,16 +415,18 @@ package final class SegmentationEngine: Sendable {
         }
     }
 
-    /// Link (when needed), then fetch, asking the machine before each request whether the flight
-    /// still counts (<doc:Behaviour#C1>, <doc:Behaviour#C2>, <doc:Behaviour#C4>).
+    /// Links (when needed), then fetches; before each request the machine records a link that
+    /// succeeded and says whether to send it or abandon the flight
+    /// (``SegmentationStateMachine/beforeRequest(of:linked:at:)``; <doc:Behaviour#C1>,
+    /// <doc:Behaviour#C2>, <doc:Behaviour#C4>).
     private static func run(_ flight: Machine.Flight, on driver: StateMachineDriver<Machine>) async {
-        func mayProceed(linked: Bool) -> Bool {
-            driver.transition { machine, now in machine.flightMayProceed(flight.id, linked: linked, at: now) }
+        func beforeRequest(linked: Bool) -> Machine.NextRequest {
+            driver.transition { machine, now in machine.beforeRequest(of: flight.id, linked: linked, at: now) }
         }
         func finish(_ result: Result<SegmentsByCategory, SegmentsError>) {
             driver.transition { machine, now in machine.flightFinished(flight.id, with: result, at: now) }
         }
-        guard mayProceed(linked: false) else { return }
+        guard beforeRequest(linked: false) == .send else { return }
         if flight.needsLink {
             do {
                 try await flight.repository.linkCustomerIds(flight.customer)
@@ -433,7 +437,7 @@ package final class SegmentationEngine: Sendable {
                     retryAfter: cause.retryAfter, underlying: cause)))
                 return
             }
-            guard mayProceed(linked: true) else { return }
+            guard beforeRequest(linked: true) == .send else { return }
         }
         do {
             finish(.success(try await flight.repository.fetchSegments(for: flight.customer)))

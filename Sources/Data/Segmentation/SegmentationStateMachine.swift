@@ -96,9 +96,10 @@ struct SegmentationStateMachine: DrivenStateMachine {
         let customer: CustomerIds
         let needsLink: Bool
         let repository: any SegmentRepository
-        /// Whether listeners are owed this reload, so a transient failure is retried (T7); a
-        /// flight started only for one-shot reads is not.
-        let carriesReload: Bool
+        /// Whether the flight is the reload listeners are owed: a transient failure is then
+        /// retried with backoff (<doc:Behaviour#T7>) and a re-configure requests it again (T6). A
+        /// flight started only for one-shot reads is neither.
+        let forListeners: Bool
         /// Retries already made in this chain of failures (T7).
         let retryAttempt: Int
     }
@@ -326,7 +327,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
                 burstStarted = load.burstStarted
             }
             switch old.reload {
-            case .fetching(let flight, let followUpOwed): reloadWasPending = reloadWasPending || flight.carriesReload || followUpOwed
+            case .fetching(let flight, let followUpOwed): reloadWasPending = reloadWasPending || flight.forListeners || followUpOwed
             case .debouncing(let burst):
                 reloadWasPending = true
                 burstStarted = burst.firstRequest
@@ -672,25 +673,25 @@ struct SegmentationStateMachine: DrivenStateMachine {
             actions.append(.log(.verbose, SegmentsLogText.reloadSkippedNoCallback))
             return
         }
-        startFlight(carriesReload: true, retryAttempt: attempt, &actions)
+        startFlight(forListeners: true, retryAttempt: attempt, &actions)
     }
 
     /// Snapshots the customer and starts a fetch for it (<doc:Behaviour#C1>), linking first when
     /// needed (C4). A pending debounce or retry is absorbed: the fetch starts after every request
     /// it covered.
-    private mutating func startFlight(carriesReload: Bool, retryAttempt: Int, _ actions: inout Actions) {
+    private mutating func startFlight(forListeners: Bool, retryAttempt: Int, _ actions: inout Actions) {
         guard case .running(let current) = state else { return }
-        var carriesReload = carriesReload
+        var forListeners = forListeners
         var retryAttempt = retryAttempt
         switch current.reload {
         case .fetching:
             return
         case .debouncing(let burst):
             actions.cancel(burst.timer)
-            carriesReload = true
+            forListeners = true
         case .retrying(let attempt, let timer):
             actions.cancel(timer)
-            carriesReload = true
+            forListeners = true
             retryAttempt = attempt
         case .idle:
             break
@@ -706,17 +707,29 @@ struct SegmentationStateMachine: DrivenStateMachine {
         let flight = Flight(
             id: counters.flight, customer: current.customer,
             needsLink: current.customer.hasHardIds && !current.baseline.linkedCustomers.contains(current.customer),
-            repository: current.ports.repository, carriesReload: carriesReload, retryAttempt: retryAttempt)
+            repository: current.ports.repository, forListeners: forListeners, retryAttempt: retryAttempt)
         withRunning { $0.reload = .fetching(flight, followUpOwed: false) }
         actions.append(.startFlight(flight))
     }
 
-    /// Before each request of a flight: whether it still counts and its customer is unchanged
-    /// (<doc:Behaviour#C2>). A successful link (`linked`) is remembered first (C4).
-    mutating func flightMayProceed(_ flightID: Int, linked: Bool, at now: Moment) -> (Bool, Actions) {
+    /// What a flight does before each of its requests (<doc:Behaviour#C2>).
+    enum NextRequest: Sendable, Equatable {
+        /// The flight still counts and its customer is unchanged: send the request.
+        case send
+        /// Send nothing more: the flight was discarded (stop, anonymize, re-configure) or is
+        /// unknown, or its customer changed, which the machine has already acted on.
+        case abandon
+    }
+
+    /// Before each request of a flight (the link, then the fetch): records a link that just
+    /// succeeded (`linked`, <doc:Behaviour#C4>), then sends the request only while the flight still
+    /// counts and its customer is unchanged (<doc:Behaviour#C2>). When the customer changed, the
+    /// flight ends here: reads retry for the current customer and an owed reload is requested again
+    /// (<doc:Behaviour#C3>, <doc:Behaviour#G6>).
+    mutating func beforeRequest(of flightID: Int, linked: Bool, at now: Moment) -> (NextRequest, Actions) {
         guard case .running(let current) = state, case .fetching(let flight, let followUpOwed) = current.reload,
             flight.id == flightID
-        else { return (false, Actions()) }
+        else { return (.abandon, Actions()) }
         var actions = Actions()
         if linked {
             let baseline = withRunning { configured -> SegmentBaseline in
@@ -730,9 +743,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
             actions.append(.log(.verbose, SegmentsLogText.cancelledCustomerChanged))
             withRunning { $0.reload = .idle }
             customerChanged(during: flight, followUpOwed: followUpOwed, at: now, &actions)
-            return (false, actions)
+            return (.abandon, actions)
         }
-        return (true, actions)
+        return (.send, actions)
     }
 
     /// A flight came back: apply its outcome, unless it was discarded or its customer is gone
@@ -795,7 +808,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         actions.append(.log(.warning, SegmentsLogText.fetchFailed(error)))
         answerReads(with: .failure(error), &actions)
         pruneReleasedOwners(&actions)
-        guard flight.carriesReload || followUpOwed, !listeners.isEmpty else { return }
+        guard flight.forListeners || followUpOwed, !listeners.isEmpty else { return }
         guard error.isTransient else {
             if followUpOwed { requestReload(at: now, &actions) }
             return
@@ -813,7 +826,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
     private mutating func customerChanged(
         during flight: Flight, followUpOwed: Bool, at now: Moment, _ actions: inout Actions
     ) {
-        let owed = flight.carriesReload || followUpOwed
+        let owed = flight.forListeners || followUpOwed
         var retrying: [PendingRead] = []
         var givenUp: [PendingRead] = []
         for var read in reads {
@@ -833,7 +846,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
                 .answer(givenUp, .failure(SegmentsError(.customerChanged, "the customer changed during the read"))))
         }
         if !retrying.isEmpty {
-            startFlight(carriesReload: owed && !listeners.isEmpty, retryAttempt: 0, &actions)
+            startFlight(forListeners: owed && !listeners.isEmpty, retryAttempt: 0, &actions)
         } else if owed && !listeners.isEmpty {
             requestReload(at: now, &actions)
         }
@@ -904,7 +917,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         var read = read
         read.customer = customer
         reads.append(read)
-        startFlight(carriesReload: false, retryAttempt: 0, &actions)
+        startFlight(forListeners: false, retryAttempt: 0, &actions)
     }
 
     /// The answer of a read without `force` when the cache gives it right now (<doc:Behaviour#G1>,

@@ -6,22 +6,11 @@ package enum SegmentDiff {
     /// - Per category the lists are compared as unordered sets: reordering is no change (D2).
     /// - When `baseline` is `nil` or belongs to other ids than `customer`, every category in `new`
     ///   counts as changed (D3).
-    /// - A category that was non-empty in the baseline, or in what its listeners were last `told`,
-    ///   and is absent or empty now changes to `[]` (D4): no listener keeps segments of another
-    ///   customer or project.
+    /// - A category that was non-empty in the baseline and is absent or empty now changes to `[]`
+    ///   (D4). A listener last told segments that the baseline does not hold (another customer's or
+    ///   project's) hears `[]` too: the listener registry compares what each one was last told.
     package static func changes(
-        from baseline: SegmentSnapshot?, to new: SegmentsByCategory, for customer: CustomerIds,
-        told: SegmentsByCategory = [:]
-    ) -> SegmentsByCategory {
-        var changed = changesFromBaseline(baseline, to: new, for: customer)
-        for (category, list) in told where !list.isEmpty && (new[category] ?? []).isEmpty {
-            changed[category] = []
-        }
-        return changed
-    }
-
-    private static func changesFromBaseline(
-        _ baseline: SegmentSnapshot?, to new: SegmentsByCategory, for customer: CustomerIds
+        from baseline: SegmentSnapshot?, to new: SegmentsByCategory, for customer: CustomerIds
     ) -> SegmentsByCategory {
         let old = baseline?.segments ?? [:]
         let sameCustomer = baseline?.customer == customer

@@ -13,6 +13,9 @@ import SegmentsPersistence
 /// with a clear `.storage` error, because two pipelines on one queue would each upload the items
 /// they loaded. Entries are weak: the stores close with their last user, the lock with its owner.
 enum FileStoreRegistry {
+    /// One directory's file stores, by their concrete types rather than as an
+    /// ``SegmentsClient/Options/CustomStores`` of `any` stores: ``ProtectedDataRetry`` calls what
+    /// only file stores have (<doc:Behaviour#P8>).
     struct Stores {
         let customer: FileCustomerStore
         let baseline: FileSegmentBaselineStore

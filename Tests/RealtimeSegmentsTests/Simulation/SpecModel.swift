@@ -155,8 +155,8 @@ struct SpecModel {
         let includeFirstLoad: Bool
         /// D6: told once by the first successful reload after it registered.
         var awaitingFirstLoad: Bool
-        /// D4: what this listener was last told; `nil` before its first call.
-        var told: [String]?
+        /// D4: the list this listener was last delivered; `nil` before its first call.
+        var lastDelivered: [String]?
         var registered = true
     }
 
@@ -182,8 +182,8 @@ struct SpecModel {
     struct Flight {
         let integration: Integration
         let customer: Customer
-        /// Listeners are owed this reload (T6, T7); a fetch only for one-shot reads is not retried.
-        let carriesReload: Bool
+        /// The reload listeners are owed (T6, T7); a fetch only for one-shot reads is not retried.
+        let forListeners: Bool
         let retryAttempt: Int
         var linking: Bool
         /// When the request in progress comes back, and what it will say (chosen at its start).
@@ -340,7 +340,7 @@ struct SpecModel {
                 owed = true
                 burstStarted = first
             case .retrying: owed = true
-            case .fetching(let flight, let followUpOwed): owed = flight.carriesReload || followUpOwed
+            case .fetching(let flight, let followUpOwed): owed = flight.forListeners || followUpOwed
             }
             reload = .idle  // a late answer of the old integration is dropped
             otherIntegration = previous != next
@@ -507,19 +507,19 @@ struct SpecModel {
             logs.append(Log.reloadSkippedNoCallback)
             return
         }
-        startFlight(carriesReload: true, retryAttempt: attempt)
+        startFlight(forListeners: true, retryAttempt: attempt)
     }
 
     /// C1, C4, G2: one flight at a time; a waiting debounce or retry is absorbed by it.
-    private mutating func startFlight(carriesReload: Bool, retryAttempt: Int) {
+    private mutating func startFlight(forListeners: Bool, retryAttempt: Int) {
         guard let integration, let customer = storedCustomer else { return }
-        var carriesReload = carriesReload
+        var forListeners = forListeners
         var retryAttempt = retryAttempt
         switch reload {
         case .fetching: return
-        case .debouncing: carriesReload = true
+        case .debouncing: forListeners = true
         case .retrying(let attempt, _):
-            carriesReload = true
+            forListeners = true
             retryAttempt = attempt
         case .idle: break
         }
@@ -533,7 +533,7 @@ struct SpecModel {
         }
         reload = .fetching(
             Flight(
-                integration: integration, customer: customer, carriesReload: carriesReload, retryAttempt: retryAttempt,
+                integration: integration, customer: customer, forListeners: forListeners, retryAttempt: retryAttempt,
                 linking: needsLink, endsAt: now + Self.fetchTime, outcome: outcome),
             followUpOwed: false)
     }
@@ -577,7 +577,7 @@ struct SpecModel {
         case .failure(let failure):
             // C4: a link failure fails the reload, as transient as its cause.
             answerReads(.error(flight.linking ? "linkFailed" : "httpStatus"))
-            guard flight.carriesReload || followUpOwed, hasListeners else { return }
+            guard flight.forListeners || followUpOwed, hasListeners else { return }
             guard failure.isTransient else {
                 if followUpOwed {
                     applied["T6 follow-up after a permanent failure", default: 0] += 1
@@ -594,7 +594,7 @@ struct SpecModel {
     /// C2, C3, G6: reads of the old customer retry for the current one, at most three times (a read
     /// made after the change is not charged); an owed reload is requested again.
     private mutating func customerChanged(during flight: Flight, followUpOwed: Bool) {
-        let owed = flight.carriesReload || followUpOwed
+        let owed = flight.forListeners || followUpOwed
         var retrying: [Read] = []
         var givenUp: [Read] = []
         for var read in reads {
@@ -613,7 +613,7 @@ struct SpecModel {
         if !givenUp.isEmpty { applied["G6 read given up", default: 0] += 1 }
         for read in givenUp { deliveries.append(.answered(at: now, read: read.id, .error("customerChanged"))) }
         if !retrying.isEmpty {
-            startFlight(carriesReload: owed && hasListeners, retryAttempt: 0)
+            startFlight(forListeners: owed && hasListeners, retryAttempt: 0)
         } else if owed && hasListeners {
             requestReload()
         }
@@ -646,7 +646,7 @@ struct SpecModel {
         var read = read
         read.customer = storedCustomer
         reads.append(read)
-        startFlight(carriesReload: false, retryAttempt: 0)
+        startFlight(forListeners: false, retryAttempt: 0)
     }
 
     private mutating func answerReads(with segments: Segments) {
@@ -671,13 +671,13 @@ struct SpecModel {
             for index in listeners.indices where listeners[index].registered && listeners[index].category == category {
                 let listener = listeners[index]
                 let owedFirstLoad = firstLoad && listener.awaitingFirstLoad
-                let toldOtherwise = listener.told.map { $0 != segments } ?? false
+                let toldOtherwise = listener.lastDelivered.map { $0 != segments } ?? false
                 guard changed[category] != nil || owedFirstLoad || toldOtherwise else { continue }
                 if changed[category] == nil {
                     applied[owedFirstLoad ? "D6 first load, nothing changed" : "D4 told otherwise, baseline unchanged", default: 0] += 1
                 }
                 deliveries.append(.told(at: now, listener: listener.id, segments: segments))
-                listeners[index].told = segments
+                listeners[index].lastDelivered = segments
             }
         }
         if firstLoad {
