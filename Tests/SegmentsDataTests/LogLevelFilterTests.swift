@@ -51,13 +51,13 @@ import Testing
     }
 
     @Test func l3_aReplacedSinkIsReleasedOutsideTheLoggersLock() {
-        let logger = SinkSegmentsLogger(level: .verbose, sink: CapturingLogger())
+        let logger = SinkSegmentsLogger(level: .verbose, sink: RecordingLogger())
         do {
             let first = LogsWhenReleased()
             first.attach(to: logger)
             logger.sink = first
         }
-        let next = CapturingLogger()
+        let next = RecordingLogger()
         let done = DispatchSemaphore(value: 0)
         // On a thread of its own: released under the lock, the old sink's deinit would wait for
         // that same lock for ever.
