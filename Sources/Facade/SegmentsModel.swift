@@ -131,9 +131,9 @@ private final class ObservedSegments: Observable {
 }
 
 /// Whether code runs on the main queue, the main actor's executor. `Thread.isMainThread` does not
-/// tell: where the main thread has handed the main queue to `dispatchMain()` (Linux), the queue's
-/// work runs on other threads.
-private enum MainQueue {
+/// tell: where the main thread has handed the main queue to `dispatchMain()` (Linux, `swift test`),
+/// the queue's work runs on other threads.
+package enum MainQueue {
     /// A mark only the main queue (and the queues targeting it) carries.
     private static let mark: DispatchSpecificKey<Bool> = {
         let mark = DispatchSpecificKey<Bool>()
@@ -142,5 +142,5 @@ private enum MainQueue {
     }()
 
     /// True while running on the main queue.
-    static var isCurrent: Bool { DispatchQueue.getSpecific(key: mark) == true }
+    package static var isCurrent: Bool { DispatchQueue.getSpecific(key: mark) == true }
 }

@@ -47,19 +47,6 @@ import Testing
     }
 }
 
-/// Whether code runs on the main queue: the main actor's executor, where `MainActor.assumeIsolated`
-/// holds. `Thread.isMainThread` does not tell: under `swift test` on Linux the main thread hands the
-/// main queue to `dispatchMain()`, and its work runs on another thread.
-private enum MainQueue {
-    private static let mark: DispatchSpecificKey<Bool> = {
-        let mark = DispatchSpecificKey<Bool>()
-        DispatchQueue.main.setSpecific(key: mark, value: true)
-        return mark
-    }()
-
-    static var isCurrent: Bool { DispatchQueue.getSpecific(key: mark) == true }
-}
-
 /// Waits (bounded) until what was queued on the main queue so far has run: the model's updates
 /// queued by handlers that already ran.
 private func mainQueueDrained() async -> Bool {
