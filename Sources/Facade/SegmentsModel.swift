@@ -120,27 +120,6 @@ private final class ObservedSegments: Observable {
     /// every list it delivers takes the same route, one `DispatchQueue.main.async` each, and the
     /// main queue keeps their order (a `Task` would not promise it).
     nonisolated static func tell(_ list: ObservedSegments?, _ segments: [Segment]) {
-        if MainQueue.isCurrent {
-            MainActor.assumeIsolated { list?.set(segments) }
-        } else {
-            DispatchQueue.main.async { [weak list] in
-                MainActor.assumeIsolated { list?.set(segments) }
-            }
-        }
+        MainQueue.run { [weak list] in list?.set(segments) }
     }
-}
-
-/// Whether code runs on the main queue, the main actor's executor. `Thread.isMainThread` does not
-/// tell: where the main thread has handed the main queue to `dispatchMain()` (Linux, `swift test`),
-/// the queue's work runs on other threads.
-package enum MainQueue {
-    /// A mark only the main queue (and the queues targeting it) carries.
-    private static let mark: DispatchSpecificKey<Bool> = {
-        let mark = DispatchSpecificKey<Bool>()
-        DispatchQueue.main.setSpecific(key: mark, value: true)
-        return mark
-    }()
-
-    /// True while running on the main queue.
-    package static var isCurrent: Bool { DispatchQueue.getSpecific(key: mark) == true }
 }

@@ -60,12 +60,12 @@ import Testing
     }
 
     @Test func e7_theSlotEndsTheHandleOnceWhicheverComesFirst() {
-        let begunFirst = BackgroundTaskSlot()
+        let begunFirst = BackgroundTaskSlot<Int>()
         #expect(begunFirst.begun(7))
         #expect(begunFirst.end() == 7)
         #expect(begunFirst.end() == nil)
 
-        let endedFirst = BackgroundTaskSlot()
+        let endedFirst = BackgroundTaskSlot<Int>()
         #expect(endedFirst.end() == nil)
         #expect(!endedFirst.begun(8))  // the caller ends 8 at once
         #expect(endedFirst.end() == nil)

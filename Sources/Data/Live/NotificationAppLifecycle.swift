@@ -61,16 +61,6 @@ package enum NotificationForwarding {
             for token in tokens.tokens { center.removeObserver(token) }
         }
     }
-
-    /// Runs `body` on the main thread: at once when called there (so an expiration handler, which
-    /// UIKit calls on the main thread, ends its task before it returns), else queued on the main queue.
-    package static func onMain(_ body: @escaping @MainActor @Sendable () -> Void) {
-        if Thread.isMainThread {
-            MainActor.assumeIsolated(body)
-        } else {
-            DispatchQueue.main.async { MainActor.assumeIsolated(body) }
-        }
-    }
 }
 
 /// NotificationCenter's observer tokens, carried into the `@Sendable` end of an observation.
@@ -80,31 +70,40 @@ private struct ObserverTokens: @unchecked Sendable {
     init(_ tokens: [any NSObjectProtocol]) { self.tokens = tokens }
 }
 
-/// The platform's handle of one background-time request, begun and ended on the main thread in
-/// any order (<doc:Behaviour#E7>): ending before the begin ran means the handle, once it comes, is
-/// ended at once; ending twice ends once.
-package final class BackgroundTaskSlot: Sendable {
-    private enum State { case waitingForBegin, begun(Int), ended }
+/// The handle of one background-time request, begun and ended in any order, on any threads
+/// (<doc:Behaviour#E7>): ended before the begin came, the handle, once it comes, is ended at once;
+/// ended twice, it ends once. The platform's task (UIKit) and the SDK's request for one flush
+/// (`BackgroundTime`) both keep theirs in one.
+package final class BackgroundTaskSlot<Handle: Sendable>: Sendable {
+    private enum State { case waitingForBegin, begun(Handle), ended }
     private let state = Locked<State>(.waitingForBegin)
 
     /// An empty slot.
     package init() {}
 
-    /// The platform began the request as `id`. Returns `false` when it was ended meanwhile: the
-    /// caller then ends `id` at once.
-    package func begun(_ id: Int) -> Bool {
+    /// Whether neither the begin nor the end came yet.
+    package var isWaitingForBegin: Bool {
+        state.withLock { state in
+            if case .waitingForBegin = state { return true }
+            return false
+        }
+    }
+
+    /// The request began as `handle`. Returns `false` when it was ended meanwhile: the caller then
+    /// ends `handle` at once.
+    package func begun(_ handle: Handle) -> Bool {
         state.withLock { state in
             guard case .waitingForBegin = state else { return false }
-            state = .begun(id)
+            state = .begun(handle)
             return true
         }
     }
 
-    /// Ends the request: the handle to end now, if it was begun and not ended yet.
-    package func end() -> Int? {
+    /// Ends the request: the handle to end now (outside the lock), if it was begun and not ended yet.
+    package func end() -> Handle? {
         state.withLock { state in
             defer { state = .ended }
-            if case .begun(let id) = state { return id }
+            if case .begun(let handle) = state { return handle }
             return nil
         }
     }

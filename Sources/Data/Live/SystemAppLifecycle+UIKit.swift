@@ -17,15 +17,15 @@ extension SystemAppLifecycle {
     /// isolated): at once when asked there, as on a lifecycle notification or in the expiration
     /// handler; else queued on the main queue, the slot keeping the order right.
     static let platformBackgroundTime: NotificationAppLifecycle.BeginBackgroundTime = { name, expiration in
-        let slot = BackgroundTaskSlot()
-        NotificationForwarding.onMain {
+        let slot = BackgroundTaskSlot<Int>()
+        MainQueue.run {
             let id = UIApplication.shared.beginBackgroundTask(withName: name) { expiration() }
             guard id != .invalid else { return }
             if !slot.begun(id.rawValue) { UIApplication.shared.endBackgroundTask(id) }
         }
         return BackgroundTimeRequest {
             guard let raw = slot.end() else { return }
-            NotificationForwarding.onMain { UIApplication.shared.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: raw)) }
+            MainQueue.run { UIApplication.shared.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: raw)) }
         }
     }
 }
