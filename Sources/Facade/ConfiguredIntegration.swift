@@ -97,25 +97,9 @@ struct ConfiguredIntegration {
             // whose path changes when iOS moves an app's container.
             integrationID: StorageLocation.integrationDigest(configuration.backend.storageIntegrationId + " | " + endpoint),
             storageID: storageID, handedOverCustomer: claim?.previousCustomer,
-            onEnd: claim.map { Self.handOver($0, after: storageQueue) })
+            handOver: claim.map { FileStoreRegistry.HandOver($0, storageQueue: storageQueue) })
     }
 
-    /// What ends a configuration on a folder: the folder's next owner in this process may take it
-    /// at once, so its storage queue waits for the writes queued here until now, and the `flock`
-    /// is released after them (<doc:Behaviour#P5>, <doc:Behaviour#R1>).
-    private static func handOver(
-        _ claim: FileStoreRegistry.Claim, after storageQueue: DispatchQueue
-    ) -> @Sendable (CustomerIds) -> Void {
-        { customer in
-            let writes = DispatchGroup()
-            writes.enter()
-            storageQueue.async {
-                _ = claim.lock
-                writes.leave()
-            }
-            FileStoreRegistry.release(claim, customer: customer, writes: writes)
-        }
-    }
 }
 
 extension ConfiguredIntegration {

@@ -91,4 +91,44 @@ import Testing
         #expect(taken.previousWrites != nil)
         FileStoreRegistry.release(taken, customer: nil, writes: DispatchGroup())
     }
+
+    /// A configuration's end frees its folder before the ending call returns, and marks its writes
+    /// in the order of the engine's steps; the two may come in either order (another thread may be
+    /// carrying out the steps). Either way the next owner gets the folder at once and waits, on its
+    /// storage queue, for exactly the writes queued before the mark (see Behaviour P5, R1).
+    @Test(arguments: [true, false])
+    func p5_r1_theNextOwnerWaitsForThePreviousOwnersWritesWhicheverHandOverStepComesFirst(releaseFirst: Bool) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logger = RecordingLogger()
+        let owner = NSObject(), next = NSObject()
+        let queue = DispatchQueue(label: "test.owner"), nextQueue = DispatchQueue(label: "test.next")
+        let gate = DispatchSemaphore(value: 0)
+        let written = Locked(false)
+        queue.async {
+            _ = gate.wait(timeout: .now() + 30)
+            written.withLock { $0 = true }  // the owner's last write
+        }
+        let handOver = FileStoreRegistry.HandOver(
+            try FileStoreRegistry.claim(directory.url, for: owner, queue: queue, logger: logger), storageQueue: queue)
+        if releaseFirst {
+            handOver.release(endingWith: CustomerIds(cookie: "ended"))
+            handOver.writesQueued()
+        } else {
+            handOver.writesQueued()
+            handOver.release(endingWith: CustomerIds(cookie: "ended"))
+        }
+
+        let taken = try FileStoreRegistry.claim(directory.url, for: next, queue: nextQueue, logger: logger)
+        #expect(taken.previousCustomer == CustomerIds(cookie: "ended"))
+        guard case .released(let writes)? = taken.previousWrites else {
+            Issue.record("the next owner was handed no writes to wait for: \(String(describing: taken.previousWrites))")
+            return
+        }
+        #expect(writes.wait(timeout: .now()) == .timedOut, "the owner's write is still queued")
+        gate.signal()
+        #expect(writes.wait(timeout: .now() + 30) == .success)
+        #expect(written.value, "done only after the owner's write")
+        FileStoreRegistry.release(taken, customer: nil, writes: DispatchGroup())
+    }
 }

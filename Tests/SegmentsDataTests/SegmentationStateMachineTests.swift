@@ -13,11 +13,13 @@ import Testing
 
     static func ports(
         _ integration: String = "project-a", storage: String? = "folder-a", tracking: TrackingPipeline? = nil,
-        repository: any SegmentRepository = RecordingSegmentRepository()
+        repository: any SegmentRepository = RecordingSegmentRepository(),
+        handOver: (any StorageHandOver)? = RecordingStorageHandOver()
     ) -> SegmentationEngine.Ports {
         SegmentationEngine.Ports(
             repository: repository, customerStore: RecordingCustomerStore(),
-            baselineStore: RecordingSegmentBaselineStore(), tracking: tracking, integrationID: integration, storageID: storage)
+            baselineStore: RecordingSegmentBaselineStore(), tracking: tracking, integrationID: integration, storageID: storage,
+            handOver: handOver)
     }
     static let backend = ports()
     static let customer = CustomerIds(cookie: "cookie-a")
@@ -74,7 +76,7 @@ import Testing
             case .scheduleTimer(_, let delay): "timer(\(delay))"
             case .cancelTimer: "cancelTimer"
             case .release: nil
-            case .perform(let action):
+            case .perform(let action), .performBeforeReturning(let action):
                 switch action {
                 case .log, .logLinkFailure: nil
                 case .startFlight: "fetch"
@@ -85,7 +87,8 @@ import Testing
                 case .loadBaseline: "loadBaseline"
                 case .setFlushingMode(_, let mode): "mode(\(mode))"
                 case .stopTracking: "stopTracking"
-                case .endConfiguration: "end"
+                case .releaseStorage: "releaseStorage"
+                case .storageWritesQueued: "storageWritesQueued"
                 }
             }
         }

@@ -5,13 +5,30 @@ import Testing
 
 @testable import SegmentsData
 
-/// Re-configuring hands the old storage over (its folder's owner lock, with the customer it ended
-/// with) exactly when the storage changes (see Behaviour P5, A4), driven on the state machine.
+/// Records the two steps of a storage hand-over, in the order they came.
+final class RecordingStorageHandOver: StorageHandOver {
+    private let recorded = Locked<[String]>([])
+
+    /// `release(<cookie>)` and `writesQueued`, in order.
+    var steps: [String] { recorded.value }
+
+    func release(endingWith customer: CustomerIds) {
+        recorded.withLock { $0.append("release(\(customer.cookie ?? "-"))") }
+    }
+
+    func writesQueued() {
+        recorded.withLock { $0.append("writesQueued") }
+    }
+}
+
+/// Ending a configuration hands its storage over (its folder's owner lock, with the customer it
+/// ended with) exactly when the storage changes, and frees it before the ending call returns (see
+/// Behaviour P5, A4, R1).
 @Suite(Hang.timeLimit(minutes: 1)) struct StorageHandOverStepTests {
     typealias Base = SegmentationStateMachineTests
 
-    /// The steps of re-configuring a configured machine with `storage`, in words.
-    private func reconfigure(storage: String?) -> [String] {
+    /// The steps of re-configuring a configured machine with `storage`.
+    private func reconfigure(storage: String?) -> Steps<SegmentationStateMachine.Action> {
         var machine = Base.configured()
         let ports = Base.ports(storage: storage)
         var (outcome, steps) = machine.configure(ports, namedMode: nil, stored: nil, newCookie: nil, at: Base.at(1))
@@ -19,18 +36,91 @@ import Testing
             (outcome, steps) = machine.configure(ports, namedMode: nil, stored: .some(Base.customer), newCookie: "new", at: Base.at(1))
         }
         #expect(outcome == .configured)
-        return Base.describe(steps)
+        return steps
+    }
+
+    /// The release of the storage, carried out before the call returns, and the mark of its
+    /// writes, in its place among the steps.
+    private func handOverSteps(_ steps: Steps<SegmentationStateMachine.Action>) -> [String] {
+        steps.compactMap { step in
+            switch step {
+            case .performBeforeReturning(.releaseStorage(_, let customer)): "release(\(customer.cookie ?? "-")) before returning"
+            case .perform(.storageWritesQueued): "writesQueued"
+            case .perform(.releaseStorage): "release in order (too late for the caller)"
+            default: nil
+            }
+        }
     }
 
     @Test func p5_a4_anotherFolderEndsTheOldConfiguration() {
-        #expect(reconfigure(storage: "folder-b").contains("end"))
+        #expect(handOverSteps(reconfigure(storage: "folder-b")) == ["release(cookie-a) before returning", "writesQueued"])
     }
 
     @Test func p5_a4_leavingAFolderForMemoryEndsTheOldConfiguration() {
-        #expect(reconfigure(storage: nil).contains("end"))
+        #expect(handOverSteps(reconfigure(storage: nil)) == ["release(cookie-a) before returning", "writesQueued"])
     }
 
     @Test func p5_a4_theSameFolderIsKept() {
-        #expect(!reconfigure(storage: "folder-a").contains("end"))
+        #expect(handOverSteps(reconfigure(storage: "folder-a")).isEmpty)
+    }
+
+    @Test func p5_a3_stopEndsTheConfiguration() {
+        var machine = Base.configured()
+        #expect(handOverSteps(machine.stop()) == ["release(cookie-a) before returning", "writesQueued"])
+    }
+
+    /// A scheduler whose next `schedule` call, once armed, blocks until opened: the thread that
+    /// makes it is the engine's draining thread, stuck in a port the app may own.
+    final class GateScheduler: SegmentsScheduler {
+        let inner = TestScheduler()
+        let entered = DispatchSemaphore(value: 0)
+        let open = DispatchSemaphore(value: 0)
+        private let armed = Locked(false)
+
+        func arm() { armed.withLock { $0 = true } }
+
+        func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () async -> Void) -> ScheduledWork {
+            if armed.withLock({ armed in defer { armed = false }; return armed }) {
+                entered.signal()
+                _ = open.wait(timeout: .now() + 30)
+            }
+            return inner.schedule(after: delay, work)
+        }
+
+        func sleep(for delay: TimeInterval) async { await inner.sleep(for: delay) }
+    }
+
+    /// The flake this guards against: `stop()` returned while another thread was still carrying
+    /// out the engine's steps, the release of the folder among them, so a second client configured
+    /// on the folder right after was refused as if the first still owned it.
+    @Test func p5_stopFreesTheStorageBeforeItReturnsWhileAnotherThreadCarriesOutEarlierSteps() async {
+        let gate = GateScheduler()
+        let storageQueue = DispatchQueue(label: "test.storage")
+        let engine = SegmentationEngine(
+            dependencies: .init(
+                runtime: SegmentsRuntime(
+                    scheduler: gate, clock: gate.inner, logger: RecordingLogger(), deliveryQueue: DispatchQueue(label: "test.delivery"),
+                    random: { 0.5 }),
+                storageQueue: storageQueue))
+        let handOver = RecordingStorageHandOver()
+        engine.configure(
+            .init(
+                repository: RecordingSegmentRepository(scheduler: gate.inner), customerStore: RecordingCustomerStore(Fixture.customerA),
+                baselineStore: RecordingSegmentBaselineStore(), storageID: "folder-a", handOver: handOver))
+        drained(storageQueue)  // the baseline is in: a listener now starts a reload's debounce timer
+
+        gate.arm()
+        let listening = Task {
+            await onDedicatedThread {
+                _ = engine.addListener(SegmentListener(category: .discovery(), includeFirstLoad: false) { _ in }, group: nil)
+            }
+        }
+        #expect(await signalled(gate.entered), "the listener's reload asked for its timer")
+        engine.stop()
+        #expect(handOver.steps == ["release(cookie-a)"], "freed before stop() returned; its writes are not marked yet")
+
+        gate.open.signal()
+        await listening.value
+        #expect(handOver.steps == ["release(cookie-a)", "writesQueued"], "the draining thread marked them, after its own steps")
     }
 }

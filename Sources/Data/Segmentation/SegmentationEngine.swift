@@ -64,16 +64,16 @@ package final class SegmentationEngine: Sendable {
         /// The customer the storage's previous owner in this process ended with, whose save may
         /// still be queued on its storage queue.
         package var handedOverCustomer: CustomerIds?
-        /// Called (outside any lock) when the configuration ends — stopped, or replaced by one on
-        /// other storage — with the customer it ended with: hands the storage over.
-        package var onEnd: (@Sendable (CustomerIds) -> Void)?
+        /// Gives the storage back when the configuration ends — stopped, or replaced by one on
+        /// other storage (<doc:Behaviour#P5>); `nil` when nothing is held.
+        package var handOver: (any StorageHandOver)?
 
         /// Creates the ports of an integration.
         package init(
             repository: any SegmentRepository, customerStore: any CustomerStore,
             baselineStore: any SegmentBaselineStore, tracking: TrackingPipeline? = nil,
             integrationID: String = "", storageID: String? = nil, handedOverCustomer: CustomerIds? = nil,
-            onEnd: (@Sendable (CustomerIds) -> Void)? = nil
+            handOver: (any StorageHandOver)? = nil
         ) {
             self.repository = repository
             self.customerStore = customerStore
@@ -82,7 +82,7 @@ package final class SegmentationEngine: Sendable {
             self.integrationID = integrationID
             self.storageID = storageID
             self.handedOverCustomer = handedOverCustomer
-            self.onEnd = onEnd
+            self.handOver = handOver
         }
     }
 
@@ -382,8 +382,10 @@ package final class SegmentationEngine: Sendable {
             pipeline.mode = mode
         case .stopTracking(let pipeline):
             pipeline.stop()
-        case .endConfiguration(let ports, let customer):
-            ports.onEnd?(customer)
+        case .releaseStorage(let handOver, let customer):
+            handOver.release(endingWith: customer)
+        case .storageWritesQueued(let handOver):
+            handOver.writesQueued()
         }
     }
 
@@ -445,4 +447,23 @@ package final class SegmentationEngine: Sendable {
             finish(.failure(SegmentsError.wrapping(error)))
         }
     }
+}
+
+/// How a configuration gives its storage back when it ends — stopped, or replaced by one on other
+/// storage — in two steps (<doc:Behaviour#P5>, <doc:Behaviour#R1>).
+///
+/// The call that ended the configuration releases the storage before it returns, so the app's
+/// next call may give the folder to another client. The writes the configuration decided before
+/// its end may not have been queued on its storage queue yet (another thread may be carrying out
+/// the engine's earlier steps), so the second step says when they have: the next owner waits for
+/// them before it reads the files.
+package protocol StorageHandOver: Sendable {
+    /// Frees the storage for another client of the process, which is told `customer`, the one the
+    /// configuration ended with. Called once, outside any lock, before the call that ended the
+    /// configuration returns.
+    func release(endingWith customer: CustomerIds)
+
+    /// Called once, in the order of the engine's steps: every write decided before the end has
+    /// been queued on the storage queue.
+    func writesQueued()
 }

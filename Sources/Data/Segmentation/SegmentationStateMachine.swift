@@ -148,9 +148,13 @@ struct SegmentationStateMachine: DrivenStateMachine {
         case setFlushingMode(TrackingPipeline, FlushingMode)
         /// Stop a tracking pipeline: its items stay on disk.
         case stopTracking(TrackingPipeline)
-        /// A configuration ended: hand its storage over (its folder's owner lock), with the
-        /// customer it ended with.
-        case endConfiguration(SegmentationEngine.Ports, lastCustomer: CustomerIds)
+        /// A configuration ended: free its storage (its folder) for another client, with the
+        /// customer it ended with. Carried out before the ending call returns
+        /// (``Step/performBeforeReturning(_:)``).
+        case releaseStorage(any StorageHandOver, lastCustomer: CustomerIds)
+        /// Every write the ended configuration decided has been queued: its storage's next owner
+        /// may read once they are done.
+        case storageWritesQueued(any StorageHandOver)
     }
 
     /// A customer save not written yet: until it is, the customer in memory is the truth for that
@@ -338,7 +342,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
             otherIntegration = otherIntegration || old.ports.integrationID != ports.integrationID || old.ports.storageID != ports.storageID
             if let pipeline = old.ports.tracking, pipeline !== ports.tracking { actions.append(.stopTracking(pipeline)) }
             if old.ports.storageID == nil || old.ports.storageID != ports.storageID {
-                actions.append(.endConfiguration(old.ports, lastCustomer: old.customer))
+                endConfiguration(old, &actions)
             }
         case .unconfigured, .stopped:
             break
@@ -362,6 +366,15 @@ struct SegmentationStateMachine: DrivenStateMachine {
         actions.append(.loadBaseline(load.id, from: ports.baselineStore))
         warnIfTrackingNotImmediate(&actions)
         return (.configured, actions)
+    }
+
+    /// Ends `old` (stopped, or replaced by a configuration on other storage): its storage is freed
+    /// before the ending call returns, and its writes are queued in their place among the steps
+    /// (<doc:Behaviour#P5>, <doc:Behaviour#R1>).
+    private func endConfiguration(_ old: Configured, _ actions: inout Actions) {
+        guard let handOver = old.ports.handOver else { return }
+        actions.appendBeforeReturning(.releaseStorage(handOver, lastCustomer: old.customer))
+        actions.append(.storageWritesQueued(handOver))
     }
 
     /// The baseline that `configure` asked for is in (<doc:Behaviour#R3>): the initial reload is
@@ -971,7 +984,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         answerReads(with: .failure(SegmentsError.stopped), &actions)
         if let old = configured {
             if let pipeline = old.ports.tracking { actions.append(.stopTracking(pipeline)) }
-            actions.append(.endConfiguration(old.ports, lastCustomer: old.customer))
+            endConfiguration(old, &actions)
         }
         actions.release(state)
         state = .stopped

@@ -159,6 +159,45 @@ enum FileStoreRegistry {
         }
     }
 
+    /// Gives a claimed directory back when its configuration ends (<doc:Behaviour#P5>,
+    /// <doc:Behaviour#R1>): ``release(endingWith:)`` frees it for another client of the process
+    /// before the ending call returns; that client's storage queue waits for `writes`, done once
+    /// ``writesQueued()`` has put a mark behind the owner's writes on its storage queue. The `flock`
+    /// is kept until that mark.
+    final class HandOver: StorageHandOver {
+        private let claim: Claim
+        private let storageQueue: DispatchQueue
+        private let writes = DispatchGroup()
+        /// Whether `writes` was entered: by whichever of the two steps comes first (they may come
+        /// in either order), so it is always entered before it is left, and only once.
+        private let entered = Locked(false)
+
+        init(_ claim: Claim, storageQueue: DispatchQueue) {
+            self.claim = claim
+            self.storageQueue = storageQueue
+        }
+
+        func release(endingWith customer: CustomerIds) {
+            enterOnce()
+            FileStoreRegistry.release(claim, customer: customer, writes: writes)
+        }
+
+        func writesQueued() {
+            enterOnce()
+            storageQueue.async { [claim, writes] in
+                _ = claim.lock
+                writes.leave()
+            }
+        }
+
+        private func enterOnce() {
+            entered.withLock { entered in
+                if !entered { writes.enter() }  // no code of anyone else: a counter of libdispatch
+                entered = true
+            }
+        }
+    }
+
     private static func stores(of entry: Entry, in directory: URL, logger: any SegmentsLogger, capacity: Int) -> Stores {
         if let customer = entry.customer, let baseline = entry.baseline, let events = entry.events {
             return Stores(customer: customer, baseline: baseline, events: events)
