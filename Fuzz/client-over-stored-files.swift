@@ -169,30 +169,34 @@ private struct Driver: Sendable {
         drained(deliveryQueue, "delivery")
     }
 
-    /// Runs `operation` while virtual time moves on in steps of one second, at most `steps` of them.
+    /// Runs `operation` while virtual time moves on, at most `budget` seconds of it: straight to
+    /// the next piece of work that is due (a retry after its backoff), or one second when nothing
+    /// waits on virtual time (the operation waits for a thread: a disk load, a transport call).
     func run<Value: Sendable>(
-        _ what: String, steps: Int = 120, _ operation: @escaping @Sendable () async -> Value
+        _ what: String, budget: TimeInterval = 120, _ operation: @escaping @Sendable () async -> Value
     ) async -> Value {
         let result = Locked<Value?>(nil)
         let task = Task {
             let value = await operation()
             result.withLock { $0 = value }
         }
-        // Most operations end in the first step; the rest wait for retries on virtual time. A
-        // task may also wait for a thread (the machine is loaded): after the virtual-time budget,
-        // real time, 5 s at most, lets it finish.
+        // Most operations end at once; the rest wait for retries on virtual time. A task may also
+        // wait for a thread (the machine is loaded): after the virtual-time budget, real time, 5 s
+        // at most, lets it finish.
         await settle()
         let deadline = DispatchTime.now() + 5
-        var step = 0
+        var elapsed: TimeInterval = 0
         while result.value == nil {
-            if step < steps {
-                step += 1
-                await settle(advancingBy: 1)
+            if elapsed < budget {
+                let next = scheduler.pendingDelays.first ?? 1
+                let step = min(max(next, 0.001), budget - elapsed)
+                elapsed += step
+                await settle(advancingBy: step)
             } else {
                 if DispatchTime.now() > deadline {
                     task.cancel()
                     fatalError(
-                        "fuzz invariant violated: \(what) did not end within \(steps) s of virtual time and 5 s of real time")
+                        "fuzz invariant violated: \(what) did not end within \(Int(budget)) s of virtual time and 5 s of real time")
                 }
                 try? await Task.sleep(nanoseconds: 1_000_000)
                 await settle()

@@ -131,4 +131,33 @@ import Testing
         #expect(written.value, "done only after the owner's write")
         FileStoreRegistry.release(taken, customer: nil, writes: DispatchGroup())
     }
+
+    /// A process that uses many folders one after another keeps none of them: a released folder's
+    /// entry goes once the writes its owner queued are done (before, the next owner is still
+    /// handed them, and the customer). Each entry kept a storage queue, so without this the table
+    /// grew with every folder ever used, and every claim filtered all of them (see Behaviour P5, R1).
+    @Test func p5_r1_aReleasedFolderIsForgottenOnceItsOwnersWritesAreDone() throws {
+        let table = FileStoreRegistry.makeTable()
+        let logger = RecordingLogger()
+        let folders = (0..<3).map { _ in TemporaryDirectory() }
+        defer { folders.forEach { $0.remove() } }
+        func entries() -> Int {
+            var count = 0
+            table.withEntry(of: folders[2].url, make: FileStoreRegistry.Entry.init) { _ in }  // drops what is no longer in use
+            table.forEach { _ in count += 1 }
+            return count - 1  // not the folder just looked at
+        }
+        let writes = [DispatchGroup(), DispatchGroup()]
+        for (index, group) in writes.enumerated() {
+            group.enter()
+            let claim = try FileStoreRegistry.claim(
+                folders[index].url, for: NSObject(), queue: DispatchQueue(label: "test.owner-\(index)"), logger: logger, in: table)
+            FileStoreRegistry.release(claim, customer: CustomerIds(cookie: "c\(index)"), writes: group, in: table)
+        }
+        #expect(entries() == 2, "both owners' writes are pending")
+        writes[0].leave()
+        #expect(entries() == 1, "the first folder's writes are done")
+        writes[1].leave()
+        #expect(entries() == 0)
+    }
 }

@@ -75,17 +75,28 @@ enum FileStoreRegistry {
         var lastWrites: DispatchGroup?
         /// The customer the directory's last owner ended with.
         var lastCustomer: CustomerIds?
+
+        /// Whether the next client to claim the directory must still be handed what its last owner
+        /// left: that owner went away without releasing it (its queue), or released it and the
+        /// writes it queued until then are not done. Once they are, the files say everything it
+        /// did, as they would to the next launch, and the entry may go.
+        var handOverPending: Bool {
+            guard lastQueue != nil else { return false }
+            guard let lastWrites else { return true }
+            return lastWrites.wait(timeout: .now()) == .timedOut  // a look, never a wait
+        }
     }
 
     private static let table = makeTable()
 
-    /// A table of directories, each kept while it has stores, a lock or a last owner. `identify`
+    /// A table of directories, each kept while it has stores, a lock, or a hand-over pending from
+    /// its last owner: a process that uses many folders one after another keeps none of them. `identify`
     /// is the table's view of the file system (``DirectoryTable``); the process has one table.
     static func makeTable(
         identify: @escaping @Sendable (String) -> DirectoryIdentity? = { DirectoryIdentity.of($0) }
     ) -> DirectoryTable<Entry> {
         DirectoryTable<Entry>(
-            keepingWhile: { entry in entry.events != nil || entry.lock != nil || entry.lastQueue != nil }, identify: identify)
+            keepingWhile: { entry in entry.events != nil || entry.lock != nil || entry.handOverPending }, identify: identify)
     }
 
     /// The stores of `directory`, shared with any other live user of the same directory.
