@@ -18,7 +18,9 @@
 # harness Fuzz/<target>.swift (plus Fuzz/Support/*.swift) is linked against the modules it needs.
 # A run starts from the committed seeds in Fuzz/corpus/<target>/ and keeps what it finds in
 # .build/fuzz/corpus/<target>/; a crashing input is saved as .build/fuzz/artifacts/<target>/crash-*
-# and reproduced with `SWIFT_BACKTRACE=enable=no .build/fuzz/bin/<target> <file>`. Exit status: 0 when no target crashed.
+# and reproduced with `SWIFT_BACKTRACE=enable=no .build/fuzz/bin/<target> <file>`. Each run's record
+# (Scripts/fuzz-summary.sh) is written as .build/fuzz/logs/<target>.json beside its log; a campaign
+# worth keeping is added to Docs/Fuzz.json. Exit status: 0 when no target crashed.
 set -euo pipefail
 script="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 cd "$(dirname "$script")/.."
@@ -64,6 +66,7 @@ module_path() {
 
 usage() { sed -n '4,16p' "$script" | sed 's/^# \{0,1\}//'; }
 
+invocation="Scripts/fuzz.sh $*"
 selected=all
 runs=""
 seconds=""
@@ -176,6 +179,8 @@ run_target() {
     used_seed=$(sed -n 's/^INFO: Seed: *//p' "$log" | head -1)
     printf '%-24s %12s %9.1f %9s %6s %8s %12s\n' "$name" "${executed:-?}" "$(awk -v a="$started" -v b="$finished" 'BEGIN { print b - a }')" \
         "${rate:-?}" "${coverage:-?}" "$crashes" "${used_seed:-?}"
+    # The run's record, for Docs/Fuzz.json when it is a campaign to keep (Scripts/fuzz-doc.sh).
+    Scripts/fuzz-summary.sh "$name" "$log" "$invocation" >"$root/logs/$name.json" || true
     if ((status != 0)); then
         echo "fuzz.sh: $name failed (exit $status); log: $log" >&2
         grep -m1 -E 'ERROR: |Fatal error|fuzz invariant' "$log" >&2 || tail -20 "$log" >&2

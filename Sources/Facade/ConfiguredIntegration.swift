@@ -99,7 +99,6 @@ struct ConfiguredIntegration {
             storageID: storageID, handedOverCustomer: claim?.previousCustomer,
             handOver: claim.map { FileStoreRegistry.HandOver($0, storageQueue: storageQueue) })
     }
-
 }
 
 extension ConfiguredIntegration {

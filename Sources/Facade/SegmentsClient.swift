@@ -115,7 +115,8 @@ public final class SegmentsClient: Sendable {
 
     /// Stops the integration (<doc:Behaviour#A3>): segment work is cancelled, the baseline deleted,
     /// listeners removed, pending reads failed with `.stopped`; queued events stay on disk for the
-    /// next start.
+    /// next start. When it returns, the storage folder is free: another client of the process may
+    /// configure on it at once (<doc:Behaviour#P5>).
     public func stop() {
         engine.stop()
     }
