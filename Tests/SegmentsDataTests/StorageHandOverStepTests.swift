@@ -27,9 +27,11 @@ final class RecordingStorageHandOver: StorageHandOver {
 @Suite(Hang.timeLimit(minutes: 1)) struct StorageHandOverStepTests {
     typealias Base = SegmentationStateMachineTests
 
-    /// The steps of re-configuring a configured machine with `storage`.
-    private func reconfigure(storage: String?) -> Steps<SegmentationStateMachine.Action> {
-        var machine = Base.configured()
+    /// The steps of re-configuring `machine` (by default a configured one) with `storage`.
+    private func reconfigure(
+        _ machine: SegmentationStateMachine = Base.configured(), storage: String?
+    ) -> Steps<SegmentationStateMachine.Action> {
+        var machine = machine
         let ports = Base.ports(storage: storage)
         var (outcome, steps) = machine.configure(ports, namedMode: nil, stored: nil, newCookie: nil, at: Base.at(1))
         if outcome != .configured {  // the new storage's customer is read first
@@ -39,14 +41,15 @@ final class RecordingStorageHandOver: StorageHandOver {
         return steps
     }
 
-    /// The release of the storage, carried out before the call returns, and the mark of its
-    /// writes, in its place among the steps.
+    /// Stopping the pipeline and releasing the storage, carried out before the call returns, and
+    /// the mark of the storage's writes, in its place among the steps.
     private func handOverSteps(_ steps: Steps<SegmentationStateMachine.Action>) -> [String] {
         steps.compactMap { step in
             switch step {
+            case .performBeforeReturning(.stopTracking): "stopTracking before returning"
             case .performBeforeReturning(.releaseStorage(_, let customer)): "release(\(customer.cookie ?? "-")) before returning"
             case .perform(.storageWritesQueued): "writesQueued"
-            case .perform(.releaseStorage): "release in order (too late for the caller)"
+            case .perform(.stopTracking), .perform(.releaseStorage): "\(step) in order (too late for the caller)"
             default: nil
             }
         }
@@ -67,6 +70,26 @@ final class RecordingStorageHandOver: StorageHandOver {
     @Test func p5_a3_stopEndsTheConfiguration() {
         var machine = Base.configured()
         #expect(handOverSteps(machine.stop()) == ["release(cookie-a) before returning", "writesQueued"])
+    }
+
+    /// No upload of the old pipeline starts once the folder may belong to another client: the
+    /// pipeline is stopped first, by the call itself.
+    @Test func p5_a3_a4_stopStopsTheTrackingPipelineBeforeItFreesTheStorage() {
+        let tracking = TrackingPipelineTests.Harness()
+        var machine = SegmentationStateMachine(timings: SegmentationTimings())
+        Base.configure(&machine, Base.ports(tracking: tracking.pipeline))
+        #expect(
+            handOverSteps(machine.stop())
+                == ["stopTracking before returning", "release(cookie-a) before returning", "writesQueued"])
+    }
+
+    @Test func p5_a4_anotherFolderStopsTheOldPipelineBeforeItFreesTheOldStorage() {
+        let tracking = TrackingPipelineTests.Harness()
+        var machine = SegmentationStateMachine(timings: SegmentationTimings())
+        Base.configure(&machine, Base.ports(tracking: tracking.pipeline))
+        #expect(
+            handOverSteps(reconfigure(machine, storage: "folder-b"))
+                == ["stopTracking before returning", "release(cookie-a) before returning", "writesQueued"])
     }
 
     /// A scheduler whose next `schedule` call, once armed, blocks until opened: the thread that

@@ -41,8 +41,9 @@ enum Step<Action: Sendable>: Sendable {
     case perform(Action)
     /// One of the machine's actions that the call which decided it carries out before it returns,
     /// even while another thread is carrying out the outbox: for an effect the caller's next call
-    /// depends on (a storage folder that `stop()` frees for another client, <doc:Behaviour#P5>).
-    /// It may therefore run before steps decided earlier, so it must not depend on them.
+    /// depends on (the tracking pipeline `stop()` stops, and the storage folder it frees for
+    /// another client, <doc:Behaviour#P5>). It may therefore run before steps decided earlier, so
+    /// it must not depend on them.
     case performBeforeReturning(Action)
     /// Start a timer; when it fires the machine gets `timerFired`.
     case scheduleTimer(TimerID, after: TimeInterval)

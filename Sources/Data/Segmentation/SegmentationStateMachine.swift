@@ -146,7 +146,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
         case loadBaseline(Int, from: any SegmentBaselineStore)
         /// Apply a flushing mode to a tracking pipeline (<doc:Behaviour#E2>).
         case setFlushingMode(TrackingPipeline, FlushingMode)
-        /// Stop a tracking pipeline: its items stay on disk.
+        /// Stop a tracking pipeline: its items stay on disk. Carried out before the call that
+        /// stopped or replaced it returns (``Step/performBeforeReturning(_:)``), so that no upload
+        /// of it starts once the app's next call may have given its folder to another client.
         case stopTracking(TrackingPipeline)
         /// A configuration ended: free its storage (its folder) for another client, with the
         /// customer it ended with. Carried out before the ending call returns
@@ -340,7 +342,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
             }
             if let timer = currentTimer { actions.cancel(timer) }
             otherIntegration = otherIntegration || old.ports.integrationID != ports.integrationID || old.ports.storageID != ports.storageID
-            if let pipeline = old.ports.tracking, pipeline !== ports.tracking { actions.append(.stopTracking(pipeline)) }
+            if let pipeline = old.ports.tracking, pipeline !== ports.tracking { actions.appendBeforeReturning(.stopTracking(pipeline)) }
             if old.ports.storageID == nil || old.ports.storageID != ports.storageID {
                 endConfiguration(old, &actions)
             }
@@ -983,7 +985,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         forgetSegments(&actions)
         answerReads(with: .failure(SegmentsError.stopped), &actions)
         if let old = configured {
-            if let pipeline = old.ports.tracking { actions.append(.stopTracking(pipeline)) }
+            if let pipeline = old.ports.tracking { actions.appendBeforeReturning(.stopTracking(pipeline)) }
             endConfiguration(old, &actions)
         }
         actions.release(state)
