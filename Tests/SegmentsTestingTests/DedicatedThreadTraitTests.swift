@@ -17,7 +17,10 @@ import Testing
     @Test func anAsyncTestStaysThereAcrossSuspensionsAndItsChildTasksRunThereToo() async {
         #expect(Self.onDedicatedThread())
         await Task.yield()
-        try? await Task.sleep(nanoseconds: 1_000_000)
+        // A suspension that another thread ends (no sleep: a global-queue thread resumes it).
+        await withCheckedContinuation { (resumed: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { resumed.resume() }
+        }
         #expect(Self.onDedicatedThread())
         async let child = Self.onDedicatedThreadAsync()
         #expect(await child, "a child task inherits the executor")
