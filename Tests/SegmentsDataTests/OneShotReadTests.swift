@@ -221,23 +221,28 @@ extension OneShotReadTests {
     /// Revision 2: the async form resumes the awaiting task directly, so a delivery queue blocked
     /// by a slow listener does not hold up an `await`.
     @Test func g4_theAsyncFormIsAnsweredEvenWhileTheDeliveryQueueIsBlocked() async throws {
+        guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) else { return }
         let harness = EngineHarness()
         harness.repository.answer([.discovery(): [Fixture.s1]])
         harness.configure()
-        _ = harness.read(force: true)
         await harness.advance()
         harness.deliveryQueue.suspend()  // as if a listener were stuck
         let answered = DispatchSemaphore(value: 0)
         let answer = Locked<[Segment]?>(nil)
         let engine = harness.engine
-        Task {
-            let segments = try await engine.getSegments(category: .discovery())
+        // The read runs on a thread of its own: a task on the cooperative pool could wait for a
+        // thread longer than the bounded wait below, while the run's other tests keep the pool busy.
+        let reading = Task(executorPreference: DedicatedThreadExecutor()) {
+            let segments = try await engine.getSegments(force: true, category: .discovery())
             answer.withLock { $0 = segments }
             answered.signal()
         }
+        while harness.scheduler.pendingWorkCount == 0 { await Task.yield() }  // its fetch is scheduled
+        await harness.scheduler.advance()
         // Answered through the delivery queue, the read would wait until the queue resumes.
         let answeredWhileBlocked = await signalled(answered)
         harness.deliveryQueue.resume()
+        try await reading.value
         #expect(answeredWhileBlocked)
         #expect(answer.value == [Fixture.s1])
     }

@@ -40,6 +40,8 @@ enum FileOperationKind: Hashable, Sendable {
     case link
     /// `ftruncate` in ``POSIXFile/cut(_:to:path:)``.
     case truncate
+    /// `flock` in ``StorageDirectoryLock/acquire(_:creating:)``.
+    case lock
 }
 
 /// How an injected call fails (test seam, see ``FileOperationLog/failing(_:under:_:)``).
