@@ -14,11 +14,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export LC_ALL=C
 
+# shellcheck source=Scripts/generated-region.sh
+source Scripts/generated-region.sh
+
 records=Docs/Fuzz.json
 doc=Docs/Reliability.md
-begin="<!-- generated: fuzz -->"
-end="<!-- end generated: fuzz -->"
-grep -qF "$begin" "$doc" || { echo "error: $doc has no '$begin' marker" >&2; exit 1; }
+CHECK=false
+[[ ${1:-} == --check ]] && CHECK=true
 
 # jget is mutate.sh's JSON field reader (Scripts/mutation-json.awk): one record a line.
 table=$(awk "$(cat Scripts/mutation-json.awk)"'
@@ -54,19 +56,5 @@ END {
 }' "$records")
 
 out=$(mktemp)
-TABLE="$table" awk -v begin="$begin" -v end="$end" '
-    $0 == begin { print; print "<!-- from Scripts/fuzz-doc.sh and Docs/Fuzz.json: do not edit by hand -->"; print ENVIRON["TABLE"]; skip = 1; next }
-    $0 == end { skip = 0 }
-    !skip { print }
-' "$doc" >"$out"
-if [[ "${1:-}" == "--check" ]]; then
-    if ! diff -u "$doc" "$out"; then
-        echo "error: $doc is out of date; run Scripts/fuzz-doc.sh" >&2
-        rm -f "$out"
-        exit 1
-    fi
-    rm -f "$out"
-else
-    mv "$out" "$doc"
-    echo "updated $doc" >&2
-fi
+TABLE="$table" generated_region "$doc" fuzz "<!-- from Scripts/fuzz-doc.sh and Docs/Fuzz.json: do not edit by hand -->" >"$out"
+CHECK=$CHECK write_or_check "$doc" "$out" Scripts/fuzz-doc.sh

@@ -23,8 +23,10 @@ export LC_ALL=C
 results=Docs/Mutation.json
 reasons=Docs/MutationSurvivors.tsv
 doc=Docs/Reliability.md
-check=false
-[[ ${1:-} == --check ]] && check=true
+CHECK=false
+[[ ${1:-} == --check ]] && CHECK=true
+# shellcheck source=Scripts/generated-region.sh
+source Scripts/generated-region.sh
 
 # jget and the other JSON helpers are mutate.sh's (Scripts/mutation-json.awk).
 JSONLIB=$(cat "$(dirname "$0")/mutation-json.awk")
@@ -130,24 +132,7 @@ table=$(awk -F'\t' -v results="$results" "$LIB"'
         exit bad
     }' "$reasons" "$results") || agree=$?
 
-begin="<!-- generated: mutation -->"
-end="<!-- end generated: mutation -->"
-grep -qF "$begin" "$doc" || { echo "error: $doc has no '$begin' marker" >&2; exit 1; }
 out=$(mktemp)
-TABLE="$table" awk -v begin="$begin" -v end="$end" '
-    $0 == begin { print; print ENVIRON["TABLE"]; skip = 1; next }
-    $0 == end { skip = 0 }
-    !skip { print }
-' "$doc" >"$out"
-if $check; then
-    if ! diff -u "$doc" "$out"; then
-        rm -f "$out"
-        echo "error: $doc is out of date; run Scripts/mutation-doc.sh" >&2
-        exit 1
-    fi
-    rm -f "$out"
-else
-    cat "$out" >"$doc" && rm -f "$out"
-    echo "updated $doc" >&2
-fi
+TABLE="$table" generated_region "$doc" mutation "" >"$out"
+CHECK=$CHECK write_or_check "$doc" "$out" Scripts/mutation-doc.sh
 if ((agree != 0)); then echo "error: $results and $reasons disagree (see above)" >&2; exit 1; fi

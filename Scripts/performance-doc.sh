@@ -15,6 +15,10 @@
 #   compare  `segments-bench --markdown`: the same figures side by side, a column group per run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=Scripts/generated-region.sh
+source Scripts/generated-region.sh
+CHECK=false
+[[ ${1:-} == --check ]] && CHECK=true
 
 declare -A tables=(
     [results]="results --only 1,2,3,4,5,8,9 record=Docs/Performance.json"
@@ -41,23 +45,7 @@ for name in $(printf '%s\n' "${!tables[@]}" | sort); do
     esac
     # shellcheck disable=SC2086  # the run list is split on purpose
     table=$("$bench" "$option" $runs ${only[@]+"${only[@]}"})
-    begin="<!-- generated: $name -->"
-    end="<!-- end generated: $name -->"
-    grep -qF "$begin" "$out" || { echo "error: $doc has no '$begin' marker" >&2; exit 1; }
-    TABLE="$table" awk -v begin="$begin" -v end="$end" '
-        $0 == begin { print; print "<!-- from Scripts/performance-doc.sh: do not edit by hand -->"; print ENVIRON["TABLE"]; skip = 1; next }
-        $0 == end { skip = 0 }
-        !skip { print }
-    ' "$out" >"$out.next"
+    TABLE="$table" generated_region "$out" "$name" "<!-- from Scripts/performance-doc.sh: do not edit by hand -->" >"$out.next"
     mv "$out.next" "$out"
 done
-if [[ "${1:-}" == "--check" ]]; then
-    if ! diff -u "$doc" "$out"; then
-        echo "error: $doc is out of date; run Scripts/performance-doc.sh" >&2
-        exit 1
-    fi
-    rm -f "$out"
-else
-    mv "$out" "$doc"
-    echo "updated $doc" >&2
-fi
+CHECK=$CHECK write_or_check "$doc" "$out" Scripts/performance-doc.sh

@@ -13,6 +13,8 @@
 # finishes; a path that finishes 4096 levels is reported as 4096 ("at least"). Linux only (bash 4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=Scripts/generated-region.sh
+source Scripts/generated-region.sh
 json=Docs/StackDepth.json
 doc=Docs/Reliability.md
 ceiling=4096
@@ -116,30 +118,17 @@ render() {
     ' "$json"
 }
 
-regenerate() {
-    local out=$1 begin="<!-- generated: stack-depth -->" end="<!-- end generated: stack-depth -->"
-    grep -qF "$begin" "$out" || { echo "error: $doc has no '$begin' marker" >&2; exit 1; }
-    TABLE="$(render)" awk -v begin="$begin" -v end="$end" '
-        $0 == begin { print; print "<!-- from Scripts/stack-depth.sh: do not edit by hand -->"; print ENVIRON["TABLE"]; skip = 1; next }
-        $0 == end { skip = 0 }
-        !skip { print }
-    ' "$out" >"$out.next"
-    mv "$out.next" "$out"
+# The doc with the section regenerated from the JSON, in a new temporary file.
+regenerated() {
+    local out
+    out=$(mktemp)
+    TABLE="$(render)" generated_region "$doc" stack-depth "<!-- from Scripts/stack-depth.sh: do not edit by hand -->" >"$out"
+    echo "$out"
 }
 
 case "${1:-}" in
-    --check)
-        out=$(mktemp)
-        cp "$doc" "$out"
-        regenerate "$out"
-        if ! diff -u "$doc" "$out"; then
-            echo "error: $doc is out of date; run Scripts/stack-depth.sh --doc" >&2
-            rm -f "$out"
-            exit 1
-        fi
-        rm -f "$out"
-        ;;
-    --doc) regenerate "$doc" ;;
-    "") measure; regenerate "$doc" ;;
+    --check) CHECK=true write_or_check "$doc" "$(regenerated)" "Scripts/stack-depth.sh --doc" ;;
+    --doc) write_or_check "$doc" "$(regenerated)" Scripts/stack-depth.sh ;;
+    "") measure; write_or_check "$doc" "$(regenerated)" Scripts/stack-depth.sh ;;
     *) echo "usage: $0 [--doc|--check]" >&2; exit 2 ;;
 esac

@@ -64,7 +64,7 @@ extension StorageLocation {
         let lock: StorageDirectoryLock
         do {
             // Not `creating`: a folder another process moved away meanwhile must not come back.
-            lock = try StorageDirectoryLock.acquire(earlier, creating: false)
+            lock = try StorageDirectoryLock.waitingOutMomentaryHolders { try StorageDirectoryLock.acquire(earlier, creating: false) }
         } catch {
             return DirectoryIdentity.ofEntry(earlier.path) == identity ? .earlierFolderInUse : .nothingToMove
         }

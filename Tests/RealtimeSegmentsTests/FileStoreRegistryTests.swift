@@ -4,6 +4,13 @@ import SegmentsTesting
 import Testing
 
 @testable import RealtimeSegments
+@testable import SegmentsPersistence
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One set of file stores per directory, so writers on one directory share one lock (P1, E4).
 @Suite(Hang.timeLimit(minutes: 2)) struct FileStoreRegistryTests {
@@ -159,5 +166,43 @@ import Testing
         #expect(entries() == 1, "the first folder's writes are done")
         writes[1].leave()
         #expect(entries() == 0)
+    }
+
+    /// A folder's lock held for a moment (by a child process being started, which holds a copy of
+    /// its descriptor until `exec`) is waited out: the claim succeeds once it is free.
+    @Test func p5_aClaimWaitsOutALockHeldForAMoment() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let table = FileStoreRegistry.makeTable()
+        let claim = try FileOperationLog.failing(
+            [InjectedFileFault(.lock, errno: EWOULDBLOCK, times: StorageDirectoryLock.momentaryHolderAttempts - 1)],
+            under: directory.url.path
+        ) {
+            try FileStoreRegistry.claim(
+                directory.url, for: NSObject(), queue: DispatchQueue(label: "test.owner"), logger: RecordingLogger(), in: table)
+        }
+        #expect(claim.previousCustomer == nil)
+        FileStoreRegistry.release(claim, customer: nil, writes: DispatchGroup(), in: table)
+    }
+
+    /// A lock still held after the waits is another process's: refused, and the folder is not
+    /// left claimed in the process.
+    @Test func p5_aClaimOfAFolderWhoseLockStaysHeldIsRefusedAndLeavesNothingClaimed() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let table = FileStoreRegistry.makeTable()
+        let error = FileOperationLog.failing(
+            [InjectedFileFault(.lock, errno: EWOULDBLOCK, times: StorageDirectoryLock.momentaryHolderAttempts)],
+            under: directory.url.path
+        ) {
+            #expect(throws: SegmentsError.self) {
+                try FileStoreRegistry.claim(
+                    directory.url, for: NSObject(), queue: DispatchQueue(label: "test.refused"), logger: RecordingLogger(), in: table)
+            }
+        }
+        #expect(error?.message.contains("in use by another process") == true)
+        let claim = try FileStoreRegistry.claim(
+            directory.url, for: NSObject(), queue: DispatchQueue(label: "test.next"), logger: RecordingLogger(), in: table)
+        FileStoreRegistry.release(claim, customer: nil, writes: DispatchGroup(), in: table)
     }
 }

@@ -12,8 +12,8 @@ import Testing
 #endif
 
 /// A storage directory's owner lock that is held only for a moment — by the copy of its descriptor
-/// that a child process being started holds until its `exec` — is taken once it is free; one held
-/// longer is another process's, and refused (see Behaviour P5).
+/// that a child process being started holds until its `exec` — is waited out and taken once it is
+/// free; one held longer is another process's, and refused (see Behaviour P5).
 @Suite(Hang.timeLimit(minutes: 1)) struct DirectoryLockContentionTests {
     @Test func p5_aLockHeldForAMomentIsTakenOnceItIsFree() throws {
         try TemporaryDirectory.with { dir in
@@ -21,9 +21,9 @@ import Testing
             let lock = try FileOperationLog.failing(
                 [InjectedFileFault(.lock, errno: EWOULDBLOCK, times: attempts - 1)], under: dir.root.path
             ) {
-                try StorageDirectoryLock.acquire(dir.storage)
+                try StorageDirectoryLock.waitingOutMomentaryHolders { try StorageDirectoryLock.acquire(dir.storage) }
             }
-            // Held: a second descriptor of the lock file is refused, as another process would be.
+            // Held: a second descriptor of the lock file is refused at once, as another process would be.
             let error = #expect(throws: SegmentsError.self) { try StorageDirectoryLock.acquire(dir.storage) }
             #expect(error?.message.contains("in use by another process") == true)
             withExtendedLifetime(lock) {}
@@ -36,7 +36,9 @@ import Testing
             let error = FileOperationLog.failing(
                 [InjectedFileFault(.lock, errno: EWOULDBLOCK, times: attempts)], under: dir.root.path
             ) {
-                #expect(throws: SegmentsError.self) { try StorageDirectoryLock.acquire(dir.storage) }
+                #expect(throws: SegmentsError.self) {
+                    try StorageDirectoryLock.waitingOutMomentaryHolders { try StorageDirectoryLock.acquire(dir.storage) }
+                }
             }
             #expect(error?.code == .storage)
             #expect(error?.message.contains("in use by another process") == true)
@@ -76,7 +78,10 @@ import Testing
                     let deadline = Date().addingTimeInterval(20)
                     while (cycles < 2_000 || spawned.value < 200) && Date() < deadline {
                         do {
-                            withExtendedLifetime(try StorageDirectoryLock.acquire(dir.storage)) {}
+                            let lock = try StorageDirectoryLock.waitingOutMomentaryHolders {
+                                try StorageDirectoryLock.acquire(dir.storage)
+                            }
+                            withExtendedLifetime(lock) {}
                         } catch {
                             refusals += 1
                         }

@@ -119,7 +119,18 @@ enum FileStoreRegistry {
         capacity: Int = EventQueueLimits.defaultCapacity, in table: DirectoryTable<Entry> = table
     ) throws -> Claim {
         let path = directory.standardizedFileURL.resolvingSymlinksInPath().path
-        return try table.withEntry(of: directory, make: Entry.init) { entry in
+        // A lock held for a moment is waited out here, outside the table's lock.
+        return try StorageDirectoryLock.waitingOutMomentaryHolders {
+            try claimOnce(directory, path: path, for: owner, queue: queue, logger: logger, capacity: capacity, in: table)
+        }
+    }
+
+    /// One attempt of ``claim(_:for:queue:logger:capacity:in:)``, under the table's lock.
+    private static func claimOnce(
+        _ directory: URL, path: String, for owner: AnyObject, queue: DispatchQueue, logger: any SegmentsLogger,
+        capacity: Int, in table: DirectoryTable<Entry>
+    ) throws -> Claim {
+        try table.withEntry(of: directory, make: Entry.init) { entry in
             let stores = stores(of: entry, in: directory, logger: logger, capacity: capacity)
             let lock: StorageDirectoryLock
             if let held = entry.lock {

@@ -39,7 +39,8 @@ package final class StorageDirectoryLock: Sendable {
     }
 
     /// Takes the lock of `directory` (created owner-only when missing, unless `creating` is false)
-    /// without waiting.
+    /// without waiting: a lock found held is refused at once (see
+    /// ``waitingOutMomentaryHolders(_:)``).
     ///
     /// When the lock file is refused because protected data is not available (<doc:Behaviour#P8>), the
     /// returned lock is not held yet: ``retryAfterProtectedData()`` takes it.
@@ -81,33 +82,51 @@ package final class StorageDirectoryLock: Sendable {
             throw SegmentsError(
                 .storage, "The storage directory's lock file could not be opened (errno \(code))", underlying: underlying)
         }
-        var refusals = 0
         while (POSIXFile.injected(.lock, path) ?? flock(fd, LOCK_EX | LOCK_NB)) != 0 {
             let code = errno
             if code == EINTR { continue }
-            if code == EWOULDBLOCK, refusals < momentaryHolderAttempts - 1 {
-                refusals += 1
-                usleep(1_000)
-                continue
-            }
             _ = close(fd)
             if code == EWOULDBLOCK {
                 throw SegmentsError(
                     .storage,
-                    "The storage directory is in use by another process (it holds \(fileName)); one process at a time may use a storage directory. Stop the other process or use another directory")
+                    "The storage directory is in use by another process (it holds \(fileName)); one process at a time may use a storage directory. Stop the other process or use another directory",
+                    underlying: SystemCallError(code: code))
             }
             throw SegmentsError(.storage, "The storage directory could not be locked (errno \(code))")
         }
         return fd
     }
 
-    /// How many times a held lock is tried, 1 ms apart, before it counts as another process's.
+    /// Runs `attempt` — which takes a directory's lock with ``acquire(_:creating:)`` — again, 1 ms
+    /// apart, while it fails because the lock is held, up to ``momentaryHolderAttempts`` times in
+    /// all; its last error otherwise. Call it outside any lock: it may wait about 50 ms.
     ///
-    /// A child process that another thread of this process is starting holds a copy of every
-    /// descriptor, this lock's too, from its `fork` (or Linux's `posix_spawn`) until its `exec` closes
-    /// them: a lock this process released a moment before is still held by that copy. Measured on
-    /// Linux, the copy goes within 2 ms, and within 8 ms with the CPUs oversubscribed; a lock still
-    /// held after 50 tries (about 50 ms) belongs to another process. Only a refused configure pays
-    /// the wait.
+    /// A lock may be held for a moment by no other process at all: a child process that another
+    /// thread of this process is starting holds a copy of every descriptor, this lock's too, from
+    /// its `fork` (or Linux's `posix_spawn`) until its `exec` closes them, so a lock this process
+    /// released a moment before is still held by that copy. Measured on Linux, the copy goes within
+    /// 2 ms, and within 8 ms with the CPUs oversubscribed; a lock still held after 50 tries belongs
+    /// to another process. Only a refused configure pays the whole wait.
+    package static func waitingOutMomentaryHolders<Result>(_ attempt: () throws -> Result) throws -> Result {
+        var attempts = 1
+        while true {
+            do {
+                return try attempt()
+            } catch let error as SegmentsError where error.isLockHeld && attempts < momentaryHolderAttempts {
+                attempts += 1
+                usleep(1_000)
+            }
+        }
+    }
+
+    /// How many times ``waitingOutMomentaryHolders(_:)`` tries a held lock.
     static let momentaryHolderAttempts = 50
+}
+
+extension SegmentsError {
+    /// Whether a storage directory's lock was found held (by another process, or for a moment by
+    /// a child process being started; see ``StorageDirectoryLock/waitingOutMomentaryHolders(_:)``).
+    var isLockHeld: Bool {
+        (underlying as? SystemCallError)?.code == EWOULDBLOCK
+    }
 }
