@@ -102,9 +102,9 @@ final class ClientHarness: Sendable {
 
     /// Lets what configure loads in the background come in (see Behaviour R3), then advances virtual time.
     func advance(by seconds: TimeInterval = 0) async {
-        drained(storageQueue)
+        await drained(storageQueue)
         await scheduler.advance(by: seconds)
-        drained(deliveryQueue)
+        await drained(deliveryQueue)
     }
 }
 

@@ -165,13 +165,13 @@ private func makeClient(
 private func integrationsInUse(
     _ client: SegmentsClient, scheduler: TestScheduler, storageQueue: DispatchQueue, among integrations: [Integration]
 ) async -> (engine: String?, pipeline: String?) {
-    drained(storageQueue)  // what configure loads in the background is in (see Behaviour R3)
+    await drained(storageQueue)  // what configure loads in the background is in (see Behaviour R3)
     let fetchesBefore = integrations.map(\.repository.fetches.count)
     let uploadsBefore = integrations.map(\.uploader.accepted.count)
     try? client.trackEvent(properties: [:], timestamp: nil, eventType: "probe")
     client.getSegments(force: true, category: .discovery()) { _ in }
     for _ in 0..<3 {
-        drained(storageQueue)
+        await drained(storageQueue)
         await scheduler.advance()
     }
     let engine = zip(integrations, fetchesBefore).first { $0.repository.fetches.count > $1 }?.0.name
@@ -380,7 +380,7 @@ private func integrationsInUse(
         defer { customer.release() }
         try client.configure(project.configuration)
         try client.identifyCustomer(customerIds: ["email": "jane@example.com"], properties: [:], timestamp: nil)
-        drained(queue)
+        await drained(queue)
         let loggedIn = try #require(client.customerIds)
         #expect(loggedIn.values["email"] == "jane@example.com")
         #expect(customer.inner.load() == loggedIn)
@@ -397,7 +397,7 @@ private func integrationsInUse(
         customer.release()
         #expect(await arrives(configured, within: 5))
         #expect(await arrives(anonymized, within: 5))
-        drained(queue)
+        await drained(queue)
 
         let after = try #require(client.customerIds)
         #expect(after.values["email"] == nil, "the logged-out id came back: \(after.values)")

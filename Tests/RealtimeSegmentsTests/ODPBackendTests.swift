@@ -41,7 +41,7 @@ import Testing
         #expect((body["query"] as? String)?.contains("customer(vuid: $userId)") == true)
         let cached = Recorder<Result<[Segment], SegmentsError>>()
         harness.client.getSegments(category: .audiences()) { cached.record($0) }
-        drained(harness.deliveryQueue)
+        await drained(harness.deliveryQueue)
         #expect(try cached.all.first?.get() == [Self.seg1], "answered from the cache")
     }
 

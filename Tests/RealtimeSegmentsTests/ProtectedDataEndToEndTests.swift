@@ -76,7 +76,7 @@ import Darwin
         #expect(setAside.isEmpty)
 
         signal.signalAvailable()
-        drained(storageQueue)
+        await drained(storageQueue)
 
         #expect(client.customerCookie == storedCustomer.cookie, "the stored customer is adopted")
         #expect(

@@ -80,7 +80,7 @@ import Testing
         for index in 0..<5 {
             try first.client.trackEvent(properties: ["index": .int(index)], timestamp: nil, eventType: "view_item")
         }
-        drained(first.storageQueue)
+        await drained(first.storageQueue)
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         for name in try FileManager.default.contentsOfDirectory(atPath: original.url.path) where name != "owner.lock" {
             try FileManager.default.copyItem(
@@ -189,7 +189,7 @@ extension SegmentsClientTests {
         let flushed = Recorder<FlushResult>()
         second.client.flush { flushed.record($0) }
         await second.scheduler.advance(by: 1)  // the cache (5 s) stays fresh
-        drained(second.deliveryQueue)
+        await drained(second.deliveryQueue)
         #expect(reads.count == 0, "nothing is answered from a half-loaded state")
         #expect(flushed.count == 0 && second.uploader.attempts.isEmpty)
 

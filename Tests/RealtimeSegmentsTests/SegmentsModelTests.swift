@@ -57,7 +57,7 @@ private func mainQueueDrained() async -> Bool {
 
 /// Drives the harness without draining its delivery queue: with the queue suspended, lists pile up on it.
 private func advanceHoldingDeliveries(_ harness: ClientHarness, by seconds: TimeInterval = 0) async {
-    drained(harness.storageQueue)
+    await drained(harness.storageQueue)
     await harness.scheduler.advance(by: seconds)
 }
 
@@ -169,7 +169,7 @@ private func advanceHoldingDeliveries(_ harness: ClientHarness, by seconds: Time
         let discovery = Watch(model, .discovery())
 
         repository.answer([.discovery(): [s1]])
-        drained(storageQueue)
+        await drained(storageQueue)
         await scheduler.advance(by: 5)
         #expect(await mainQueueDrained())
         #expect(shownWhenTold.all == [[s1]])
@@ -227,7 +227,7 @@ private func advanceHoldingDeliveries(_ harness: ClientHarness, by seconds: Time
 
         harness.repository.answer([.discovery(): [s1, s2]])
         try harness.configure()
-        drained(harness.storageQueue)                    // configure loads the baseline, then asks
+        await drained(harness.storageQueue)                    // configure loads the baseline, then asks
         #expect(harness.scheduler.pendingDelays == [5])  // the initial reload (T2), debounced
         await harness.advance(by: 5)
         #expect(await mainQueueDrained())

@@ -169,13 +169,13 @@ private let patience = AudienceHarness.generous
         let answers = Recorder<SegmentsError?>()
         for context in contexts { context.fetchQualifiedSegments { answers.record($0) } }
         await harness.clock.advance(by: 1)
-        drained(harness.deliveryQueue)
+        await drained(harness.deliveryQueue)
         #expect(harness.fetcher.callCount == 1)
         #expect(answers.count == 5 && answers.all.allSatisfy { $0 == nil })
         #expect(contexts.allSatisfy { $0.qualifiedSegments == ["seg-1"] })
         let later = harness.client.createUserContext(userId: "user123")
         later.fetchQualifiedSegments { answers.record($0) }
-        drained(harness.deliveryQueue)
+        await drained(harness.deliveryQueue)
         #expect(answers.count == 6)
         #expect(harness.fetcher.callCount == 1)
     }

@@ -20,7 +20,7 @@ import Testing
         #expect(harness.engine.customer == Fixture.customerA, "the customer is known when configure returns")
         let first = harness.read(.discovery())
         let second = harness.read(.content())
-        drained(harness.deliveryQueue)
+        await drained(harness.deliveryQueue)
         #expect(first.count == 0 && second.count == 0, "nothing is answered from a half-loaded state")
         harness.storageQueue.resume()
         await harness.advance()

@@ -73,7 +73,7 @@ final class EngineHarness: Sendable {
 
     /// Advances virtual time, then waits until every queued delivery has run.
     func advance(by seconds: TimeInterval = 0) async {
-        drained(storageQueue)  // loads the engine asked for come in before time moves (see Behaviour R3)
+        await drained(storageQueue)  // loads the engine asked for come in before time moves (see Behaviour R3)
         await scheduler.advance(by: seconds)
         drainDeliveries()
     }

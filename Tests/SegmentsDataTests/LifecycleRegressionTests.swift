@@ -266,7 +266,7 @@ private let a1 = Segment(id: "a1", segmentationId: "ga")
             lifecyclePorts(
                 repository: RecordingSegmentRepository(), customer: RecordingCustomerStore(CustomerIds(cookie: "c")),
                 baseline: RecordingSegmentBaselineStore()))
-        drained(harness.storageQueue)  // the baseline is in
+        await drained(harness.storageQueue)  // the baseline is in
         let deinits = LockedValue(0)
         var owner: NSObject? = NSObject()
         _ = addListenerHoldingTheLastReference(to: engine, owner: owner, counting: deinits)  // T1: a debounce timer
@@ -292,7 +292,7 @@ private let a1 = Segment(id: "a1", segmentationId: "ga")
                     repository: repository, customer: RecordingCustomerStore(CustomerIds(cookie: "c")),
                     baseline: RecordingSegmentBaselineStore()))
         }
-        drained(harness.storageQueue)  // the background load no longer holds the first ports' stores
+        await drained(harness.storageQueue)  // the background load no longer holds the first ports' stores
         #expect(deinits.withLock { $0 } == 0)
         let next = lifecyclePorts(
             repository: RecordingSegmentRepository(scheduler: harness.scheduler),

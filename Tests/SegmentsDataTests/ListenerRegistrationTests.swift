@@ -90,7 +90,7 @@ import Testing
                 })
             }
         }
-        drained(registrar)
+        await drained(registrar)
         await harness.advance(by: 5)
         #expect(order.all == Array(0..<200))
     }

@@ -122,16 +122,16 @@ import Testing
         })
         engine.configure(
             .init(repository: ReenteringRepository(repository, reentry), customerStore: customers, baselineStore: baselines))
-        drained(storage)  // the baseline loads on the storage queue (see Behaviour R3)
+        await drained(storage)  // the baseline loads on the storage queue (see Behaviour R3)
         engine.identify(hardIds: ["registered": "jane"])
         await scheduler.advance(by: 5)
-        drained(storage)
-        drained(delivery)
+        await drained(storage)
+        await drained(delivery)
         engine.anonymize()
         await scheduler.advance(by: 5)
         engine.stop()
-        drained(storage)
-        drained(delivery)
+        await drained(storage)
+        await drained(delivery)
 
         #expect(told.all.first == [Fixture.s1])
         #expect(customers.inner.saveCount >= 2)  // new cookie, identify, anonymize

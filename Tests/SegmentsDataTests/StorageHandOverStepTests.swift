@@ -130,7 +130,7 @@ final class RecordingStorageHandOver: StorageHandOver {
             .init(
                 repository: RecordingSegmentRepository(scheduler: gate.inner), customerStore: RecordingCustomerStore(Fixture.customerA),
                 baselineStore: RecordingSegmentBaselineStore(), storageID: "folder-a", handOver: handOver))
-        drained(storageQueue)  // the baseline is in: a listener now starts a reload's debounce timer
+        await drained(storageQueue)  // the baseline is in: a listener now starts a reload's debounce timer
 
         gate.arm()
         // A thread of its own, started here: a task would first wait for the cooperative pool,

@@ -121,7 +121,7 @@ public final class URLSessionSegmentsTransport: SegmentsTransport {
         try DurationRules.checkTimeout(deadline, "The request time-out")
         let urlRequest = urlRequest(for: request, timeout: deadline)
         guard let host = request.url.host, BaseURL.isLoopback(host) else {
-            return try await tasks.send(session.dataTask(with: urlRequest), limit: maximumResponseSize, deadline: deadline)
+            return try await tasks.send(making: { [session] in session.dataTask(with: urlRequest) }, limit: maximumResponseSize, deadline: deadline)
         }
         // A loopback request never goes through a proxy (see Behaviour P3): the proxy would see
         // the key of a plain-http request in clear text.
@@ -133,7 +133,8 @@ public final class URLSessionSegmentsTransport: SegmentsTransport {
             }
         #endif
         let (directSession, directTasks) = directSessionAndTasks()
-        return try await directTasks.send(directSession.dataTask(with: urlRequest), limit: maximumResponseSize, deadline: deadline)
+        return try await directTasks.send(
+            making: { directSession.dataTask(with: urlRequest) }, limit: maximumResponseSize, deadline: deadline)
     }
 
     /// The loopback session, made on first use: outside the lock (Foundation code), and a session

@@ -21,10 +21,32 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
 
     private let entries = Locked<[Int: Entry]>([:])
 
-    /// Runs `task` to its end and answers what it got: the response, or the first of the size
-    /// cap, the deadline and cancellation of the calling `Task` (see ``URLSessionSegmentsTransport``).
+    /// Where the session's task calls run — `dataTask(with:)`, `resume()`, `cancel()` — never on
+    /// the caller's thread.
     ///
-    /// `task` must belong to a session whose delegate is this registry (or forwards to it).
+    /// FoundationNetworking (Linux) makes each of those calls wait (`DispatchQueue.sync`) for the
+    /// session's work queue, whose work runs on the global threads that Swift's cooperative pool
+    /// also uses: tasks of the pool waiting there can leave no thread to do that work, and every
+    /// task of the process then stalls until Dispatch adds a thread (seen with both threads of a
+    /// 2-core machine in `dataTask(with:)` and `resume()`). A serial queue of its own gets a thread
+    /// of its own. On Apple platforms the calls return at once, and the hop costs microseconds.
+    private static let sessionCalls = DispatchQueue(label: "RealtimeSegments.URLSessionTaskRegistry.sessionCalls")
+
+    /// Makes the task (`makeTask`, on the session-calls queue), runs it to its end and answers what
+    /// it got: the response, or the first of the size cap, the deadline and cancellation of the
+    /// calling `Task` (see ``URLSessionSegmentsTransport``).
+    ///
+    /// The task must belong to a session whose delegate is this registry (or forwards to it).
+    func send(
+        making makeTask: @escaping @Sendable () -> URLSessionDataTask, limit: Int, deadline: TimeInterval
+    ) async throws -> SegmentsHTTPResponse {
+        let task = await withCheckedContinuation { made in
+            Self.sessionCalls.async { made.resume(returning: makeTask()) }
+        }
+        return try await send(task, limit: limit, deadline: deadline)
+    }
+
+    /// Runs `task`, made already, as ``send(making:limit:deadline:)`` does.
     func send(_ task: URLSessionDataTask, limit: Int, deadline: TimeInterval) async throws -> SegmentsHTTPResponse {
         let id = task.taskIdentifier
         return try await withTaskCancellationHandler {
@@ -55,14 +77,14 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + max(0, deadline)) { [weak self] in
             self?.finish(id, with: .failure(SegmentsError(.timeout, "The request timed out after \(deadline) s")))
         }
-        task.resume()
+        Self.sessionCalls.async { task.resume() }
     }
 
     /// Resumes the task's continuation with `result` and cancels the task, unless it finished already.
     func finish(_ id: Int, with result: Result<SegmentsHTTPResponse, any Error>) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: id) }) else { return }
         if case .failure = result {
-            entry.task.cancel()
+            Self.sessionCalls.async { entry.task.cancel() }  // after its resume(), which was queued first
         }
         entry.continuation.resume(with: result)
     }

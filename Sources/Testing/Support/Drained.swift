@@ -23,4 +23,35 @@
         }
         return true
     }
+
+    /// The form of ``drained(_:within:sourceLocation:)`` for async code: the task is suspended,
+    /// not its thread. A blocked thread of Swift's cooperative pool (two on a 2-core machine) is
+    /// one the SDK's tasks and the other tests cannot use while the queue works through disk
+    /// writes; suspended, the task leaves it to them.
+    ///
+    /// ```swift
+    /// await scheduler.advance(by: 5)
+    /// await drained(deliveryQueue)   // the handler calls queued so far have run
+    /// ```
+    @discardableResult
+    public func drained(
+        _ queue: DispatchQueue, within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> Bool {
+        let answered = LockedValue(false)
+        let reached = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let answer: @Sendable (Bool) -> Void = { reached in
+                let first = answered.withLock { answered in
+                    defer { answered = true }
+                    return !answered
+                }
+                if first { continuation.resume(returning: reached) }
+            }
+            queue.async { answer(true) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { answer(false) }
+        }
+        if !reached {
+            Issue.record("the queue \(queue.label) did not drain within \(Int(seconds)) s (deadlocked?)", sourceLocation: sourceLocation)
+        }
+        return reached
+    }
 #endif
