@@ -76,7 +76,9 @@ import Testing
 
                     var cycles = 0, refusals = 0
                     let deadline = Date().addingTimeInterval(20)
-                    while (cycles < 2_000 || spawned.value < 200) && Date() < deadline {
+                    // Short: while it runs, every descriptor of the test process (other tests'
+                    // listeners and locks too) is copied into each child for a moment.
+                    while (cycles < 500 || spawned.value < 60) && Date() < deadline {
                         do {
                             let lock = try StorageDirectoryLock.waitingOutMomentaryHolders {
                                 try StorageDirectoryLock.acquire(dir.storage)
@@ -90,7 +92,7 @@ import Testing
                     return (spawned.value, cycles, refusals)
                 }
             }
-            #expect(spawned >= 200, "child processes were started meanwhile")
+            #expect(spawned >= 60, "child processes were started meanwhile")
             #expect(refusals == 0, "\(refusals) of \(cycles) acquisitions were refused")
         }
     #endif
