@@ -58,6 +58,7 @@ final class LoopbackServer: Sendable {
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw SocketError(call: "socket") }
+        Self.closeOnExec(fd)
         var address = sockaddr_in()
         #if canImport(Darwin)
         address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
@@ -75,6 +76,7 @@ final class LoopbackServer: Sendable {
             close(fd)
             throw SocketError(call: bound ? "pipe" : "bind")
         }
+        pipeEnds.forEach(Self.closeOnExec)
         // Non-blocking, so `accept` after `poll` never blocks if the connection went away meanwhile.
         Self.setNonBlocking(fd, true)
         listener = fd
@@ -128,6 +130,7 @@ final class LoopbackServer: Sendable {
             if polled[1].revents != 0 { return }
             let client = accept(listener, nil, nil)
             guard client >= 0 else { continue }  // the connection went away before `accept`
+            Self.closeOnExec(client)
             // Darwin's accepted sockets inherit the listener's O_NONBLOCK; Linux's do not.
             Self.setNonBlocking(client, false)
             guard state.withLock({ state in
@@ -168,6 +171,40 @@ final class LoopbackServer: Sendable {
         #else
         _ = Darwin.write(fd, &byte, 1)
         #endif
+    }
+
+    /// Marks `fd` close-on-exec: a child process another test starts must not keep this server's
+    /// sockets (a listener held by a child still takes connections after ``stop()``).
+    private static func closeOnExec(_ fd: Int32) {
+        let flags = fcntl(fd, F_GETFD, 0)
+        if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+    }
+
+    /// A loopback port on which nothing listens, reserved (bound, not listening) until `body`
+    /// returns, so no other test's server can take it meanwhile: a connection to it is refused.
+    static func withRefusingPort<Result>(_ body: (UInt16) async throws -> Result) async throws -> Result {
+        #if os(Linux)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw SocketError(call: "socket") }
+        defer { close(fd) }
+        closeOnExec(fd)
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(fd, generic, length) == 0 && getsockname(fd, generic, &length) == 0
+            }
+        }
+        guard bound else { throw SocketError(call: "bind") }
+        return try await body(UInt16(bigEndian: address.sin_port))
     }
 
     private static func setNonBlocking(_ fd: Int32, _ on: Bool) {

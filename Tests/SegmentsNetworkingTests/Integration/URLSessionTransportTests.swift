@@ -107,10 +107,12 @@ import Testing
     }
 
     @Test func refusedConnectionIsANetworkError() async throws {
-        let server = try LoopbackServer { _ in .close(after: Data()) }
-        server.stop()
-        let error = await segmentsError {
-            _ = try await URLSessionSegmentsTransport().send(SegmentsHTTPRequest(url: server.url(), timeout: 5))
+        // A reserved port, not a stopped server's: another test's server may take a freed one.
+        let error = try await LoopbackServer.withRefusingPort { port in
+            await segmentsError {
+                let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))
+                _ = try await URLSessionSegmentsTransport().send(SegmentsHTTPRequest(url: url, timeout: 5))
+            }
         }
         #expect(error?.code == .network)
     }
