@@ -175,7 +175,7 @@ import Testing
 
     /// Thousands of random operations, each checked against ``ReferenceLRU``, a plain list with
     /// the documented rules, on a clock that mostly moves forward and sometimes goes back.
-    @Test(.onDedicatedThread, arguments: [
+    @Test(arguments: [
         (0, 10.0), (1, 10.0), (2, 0.0), (3, 5.0), (5, 10.0), (8, 4.0), (8, 0.0), (16, 20.0),
     ])
     func o3_randomOperationsMatchASimpleReferenceModel(capacity: Int, timeout: Double) {

@@ -79,7 +79,7 @@ import Testing
     }
 
     /// Empty strings in an array: each costs its quotes and a comma, nothing the check can skip.
-    @Test(.onDedicatedThread) func e6_anArrayOfEmptyStringsTwoBytesUnderTheCapIsAcceptedAndOneOverIsRefused() throws {
+    @Test func e6_anArrayOfEmptyStringsTwoBytesUnderTheCapIsAcceptedAndOneOverIsRefused() throws {
         let make: (String, Int) -> [String: JSONValue] = { [$0: .array(Array(repeating: .string(""), count: $1))] }
         let under = try #require(Self.exactly(Self.cap - 2, make))
         #expect(Self.isAccepted(under))
@@ -90,7 +90,7 @@ import Testing
     }
 
     /// An object of many members with empty values: keys, colons and commas all count.
-    @Test(.onDedicatedThread) func e6_anObjectTwoBytesUnderTheCapIsAcceptedAndOneOverIsRefused() throws {
+    @Test func e6_anObjectTwoBytesUnderTheCapIsAcceptedAndOneOverIsRefused() throws {
         let make: (String, Int) -> [String: JSONValue] = { key, count in
             var members: [String: JSONValue] = [:]
             for index in 0..<count { members[String(10_000 + index)] = .string("") }

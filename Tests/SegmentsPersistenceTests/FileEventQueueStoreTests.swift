@@ -107,7 +107,7 @@ import Testing
         }
     }
 
-    @Test(.onDedicatedThread) func e4_tenThousandQueuedItemsLoadCorrectly() throws {
+    @Test func e4_tenThousandQueuedItemsLoadCorrectly() throws {
         try TemporaryDirectory.with { dir in
             let events = Fixtures.events(10_000)
             // Written in one go, as a compaction writes it: 10,000 synced appends would only make

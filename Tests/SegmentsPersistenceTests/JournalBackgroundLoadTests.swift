@@ -92,7 +92,7 @@ import Testing
 extension JournalBackgroundLoadTests {
     /// Compaction writes the new file without the store's lock; appends and removals made
     /// meanwhile are carried over. Whatever the interleaving, a restart finds exactly the queue.
-    @Test(.onDedicatedThread) func e4_r1_appendsAndRemovalsDuringCompactionsAreAllKept() async throws {
+    @Test func e4_r1_appendsAndRemovalsDuringCompactionsAreAllKept() async throws {
         try await TemporaryDirectory.withAsync { dir in
             let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
             let initial = Fixtures.events(1_500)

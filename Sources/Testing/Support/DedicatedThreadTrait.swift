@@ -12,12 +12,9 @@
     /// test case runs on a ``DedicatedThreadExecutor``, and so do its child tasks (`async let`, task
     /// groups; an unstructured `Task {}` runs on the pool); its expectations are recorded as usual.
     ///
-    /// It is also for a test that keeps the processor busy for a second or more (under a sanitizer,
-    /// ten times that): on the pool it holds a thread the whole time, and two of them hold all of
-    /// it, so every other test's tasks wait, as long as their bounded waits allow. On threads of
-    /// their own the system shares the processor among all of them, and the pool keeps running.
-    /// Every case of a parameterized test gets a thread, and they all run at once: keep such tests
-    /// to a handful of cases.
+    /// It is for tests that *wait*. Every case gets a thread, so the cases of a test that keeps the
+    /// processor busy would all run at once and take time from everything else: leave those on the
+    /// pool, which runs as many at once as there are cores.
     ///
     /// Task executors need macOS 15, iOS 18, tvOS 18 or watchOS 11: before those, the trait does
     /// nothing.
