@@ -8,9 +8,10 @@ import SegmentsTesting
 final class AudienceHarness: Sendable {
     static let candidates = ["seg-1", "seg-2", "seg-3"]
     static let deliveryKey = DispatchSpecificKey<String>()
-    /// The time-out of blocking calls that should succeed: it only matters on failure, and a loaded
-    /// 2-core machine can stall the cooperative pool for seconds.
-    static let generous: TimeInterval = 30
+    /// The time-out of blocking calls that should succeed: it only matters on failure. Under
+    /// ThreadSanitizer on a loaded 2-core machine, the CPU-heavy tests on the cooperative pool
+    /// hold it for more than 30 s, and the fetch's task waits for it meanwhile.
+    static let generous: TimeInterval = 90
 
     let clock = TestScheduler()
     let logger = RecordingLogger()
