@@ -52,36 +52,18 @@ final class LoopbackServer: Sendable {
     private let state = Locked(State())
 
     init(reply: @escaping @Sendable (Received) -> Reply) throws {
-        #if os(Linux)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw SocketError(call: "socket") }
-        Self.closeOnExec(fd)
-        var address = sockaddr_in()
-        #if canImport(Darwin)
-        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-        #endif
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(fd, generic, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, generic, &length) == 0
-            }
-        }
+        let (fd, port) = try Self.loopbackSocket(listening: true)
         var pipeEnds: [Int32] = [0, 0]
-        guard bound, pipe(&pipeEnds) == 0 else {
+        guard pipe(&pipeEnds) == 0 else {
             close(fd)
-            throw SocketError(call: bound ? "pipe" : "bind")
+            throw SocketError(call: "pipe")
         }
         pipeEnds.forEach(Self.closeOnExec)
         // Non-blocking, so `accept` after `poll` never blocks if the connection went away meanwhile.
         Self.setNonBlocking(fd, true)
         listener = fd
         wake = (pipeEnds[0], pipeEnds[1])
-        port = UInt16(bigEndian: address.sin_port)
+        self.port = port
         Thread.detachNewThread { [self] in
             acceptLoop(reply)
         }
@@ -183,13 +165,20 @@ final class LoopbackServer: Sendable {
     /// A loopback port on which nothing listens, reserved (bound, not listening) until `body`
     /// returns, so no other test's server can take it meanwhile: a connection to it is refused.
     static func withRefusingPort<Result>(_ body: (UInt16) async throws -> Result) async throws -> Result {
+        let (fd, port) = try loopbackSocket(listening: false)
+        defer { close(fd) }
+        return try await body(port)
+    }
+
+    /// A close-on-exec TCP socket bound to 127.0.0.1 on a port the system picks, listening or not,
+    /// and that port.
+    private static func loopbackSocket(listening: Bool) throws -> (fd: Int32, port: UInt16) {
         #if os(Linux)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw SocketError(call: "socket") }
-        defer { close(fd) }
         closeOnExec(fd)
         var address = sockaddr_in()
         #if canImport(Darwin)
@@ -200,11 +189,15 @@ final class LoopbackServer: Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(fd, generic, length) == 0 && getsockname(fd, generic, &length) == 0
+                bind(fd, generic, length) == 0 && (!listening || listen(fd, 16) == 0)
+                    && getsockname(fd, generic, &length) == 0
             }
         }
-        guard bound else { throw SocketError(call: "bind") }
-        return try await body(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            close(fd)
+            throw SocketError(call: "bind")
+        }
+        return (fd, UInt16(bigEndian: address.sin_port))
     }
 
     private static func setNonBlocking(_ fd: Int32, _ on: Bool) {
