@@ -46,8 +46,8 @@ final class URLSessionTaskRegistry: NSObject, URLSessionDataDelegate, Sendable {
         return try await send(task, limit: limit, deadline: deadline)
     }
 
-    /// Runs `task`, made already, as ``send(making:limit:deadline:)`` does.
-    func send(_ task: URLSessionDataTask, limit: Int, deadline: TimeInterval) async throws -> SegmentsHTTPResponse {
+    /// Runs `task`, made on the session-calls queue, to its end.
+    private func send(_ task: URLSessionDataTask, limit: Int, deadline: TimeInterval) async throws -> SegmentsHTTPResponse {
         let id = task.taskIdentifier
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

@@ -18,7 +18,7 @@
         let reached = DispatchSemaphore(value: 0)
         queue.async { reached.signal() }
         guard reached.wait(timeout: .now() + seconds) == .success else {
-            Issue.record("the queue \(queue.label) did not drain within \(Int(seconds)) s (deadlocked?)", sourceLocation: sourceLocation)
+            recordUndrained(queue, within: seconds, sourceLocation)
             return false
         }
         return true
@@ -49,9 +49,12 @@
             queue.async { answer(true) }
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { answer(false) }
         }
-        if !reached {
-            Issue.record("the queue \(queue.label) did not drain within \(Int(seconds)) s (deadlocked?)", sourceLocation: sourceLocation)
-        }
+        if !reached { recordUndrained(queue, within: seconds, sourceLocation) }
         return reached
+    }
+
+    /// The issue both forms of `drained` record for a queue that did not drain in time.
+    private func recordUndrained(_ queue: DispatchQueue, within seconds: TimeInterval, _ sourceLocation: SourceLocation) {
+        Issue.record("the queue \(queue.label) did not drain within \(Int(seconds)) s (deadlocked?)", sourceLocation: sourceLocation)
     }
 #endif

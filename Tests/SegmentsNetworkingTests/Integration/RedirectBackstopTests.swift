@@ -31,7 +31,7 @@ import FoundationNetworking
         request.setValue("Token SECRET", forHTTPHeaderField: "Authorization")
 
         let error = await segmentsError {
-            _ = try await registry.send(session.dataTask(with: request), limit: 1 << 20, deadline: 30)
+            _ = try await registry.send(making: { [request] in session.dataTask(with: request) }, limit: 1 << 20, deadline: 30)
         }
 
         #expect(error?.code == .httpStatus)
