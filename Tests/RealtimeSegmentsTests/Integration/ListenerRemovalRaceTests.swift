@@ -46,6 +46,10 @@ import Testing
 /// Both removers remove every victim (the same tokens, from two threads at once).
 @Suite(Hang.timeLimit(minutes: 3)) struct ListenerRemovalRaceTests {
     static let rounds = 100
+    /// How long a forced read may take to be answered before the test gives up. Its fetch is a task
+    /// of the cooperative pool, which CPU-heavy unit tests can keep busy for more than 30 s under
+    /// ThreadSanitizer; the removers, on threads of their own, keep their 30 s.
+    static let answerPatience: TimeInterval = 90
     static let handshakeVictims = 8
     static let pairs = 60
     static let removers = 2
@@ -260,8 +264,8 @@ import Testing
                 let roundStart = timeline.mark()
                 let answered = DispatchSemaphore(value: 0)
                 client.getSegments(force: true, category: .discovery()) { _ in answered.signal() }
-                guard answered.wait(timeout: .now() + 30) == .success else {
-                    outcome.failure = "round \(round): the forced read was not answered within 30 s"
+                guard answered.wait(timeout: .now() + Self.answerPatience) == .success else {
+                    outcome.failure = "round \(round): the forced read was not answered within \(Int(Self.answerPatience)) s"
                     return outcome
                 }
                 guard !handshakeFailed.value else {
@@ -292,7 +296,7 @@ import Testing
             repository.answer([.discovery(): [Segment(id: "after", segmentationId: "race")]])
             let answered = DispatchSemaphore(value: 0)
             client.getSegments(force: true, category: .discovery()) { _ in answered.signal() }
-            if answered.wait(timeout: .now() + 30) != .success { outcome.failure = "the last forced read was not answered" }
+            if answered.wait(timeout: .now() + Self.answerPatience) != .success { outcome.failure = "the last forced read was not answered" }
             client.removeListener(lastToken)
             lastWatch.removalReturned()
             timeline.removalReturned(lastID)
