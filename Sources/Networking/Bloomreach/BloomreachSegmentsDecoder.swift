@@ -10,9 +10,10 @@ import SegmentsDomain
 /// warning and the rest of the answer stays valid.
 enum BloomreachSegmentsDecoder {
     static func decode(_ body: Data, logger: any SegmentsLogger) throws -> SegmentsByCategory {
-        // Before the recursive decoder: a deeply nested body could overflow a thread's stack.
-        guard !JSONDepth.exceeds(in: body) else {
-            throw invalid("it nests deeper than \(JSONDepth.maximum) levels")
+        // Before any parsing: a deeply nested body could overflow a thread's stack, and a body in
+        // UTF-16 or UTF-32 would hide its depth from the scan (Foundation's decoders convert it).
+        if let refusal = JSONText.refusal(of: body) {
+            throw invalid("it \(refusal)")
         }
         // The only valid shape, read by a parser that knows it: decoding it as a generic
         // `JSONValue` made an answer of 100 segments cost about a millisecond (each value tries

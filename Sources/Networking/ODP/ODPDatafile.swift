@@ -35,7 +35,8 @@ public enum ODPDatafile {
                 stack.append(contentsOf: fields.values)
             case .string(let text):
                 let data = Data(text.utf8)
-                if !JSONDepth.exceeds(in: data), let nested = try? JSONDecoder().decode(JSONValue.self, from: data),
+                // A string may hold U+0000, so its UTF-8 can be a UTF-16 text: checked as a body is.
+                if JSONText.refusal(of: data) == nil, let nested = try? JSONDecoder().decode(JSONValue.self, from: data),
                     isContainer(nested)
                 {
                     stack.append(nested)
@@ -65,9 +66,10 @@ public enum ODPDatafile {
     }
 
     private static func root(of data: Data) throws -> JSONValue {
-        // Before the recursive decoder: a deeply nested datafile could overflow a thread's stack.
-        guard !JSONDepth.exceeds(in: data) else {
-            throw SegmentsError(.invalidResponse, "The datafile nests deeper than \(JSONDepth.maximum) levels")
+        // Before any parsing: a deeply nested datafile could overflow a thread's stack, and one in
+        // UTF-16 or UTF-32 would hide its depth from the scan (Foundation's decoders convert it).
+        if let refusal = JSONText.refusal(of: data) {
+            throw SegmentsError(.invalidResponse, "The datafile \(refusal)")
         }
         let value: JSONValue
         do {

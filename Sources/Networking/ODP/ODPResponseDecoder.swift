@@ -32,9 +32,10 @@ enum ODPResponseDecoder {
 
     /// The qualified names of `body` and how many malformed nodes were dropped.
     static func decode(_ body: Data) throws -> Answer {
-        // Before the recursive decoder: a deeply nested body could overflow a thread's stack.
-        guard !JSONDepth.exceeds(in: body) else {
-            throw decodeError("the body nests deeper than \(JSONDepth.maximum) levels")
+        // Before any parsing: a deeply nested body could overflow a thread's stack, and a body in
+        // UTF-16 or UTF-32 would hide its depth from the scan (Foundation's decoders convert it).
+        if let refusal = JSONText.refusal(of: body) {
+            throw decodeError("the body \(refusal)")
         }
         let json: JSONValue
         do {

@@ -6,6 +6,9 @@ enum StoredFileProblem: Error, Hashable, Sendable {
     case empty
     /// The bytes are not JSON: truncated or damaged.
     case notJSON
+    /// The text is in another encoding than UTF-8 (UTF-16 or UTF-32, named), refused before any
+    /// parsing (<doc:Behaviour#P7>).
+    case notUTF8(encoding: String)
     /// JSON, but not the structure this SDK writes.
     case wrongShape
     /// Written by a newer SDK in a format this one does not know.
@@ -19,6 +22,7 @@ enum StoredFileProblem: Error, Hashable, Sendable {
         switch self {
         case .empty: "empty file"
         case .notJSON: "not valid JSON, truncated or damaged"
+        case .notUTF8(let encoding): "\(encoding) text, not UTF-8, not read"
         case .wrongShape: "unexpected content"
         case .futureVersion(let version): "unknown format version \(version), written by a newer SDK"
         case .untrusted(.symbolicLink): "a symbolic link, not read"

@@ -29,8 +29,13 @@ enum VersionedJSON {
     /// detail.
     static func decode<Record: VersionedRecord>(_ type: Record.Type, from data: Data) throws(DecodeFailure) -> Record {
         guard !data.isEmpty else { throw DecodeFailure(problem: .empty, detail: nil) }
-        // Before the recursive decoders: a planted, deeply nested file could overflow the stack.
-        guard !JSONDepth.exceeds(in: data) else { throw DecodeFailure(problem: .wrongShape, detail: nil) }
+        // Before any parser: a planted, deeply nested file could overflow the stack, and one in
+        // UTF-16 or UTF-32 would hide its depth from the scan (Foundation's decoders convert it).
+        switch JSONText.refusal(of: data) {
+        case .notUTF8(let encoding): throw DecodeFailure(problem: .notUTF8(encoding: encoding), detail: nil)
+        case .tooDeep: throw DecodeFailure(problem: .wrongShape, detail: nil)
+        case nil: break
+        }
         do {
             _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
