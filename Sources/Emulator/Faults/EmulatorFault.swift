@@ -21,6 +21,9 @@ public enum EmulatorFault: Hashable, Sendable {
     case wrongShape
     /// Answer 200 with a JSON body of exactly this many bytes (a string value padded with `x`).
     case oversizedBody(bytes: Int)
+    /// Answer 200 with exactly these bytes as a JSON body, whatever they are: a hostile server's
+    /// answer, such as JSON in UTF-16 (Behaviour P7 in `Docs/Behaviour.md`).
+    case body([UInt8])
     /// Answer with this redirect status (301, 302, 303, 307 or 308) and `Location: location`,
     /// without processing the request, as a hostile or misconfigured server might (Behaviour P6 in
     /// `Docs/Behaviour.md`).
@@ -76,6 +79,8 @@ extension EmulatorFault {
             body[0] = UInt8(ascii: "\"")
             body[size - 1] = UInt8(ascii: "\"")
             return .json(200, body)
+        case .body(let bytes):
+            return .json(200, bytes)
         }
     }
 }

@@ -24,15 +24,35 @@ public enum EmulatorJSON: Hashable, Sendable {
     /// here; `Scripts/stack-depth.sh` measures that it fits a 512 KiB thread stack.
     public static let maximumDepth = 66
 
-    /// Parses UTF-8 JSON text (any top-level value); throws on malformed input and on nesting
-    /// deeper than ``maximumDepth``, which the recursive decoder could not survive on a
-    /// connection thread's stack (``EmulatorLimits/threadStackSize``).
+    /// Parses UTF-8 JSON text (any top-level value); throws on malformed input, on text in
+    /// another encoding, and on nesting deeper than ``maximumDepth``, which the recursive decoder
+    /// could not survive on a connection thread's stack (``EmulatorLimits/threadStackSize``).
     public init(jsonData: Data) throws {
-        guard !Self.nestsDeeper(than: Self.maximumDepth, jsonData) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: [], debugDescription: "JSON nested deeper than \(Self.maximumDepth) levels"))
-        }
+        try Self.checkBeforeParsing(jsonData)
         self = try JSONDecoder().decode(EmulatorJSON.self, from: jsonData)
+    }
+
+    /// Throws `DecodingError.dataCorrupted` when `data` must not reach a decoder: not UTF-8, or
+    /// nested deeper than ``maximumDepth``. Every JSON the emulator reads passes it first.
+    static func checkBeforeParsing(_ data: Data) throws {
+        if let encoding = foreignEncoding(of: data) {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "JSON in \(encoding), not UTF-8"))
+        }
+        guard !nestsDeeper(than: maximumDepth, data) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "JSON nested deeper than \(maximumDepth) levels"))
+        }
+    }
+
+    /// The encoding of `data` when it is not UTF-8 (UTF-16 or UTF-32, by a byte-order mark or a
+    /// zero byte), else `nil`. Foundation's decoder converts those encodings before parsing, so the
+    /// depth scan, which reads bytes as UTF-8, would not see their nesting: they are refused
+    /// first. (The SDK applies the same rule; the emulator does not import it.)
+    static func foreignEncoding(of data: Data) -> String? {
+        let first = Array(data.prefix(4))
+        if first.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || first.starts(with: [0xFF, 0xFE, 0x00, 0x00]) { return "UTF-32" }
+        if first.starts(with: [0xFE, 0xFF]) || first.starts(with: [0xFF, 0xFE]) { return "UTF-16" }
+        return data.contains(0) ? "UTF-16 or UTF-32" : nil
     }
 
     /// Counts `[` and `{` outside strings without recursion; validates nothing else.

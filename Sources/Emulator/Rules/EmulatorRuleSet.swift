@@ -14,8 +14,10 @@ public struct EmulatorRuleSet: Hashable, Sendable, Codable {
         self.rules = rules
     }
 
-    /// Reads a rules document; throws `DecodingError` on anything else.
+    /// Reads a rules document; throws `DecodingError` on anything else (text that is not UTF-8 or
+    /// nests deeper than ``EmulatorJSON/maximumDepth`` included).
     public init(jsonData: Data) throws {
+        try EmulatorJSON.checkBeforeParsing(jsonData)
         let decoder = JSONDecoder()
         if let rules = try? decoder.decode([EmulatorSegmentRule].self, from: jsonData) {
             self.init(rules: rules)
