@@ -34,6 +34,7 @@ TARGETS=(
     "http-parser        SegmentsEmulator"
     "odp-decoder        SegmentsDomain SegmentsNetworking"
     "url-and-retry-after SegmentsDomain SegmentsNetworking"
+    "json-encodings     SegmentsDomain SegmentsNetworking SegmentsPersistence SegmentsEmulator"
     "client-over-stored-files SegmentsDomain SegmentsData SegmentsNetworking SegmentsPersistence SegmentsTesting RealtimeSegments"
 )
 
