@@ -48,6 +48,6 @@ struct FetchCommand {
         } else {
             output = try encoder.encode(Dictionary(uniqueKeysWithValues: segments.map { ($0.key.name, $0.value) }))
         }
-        print(String(decoding: output, as: UTF8.self))
+        print(TerminalText.json(String(decoding: output, as: UTF8.self)))
     }
 }

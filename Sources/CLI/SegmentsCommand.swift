@@ -34,7 +34,8 @@ struct SegmentsCommand {
         } catch let error as UsageError {
             fail(error.reason)
         } catch {
-            FileHandle.standardError.write(Data("segments \(command): \(error)\n".utf8))
+            // An error's text can quote a server (a category name): escaped like every printed line.
+            FileHandle.standardError.write(Data("segments \(command): \(TerminalText.line("\(error)"))\n".utf8))
             exit(1)
         }
     }

@@ -63,31 +63,13 @@ struct ServeCommand {
             for request in emulator.requests where request.receivedAt > lastPrinted {
                 let query = request.rawQuery.map { "?\($0)" } ?? ""
                 let line = "\(request.method) \(request.path)\(query)"
-                emit("\(Self.printable(line))  (\(request.body.count) bytes)")
+                emit("\(TerminalText.line(line))  (\(request.body.count) bytes)")
                 lastPrinted = request.receivedAt
             }
         }
         sources.forEach { $0.cancel() }
         emulator.stop()
         emit("stopped")
-    }
-
-    /// `text` safe for a terminal: control characters (C0, DEL, C1) — which a client could send in
-    /// a request target to move the cursor, rewrite earlier lines or set the window title — are
-    /// shown as `\u{1B}`-style escapes, and a backslash as `\\`, so nothing is ambiguous.
-    static func printable(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x00...0x1F, 0x7F...0x9F:
-                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            case 0x5C:
-                result += "\\\\"
-            default:
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 
     /// Writes a line straight to standard output, so each request shows at once even in a pipe.

@@ -65,6 +65,27 @@ import Darwin
         #expect(!run.errors.contains("\u{1B}"))
     }
 
+    /// Issue 31 finding 9: a segment name with a right-to-left override (and its kin) from the
+    /// server is written as a JSON escape, so the terminal shows `\u202E` instead of reversing the
+    /// text; the JSON value is the same.
+    @Test func l1_fetchWritesBidirectionalControlsFromTheServerAsJSONEscapes() throws {
+        let name = "Safe\u{202E}gpj.exe\u{2067}x\u{2029}y\u{85}z\u{7F}"
+        let body = try JSONSerialization.data(withJSONObject: ["discovery": [["id": name, "segmentation_id": "g\u{200F}1"]]])
+        let server = try OneAnswerServer(body: body)
+
+        let run = try Self.run([
+            "fetch", "--project-token", "T", "--cookie", "c", "--base-url", "http://127.0.0.1:\(server.port)",
+        ])
+
+        #expect(run.status == 0, "\(run.errors)")
+        let text = String(decoding: run.output, as: UTF8.self)
+        #expect(!text.unicodeScalars.contains { $0.value >= 0x7F && LogLineEscaping.needsEscape($0) }, "\(text)")
+        #expect(text.contains(#"Safe\u202Egpj.exe\u2067x\u2029y\u0085z\u007F"#), "\(text)")
+        let json = try JSONSerialization.jsonObject(with: run.output) as? [String: [[String: String]]]
+        #expect(json?["discovery"]?.first?["id"] == name, "the same value once parsed")
+        #expect(json?["discovery"]?.first?["segmentation_id"] == "g\u{200F}1")
+    }
+
     /// `segments demo` (issue 24 item 6): its segments come through a SegmentsModel's observation
     /// (M5), automatic flushing holds an event until the background, which uploads it within
     /// background time that is then ended (E2, E7), and the return to the foreground refreshes (T11).
