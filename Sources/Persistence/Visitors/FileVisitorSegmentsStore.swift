@@ -21,6 +21,9 @@ public final class FileVisitorSegmentsStore: VisitorSegmentsStore {
     private struct Cache: Sendable {
         var isLoaded = false
         var visitors: [String: VisitorSegments] = [:]
+        /// The system refused the file while protected data is available (<doc:Behaviour#P8>): it
+        /// is unread, and no save replaces it until a read succeeds.
+        var refusal: SegmentsError?
     }
 
     /// A store in `directory`, created owner-only (0700) on first use if it does not exist.
@@ -47,10 +50,11 @@ public final class FileVisitorSegmentsStore: VisitorSegmentsStore {
 
     /// Replaces the stored segments of `visitorId` durably; throws ``SegmentsError`` with code
     /// `.storage` when the file cannot be written, leaving the previous file intact, or cannot be
-    /// read yet because protected data is not available (<doc:Behaviour#P8>).
+    /// read (<doc:Behaviour#P8>).
     public func save(_ segments: VisitorSegments, forVisitor visitorId: String) throws {
         try cache.withLock { cache in
             load(&cache)
+            if let refusal = cache.refusal { throw refusal }
             guard cache.isLoaded else {
                 // Writing now would replace the other visitors' segments, still unread (see Behaviour P8).
                 throw SegmentsError(
@@ -70,9 +74,19 @@ public final class FileVisitorSegmentsStore: VisitorSegmentsStore {
     private func load(_ cache: inout Cache) {
         guard !cache.isLoaded else { return }
         let found = file.read()
-        // Unreadable until protected data is available (see Behaviour P8): the file is left as
-        // it is and read again by the next call.
-        if case .protectedDataUnavailable = found { return }
+        switch found {
+        case .protectedDataUnavailable:
+            // Unreadable until protected data is available (see Behaviour P8): the file is left as
+            // it is and read again by the next call.
+            return
+        case .refused(let error):
+            // A permission problem: left as it is, read again by the next call, never replaced unread.
+            cache.refusal = error
+            return
+        case .record, .absent:
+            break
+        }
+        cache.refusal = nil
         cache.visitors = found.record?.segments ?? [:]
         cache.isLoaded = true
     }
