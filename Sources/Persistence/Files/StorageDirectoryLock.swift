@@ -63,10 +63,11 @@ package final class StorageDirectoryLock: Sendable {
         let path = storage.path(of: fileName)
         do {
             return StorageDirectoryLock(path: path, fd: try lock(path), refusals: refusals)
-        } catch where refusals.isTransient(error) {
-            return StorageDirectoryLock(path: path, fd: -1, refusals: refusals)
         } catch {
-            throw refusals.settled(error)
+            // One answer of the platform decides: transient, or a storage error.
+            let settled = refusals.settled(error)
+            guard ProtectedDataUnavailable.isProtectedDataUnavailable(settled) else { throw settled }
+            return StorageDirectoryLock(path: path, fd: -1, refusals: refusals)
         }
     }
 
