@@ -77,7 +77,20 @@ struct ConfiguredIntegration {
                 Self.moveEarlierFolder(integrationId: backend.storageIntegrationId, logger: options.runtime.logger)
             }
             let claim = try FileStoreRegistry.claim(
-                folder, for: owner, queue: storageQueue, logger: options.runtime.logger, capacity: options.eventQueueCapacity)
+                folder, for: owner, queue: storageQueue, logger: options.runtime.logger, capacity: options.eventQueueCapacity,
+                protectedData: options.protectedData)
+            if claim.previousWrites == nil {
+                // The customer file the engine reads next (answered from memory then): one the
+                // system refuses while protected data is available fails the configure, rather
+                // than a new customer be made beside it (see Behaviour P8). Not while a previous
+                // owner's saves may still be queued: the engine takes its customer from memory.
+                do {
+                    try claim.stores.customer.checkReadable()
+                } catch {
+                    FileStoreRegistry.withdraw(claim)
+                    throw error
+                }
+            }
             stores = .init(customer: claim.stores.customer, baseline: claim.stores.baseline, events: claim.stores.events)
             self.claim = claim
             storageID = "directory " + folder.standardizedFileURL.path

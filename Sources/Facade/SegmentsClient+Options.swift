@@ -31,10 +31,12 @@ extension SegmentsClient {
         /// How many events and customer updates may wait for upload (<doc:Behaviour#E6>); at the cap
         /// `trackEvent` refuses with a `.storage` error. 100,000 by default.
         public var eventQueueCapacity: Int
-        /// Signals when protected data becomes available (<doc:Behaviour#P8>): the client then redoes
-        /// the loads and saves its storage refused before the device's first unlock. The live
-        /// ``SystemProtectedDataAvailability`` by default; tests set a
-        /// `ManualProtectedDataAvailability` from `SegmentsTesting` here and trigger it.
+        /// Reports whether protected data is available and signals when it becomes available
+        /// (<doc:Behaviour#P8>): a stored file refused while it is unavailable is transient, and the
+        /// client redoes the refused loads and saves on the signal; one refused while it is
+        /// available is a `.storage` error. The live ``SystemProtectedDataAvailability`` by default
+        /// (always available on Linux and macOS); tests set a `ManualProtectedDataAvailability` from
+        /// `SegmentsTesting` here and trigger it.
         public var protectedData: any ProtectedDataAvailability
         /// The app's lifecycle (<doc:Behaviour#E2>, <doc:Behaviour#E7>, <doc:Behaviour#T11>):
         /// periodic and automatic flushing upload when the app resigns active or goes to the

@@ -72,10 +72,12 @@ public final class SegmentsClient: Sendable {
     /// Before the device's first unlock, when the stored files are refused (<doc:Behaviour#P8>),
     /// configure still succeeds: with a customer made in memory when the customer file cannot be
     /// read, which the stored customer replaces once it can be read, unless identify or anonymize
-    /// decided meanwhile.
+    /// decided meanwhile. A refusal while protected data is available (``Options/protectedData``;
+    /// always on Linux and macOS) is a permission problem and fails the configure.
     /// - Throws: ``SegmentsError`` `.invalidConfiguration`, or `.storage` when another process (or
-    ///   another client of this process) uses the storage directory; the client is then left as
-    ///   it was.
+    ///   another client of this process) uses the storage directory, or the system refuses its
+    ///   lock file or customer file (`EACCES`/`EPERM`, naming the file) while protected data is
+    ///   available; the client is then left as it was.
     public func configure(_ configuration: Configuration) throws {
         var integration = try ConfiguredIntegration(configuration, options: options, owner: self, storageQueue: storageQueue)
         if let previous = integration.claim?.previousWrites {

@@ -38,8 +38,11 @@ import Testing
             jane.setCustomSegments(["vip"])
             harness.client.visitorSegments.waitUntilSaved()  // saves run on the storage queue (see Behaviour R1)
         }
-        let onDisk = FileVisitorSegmentsStore(directory: directory.url, logger: RecordingLogger())
-        #expect(onDisk.segments(forVisitor: "jane") == VisitorSegments(country: "US", customSegments: ["vip"]))
+        do {
+            // One owner of the folder at a time (Behaviour P5): this store's lock ends with the block.
+            let onDisk = FileVisitorSegmentsStore(directory: directory.url, logger: RecordingLogger())
+            #expect(onDisk.segments(forVisitor: "jane") == VisitorSegments(country: "US", customSegments: ["vip"]))
+        }
         let restarted = AudienceHarness(visitorStorage: .directory(directory.url))
         let jane = restarted.client.createUserContext(userId: "jane")
         #expect(jane.visitorSegments == VisitorSegments(country: "US", customSegments: ["vip"]))
@@ -65,19 +68,20 @@ import Testing
     @Test func v3_hundredConcurrentSetCustomSegmentsCallsOverFilesLoseNothing() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let written = FileVisitorSegmentsStore(directory: directory.url, logger: RecordingLogger())
-        let harness = AudienceHarness(visitorStorage: .custom(written))
-        let contexts = (0..<4).map { _ in harness.client.createUserContext(userId: "jane") }
-        // Off the cooperative pool: 100 durable writes must not hold one of its few threads.
-        try await onBackgroundThread {
-            DispatchQueue.concurrentPerform(iterations: 100) { index in
-                contexts[index % contexts.count].setCustomSegments(["segment-\(index)"])
+        do {
+            let written = FileVisitorSegmentsStore(directory: directory.url, logger: RecordingLogger())
+            let harness = AudienceHarness(visitorStorage: .custom(written))
+            let contexts = (0..<4).map { _ in harness.client.createUserContext(userId: "jane") }
+            // Off the cooperative pool: 100 durable writes must not hold one of its few threads.
+            try await onBackgroundThread {
+                DispatchQueue.concurrentPerform(iterations: 100) { index in
+                    contexts[index % contexts.count].setCustomSegments(["segment-\(index)"])
+                }
             }
-        }
-        harness.client.visitorSegments.waitUntilSaved()
+            harness.client.visitorSegments.waitUntilSaved()
+        }  // the client, its store and the folder's owner lock (Behaviour P5) end here
         // The restart: a new store instance on the folder, so what it holds was read from the file.
         let reread = FileVisitorSegmentsStore(directory: directory.url, logger: RecordingLogger())
-        #expect(reread !== written)
         let restarted = AudienceHarness(visitorStorage: .custom(reread))
         let stored = restarted.client.createUserContext(userId: "jane").visitorSegments.customSegments
         #expect(stored.count == 100)
@@ -87,17 +91,20 @@ import Testing
     @Test func v3_twoClientsOnOneDirectoryNeverOverwriteEachOther() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let first = AudienceHarness(visitorStorage: .directory(directory.url))
-        let second = AudienceHarness(visitorStorage: .directory(directory.url))
-        let contexts = [first, second].map { $0.client.createUserContext(userId: "jane") }
-        _ = contexts.map(\.visitorSegments)  // both have read the (empty) visitor before anyone writes
-        try await onBackgroundThread {
-            DispatchQueue.concurrentPerform(iterations: 40) { index in
-                contexts[index % 2].setCustomSegments(["segment-\(index)"])
+        do {
+            let first = AudienceHarness(visitorStorage: .directory(directory.url))
+            let second = AudienceHarness(visitorStorage: .directory(directory.url))
+            let contexts = [first, second].map { $0.client.createUserContext(userId: "jane") }
+            _ = contexts.map(\.visitorSegments)  // both have read the (empty) visitor before anyone writes
+            try await onBackgroundThread {
+                DispatchQueue.concurrentPerform(iterations: 40) { index in
+                    contexts[index % 2].setCustomSegments(["segment-\(index)"])
+                }
             }
-        }
-        #expect(contexts.allSatisfy { $0.visitorSegments.customSegments.count == 40 })
-        first.client.visitorSegments.waitUntilSaved()
+            #expect(contexts.allSatisfy { $0.visitorSegments.customSegments.count == 40 })
+            first.client.visitorSegments.waitUntilSaved()
+            #expect(!first.logger.messages.contains { $0.contains("in use") } && !second.logger.messages.contains { $0.contains("in use") })
+        }  // both clients, their shared store and its owner lock (Behaviour P5) end here
         let onDisk = FileVisitorSegmentsStore(directory: directory.url, logger: RecordingLogger())
         #expect(onDisk.segments(forVisitor: "jane")?.customSegments.count == 40)
     }

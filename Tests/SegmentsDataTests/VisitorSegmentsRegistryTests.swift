@@ -60,19 +60,19 @@ import Testing
     }
 
     /// A restart from disk: the second registry reads a new file store over the folder the first
-    /// one wrote.
+    /// one wrote, once the first (and the folder's owner lock its store held, Behaviour P5) ended.
     @Test func v3_segmentsSurviveARestart() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("v3-restart-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let firstStore = FileVisitorSegmentsStore(directory: folder, logger: logger)
-        let first = VisitorSegmentsRegistry(store: firstStore, logger: logger)
-        first.setDefaultSegments(["country": "US"], forVisitor: "v1")
-        first.setCustomSegments(["vip"], forVisitor: "v1")
-        first.setCustomSegments(["beta"], forVisitor: "v2")
-        first.waitUntilSaved()
+        do {
+            let first = VisitorSegmentsRegistry(store: FileVisitorSegmentsStore(directory: folder, logger: logger), logger: logger)
+            first.setDefaultSegments(["country": "US"], forVisitor: "v1")
+            first.setCustomSegments(["vip"], forVisitor: "v1")
+            first.setCustomSegments(["beta"], forVisitor: "v2")
+            first.waitUntilSaved()
+        }
 
         let secondStore = FileVisitorSegmentsStore(directory: folder, logger: logger)
-        #expect(secondStore !== firstStore)
         let restarted = VisitorSegmentsRegistry(store: secondStore, logger: logger)
         #expect(restarted.segments(forVisitor: "v1") == VisitorSegments(country: "US", customSegments: ["vip"]))
         #expect(restarted.setCustomSegments(["vip", "new"], forVisitor: "v2").customSegments == ["beta", "vip", "new"])

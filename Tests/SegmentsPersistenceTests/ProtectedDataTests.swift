@@ -13,9 +13,26 @@ import Darwin
 /// Apple's condition imposed on Linux (see Behaviour P8): before the device's first unlock, every
 /// `open` of a file protected until then fails with `EPERM` or `EACCES`. The fault seam refuses
 /// every open under the test's folder while `refused` runs, then the folder recovers, as after
-/// the unlock. Nothing may be deleted or set aside meanwhile, and the retry must bring the disk to
-/// the right state.
+/// the unlock; the stores are told protected data is unavailable (`unavailable`), which is what
+/// makes those refusals transient (the same refusals while it is available are storage errors:
+/// `PermissionRefusalTests`). Nothing may be deleted or set aside meanwhile, and the retry must
+/// bring the disk to the right state.
 @Suite(Hang.timeLimit(minutes: 2)) struct ProtectedDataTests {
+    /// What the platform reports before the first unlock.
+    let unavailable = ManualProtectedDataAvailability()
+
+    func customerStore(_ dir: TemporaryDirectory) -> FileCustomerStore {
+        FileCustomerStore(directory: dir.storage, logger: LineLog(), protectedData: unavailable)
+    }
+
+    func baselineStore(_ dir: TemporaryDirectory) -> FileSegmentBaselineStore {
+        FileSegmentBaselineStore(directory: dir.storage, logger: LineLog(), protectedData: unavailable)
+    }
+
+    func eventStore(_ dir: TemporaryDirectory) -> FileEventQueueStore {
+        FileEventQueueStore(directory: dir.storage, logger: LineLog(), capacity: 100, protectedData: unavailable)
+    }
+
     /// Runs `body` while every `open` under `dir` fails with `code`.
     func refused<Result>(_ dir: TemporaryDirectory, errno code: Int32 = EPERM, _ body: () throws -> Result) rethrows -> Result {
         try FileOperationLog.failing([InjectedFileFault(.open, errno: code, times: 100_000)], under: dir.root.path, body)
@@ -33,7 +50,7 @@ import Darwin
     @Test func p8_aCustomerSaveRefusedWithEPERMDeletesNothingAndIsWrittenWhenProtectedDataIsAvailable() throws {
         try TemporaryDirectory.with { dir in
             let log = LineLog()
-            let store = FileCustomerStore(directory: dir.storage, logger: log)
+            let store = FileCustomerStore(directory: dir.storage, logger: log, protectedData: unavailable)
             try store.save(Fixtures.identified)
             let next = CustomerIds(["cookie": Fixtures.cookie, "registered": "next@example.com"])
 
@@ -52,7 +69,7 @@ import Darwin
     @Test func p8_aCustomerFileRefusedWithEACCESIsNeitherSetAsideNorReplacedBeforeItIsRead() throws {
         try TemporaryDirectory.with { dir in
             try FileCustomerStore(directory: dir.storage, logger: LineLog()).save(Fixtures.identified)
-            let store = FileCustomerStore(directory: dir.storage, logger: LineLog())
+            let store = customerStore(dir)
             let madeMeanwhile = CustomerIds(cookie: "made-before-the-first-unlock")
 
             try refused(dir, errno: EACCES) {
@@ -77,7 +94,7 @@ import Darwin
 
     @Test func p8_aBaselineSaveRefusedWithEPERMKeepsTheOldFileUntilTheRetryWritesTheNewOne() throws {
         try TemporaryDirectory.with { dir in
-            let store = FileSegmentBaselineStore(directory: dir.storage, logger: LineLog())
+            let store = baselineStore(dir)
             try store.save(Fixtures.baseline)
 
             try refused(dir) { try store.save(.empty) }
@@ -93,18 +110,78 @@ import Darwin
         try TemporaryDirectory.with { dir in
             let segments = VisitorSegments(country: "US", customSegments: ["a"])
             try FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog()).save(segments, forVisitor: "first")
-            let store = FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog())
+            do {
+                let store = FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog())
 
-            refused(dir) {
-                #expect(store.segments(forVisitor: "first") == nil)
-                #expect(throws: SegmentsError.self) { try store.save(segments, forVisitor: "second") }
-            }
+                refused(dir) {
+                    #expect(store.segments(forVisitor: "first") == nil)
+                    #expect(throws: SegmentsError.self) { try store.save(segments, forVisitor: "second") }
+                }
 
-            #expect(setAside(dir).isEmpty)
-            #expect(FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog()).segments(forVisitor: "first") == segments)
-            try store.save(segments, forVisitor: "second")
+                #expect(setAside(dir).isEmpty)
+                #expect(store.segments(forVisitor: "first") == segments)
+                try store.save(segments, forVisitor: "second")
+            }  // the store and its owner lock (P5) end here
             let reread = FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog())
             #expect(reread.segments(forVisitor: "first") == segments && reread.segments(forVisitor: "second") == segments)
+        }
+    }
+
+    /// Issue 34 item 7: a save that came before the first load, refused, made the retry write the
+    /// customer kept in memory over a file nobody had read.
+    @Test func p8_aCustomerSavedBeforeItsFirstLoadIsNeverWrittenOverTheUnreadFileByTheRetry() throws {
+        try TemporaryDirectory.with { dir in
+            try FileCustomerStore(directory: dir.storage, logger: LineLog()).save(Fixtures.identified)
+            let store = customerStore(dir)
+            let madeMeanwhile = CustomerIds(cookie: "saved-before-any-load")
+
+            try refused(dir) { try store.save(madeMeanwhile) }  // no load before it
+            #expect(store.load() == madeMeanwhile, "kept in memory")
+
+            #expect(store.retryAfterProtectedData() == .read(Fixtures.identified), "read first; its owner decides")
+            #expect(customerOnDisk(dir) == Fixtures.identified, "not written over before it was read")
+            #expect(setAside(dir).isEmpty)
+            try store.save(madeMeanwhile)  // the owner's decision, after the read
+            #expect(customerOnDisk(dir) == madeMeanwhile)
+        }
+    }
+
+    @Test func p8_aCustomerSavedBeforeItsFirstLoadWithNoFileIsReadAsMissingThenSavedByItsOwner() throws {
+        try TemporaryDirectory.with { dir in
+            let store = customerStore(dir)
+            let madeMeanwhile = CustomerIds(cookie: "saved-before-any-load")
+            try refused(dir) { try store.save(madeMeanwhile) }
+
+            #expect(store.retryAfterProtectedData() == .read(nil), "nothing stored: the owner saves its own")
+            #expect(customerOnDisk(dir) == nil)
+        }
+    }
+
+    /// Issue 34 item 7: the retry wrote the baseline kept in memory without reading the file first.
+    @Test func p8_aBaselineSavedBeforeItsFirstLoadIsReadByTheRetryAndNotWrittenOverAStoredOne() throws {
+        try TemporaryDirectory.with { dir in
+            try FileSegmentBaselineStore(directory: dir.storage, logger: LineLog()).save(Fixtures.baseline)
+            let store = baselineStore(dir)
+
+            try refused(dir) { try store.save(.empty) }  // no load before it
+
+            #expect(!store.retryAfterProtectedData(), "read, not written")
+            #expect(FileSegmentBaselineStore(directory: dir.storage, logger: LineLog()).load() == Fixtures.baseline)
+            #expect(store.load() == .empty, "memory keeps the newest: what the listeners were told")
+            #expect(setAside(dir).isEmpty)
+            try store.save(.empty)  // the next save, after the read, replaces it
+            #expect(FileSegmentBaselineStore(directory: dir.storage, logger: LineLog()).load() == .empty)
+        }
+    }
+
+    @Test func p8_aBaselineSavedBeforeItsFirstLoadIsWrittenByTheRetryWhenNoFileExists() throws {
+        try TemporaryDirectory.with { dir in
+            let store = baselineStore(dir)
+            try refused(dir) { try store.save(Fixtures.baseline) }
+            #expect(FileSegmentBaselineStore(directory: dir.storage, logger: LineLog()).load() == .empty)
+
+            #expect(store.retryAfterProtectedData(), "read as missing, then written")
+            #expect(FileSegmentBaselineStore(directory: dir.storage, logger: LineLog()).load() == Fixtures.baseline)
         }
     }
 
@@ -115,7 +192,7 @@ import Darwin
             try previous.append(events[0])
             try previous.append(events[1])
             try previous.sync()
-            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            let store = eventStore(dir)
 
             try refused(dir, errno: EACCES) {
                 #expect(store.load().isEmpty, "nothing readable yet, nothing set aside")
@@ -134,7 +211,7 @@ import Darwin
     @Test func p8_anItemRemovedWhileKeptInMemoryIsNeverWritten() throws {
         try TemporaryDirectory.with { dir in
             let events = Fixtures.events(2)
-            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            let store = eventStore(dir)
             try refused(dir) {
                 #expect(store.load().isEmpty)
                 try store.append(events[0])
@@ -148,7 +225,9 @@ import Darwin
 
     @Test func p8_theOwnerLockRefusedWithEPERMIsTakenWhenProtectedDataIsAvailable() throws {
         try TemporaryDirectory.with { dir in
-            let lock = try refused(dir) { try StorageDirectoryLock.acquire(dir.storage) }
+            let refusals = StorageRefusals(protectedData: unavailable)
+            let lock = try refused(dir) { try StorageDirectoryLock.acquire(dir.storage, refusals: refusals) }
+            #expect(!lock.isHeld)
             #expect(throws: SegmentsError.self) { try refused(dir) { try lock.retryAfterProtectedData() } }
             do {
                 // Not held yet: another owner could take it now (and is refused the retry's way).
@@ -159,6 +238,7 @@ import Darwin
 
             try lock.retryAfterProtectedData()
 
+            #expect(lock.isHeld)
             #expect(throws: SegmentsError.self, "held now") { try StorageDirectoryLock.acquire(dir.storage) }
             try lock.retryAfterProtectedData()  // held: nothing to do
         }

@@ -29,7 +29,7 @@ import Testing
         try TemporaryDirectory.with { dir in
             try FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog()).save(Self.jane, forVisitor: "jane")
             #expect(try TemporaryDirectory.permissions(of: dir.file(Self.fileName)) == 0o600)
-            #expect(dir.entries() == [Self.fileName])
+            #expect(dir.entries() == ["owner.lock", Self.fileName], "the folder's owner lock (P5) and the file")
             let json = try #require(dir.contents(of: Self.fileName))
             let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
             #expect(object["version"] as? Int == 1)
@@ -55,13 +55,15 @@ import Testing
             try FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog()).save(Self.jane, forVisitor: "jane")
             try dir.write(damage.apply(to: try #require(dir.contents(of: Self.fileName))), to: Self.fileName)
             let log = LineLog(level: .warning)
-            let store = FileVisitorSegmentsStore(directory: dir.storage, logger: log)
-            #expect(store.segments(forVisitor: "jane") == nil)
+            do {
+                let store = FileVisitorSegmentsStore(directory: dir.storage, logger: log)
+                #expect(store.segments(forVisitor: "jane") == nil)
+                try store.save(Self.joe, forVisitor: "joe")
+            }  // the store, and the folder's owner lock (P5), end here
             let line = try #require(log.problems.first)
             #expect(line.hasPrefix("Segments: "))
             #expect(line.contains("set aside as \(Self.fileName).corrupt-1"))
             #expect(!line.contains("jane"), "no visitor ids above verbose")
-            try store.save(Self.joe, forVisitor: "joe")
             #expect(FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog()).segments(forVisitor: "joe") == Self.joe)
         }
     }

@@ -27,7 +27,8 @@ extension AudienceSegmentsClient {
         /// `visitor-segments.json` in the directory (in the platform's application-support
         /// directory, folder `visitors`, when `nil`), in memory, or in the app's own store. Clients
         /// in one process that use the same directory share one registry, so their updates never
-        /// overwrite each other.
+        /// overwrite each other; across processes the directory's owner lock keeps a second process
+        /// out (<doc:Behaviour#P5>: its saves fail with `.storage`, logged).
         public typealias VisitorStorage = SegmentsStorage<any VisitorSegmentsStore>
 
         /// The live defaults, with any of them replaced.

@@ -1,5 +1,6 @@
 import Foundation
 import SegmentsDomain
+import SegmentsData
 import SegmentsPersistence
 
 /// Hands out one set of file stores, and one directory lock, per storage directory in the process
@@ -35,6 +36,18 @@ enum FileStoreRegistry {
         let previousCustomer: CustomerIds?
         /// Names this claim: a release for an older claim of the directory changes nothing.
         let id: Int
+        /// What the directory's entry said before this claim, for ``FileStoreRegistry/withdraw(_:in:)``.
+        fileprivate let before: Before
+    }
+
+    /// The part of an ``Entry`` a claim changes.
+    fileprivate struct Before {
+        let owner: ObjectIdentifier?
+        let ownerPath: String?
+        let claim: Int
+        let lastQueue: DispatchQueue?
+        let lastWrites: DispatchGroup?
+        let lastCustomer: CustomerIds?
     }
 
     /// How the new owner's storage queue waits for the previous owner's writes to the directory,
@@ -99,39 +112,50 @@ enum FileStoreRegistry {
             keepingWhile: { entry in entry.events != nil || entry.lock != nil || entry.handOverPending }, identify: identify)
     }
 
-    /// The stores of `directory`, shared with any other live user of the same directory.
+    /// The stores of `directory`, shared with any other live user of the same directory. Their
+    /// refused files are transient only while `protectedData` reports protected data unavailable
+    /// (<doc:Behaviour#P8>).
     static func stores(
-        in directory: URL, logger: any SegmentsLogger, capacity: Int = EventQueueLimits.defaultCapacity
+        in directory: URL, logger: any SegmentsLogger, capacity: Int = EventQueueLimits.defaultCapacity,
+        protectedData: any ProtectedDataAvailability = SystemProtectedDataAvailability()
     ) -> Stores {
-        table.withEntry(of: directory, make: Entry.init) { stores(of: $0, in: directory, logger: logger, capacity: capacity) }
+        table.withEntry(of: directory, make: Entry.init) {
+            stores(of: $0, in: directory, logger: logger, capacity: capacity, protectedData: protectedData)
+        }
     }
 
     /// Makes `owner` (whose disk work runs on `queue`) the owner of `directory` (<doc:Behaviour#P5>)
     /// and returns its stores and lock. The event queue store reads back up to `capacity` items,
     /// the owner's queue capacity (<doc:Behaviour#P7>): when the store is already open (a previous
-    /// owner's upload still holds it), it keeps the capacity it was made with.
+    /// owner's upload still holds it), it keeps the capacity it was made with. A refused file —
+    /// the lock file, then any store's — is transient only while `protectedData` reports protected
+    /// data unavailable (<doc:Behaviour#P8>).
     /// - Throws: ``SegmentsError`` `.storage` when another client of this process owns it, or
-    ///   another process holds its lock.
+    ///   another process holds its lock, or the lock file is refused while protected data is
+    ///   available.
     ///   A client that claimed it by another path naming the same folder (a symbolic link, or a
     ///   spelling that differs only in letter case on a case-insensitive volume) is named as such.
     static func claim(
         _ directory: URL, for owner: AnyObject, queue: DispatchQueue, logger: any SegmentsLogger,
-        capacity: Int = EventQueueLimits.defaultCapacity, in table: DirectoryTable<Entry> = table
+        capacity: Int = EventQueueLimits.defaultCapacity,
+        protectedData: any ProtectedDataAvailability = SystemProtectedDataAvailability(), in table: DirectoryTable<Entry> = table
     ) throws -> Claim {
         let path = directory.standardizedFileURL.resolvingSymlinksInPath().path
         // A lock held for a moment is waited out here, outside the table's lock.
         return try StorageDirectoryLock.waitingOutMomentaryHolders {
-            try claimOnce(directory, path: path, for: owner, queue: queue, logger: logger, capacity: capacity, in: table)
+            try claimOnce(
+                directory, path: path, for: owner, queue: queue, logger: logger, capacity: capacity, protectedData: protectedData,
+                in: table)
         }
     }
 
-    /// One attempt of ``claim(_:for:queue:logger:capacity:in:)``, under the table's lock.
+    /// One attempt of ``claim(_:for:queue:logger:capacity:protectedData:in:)``, under the table's lock.
     private static func claimOnce(
         _ directory: URL, path: String, for owner: AnyObject, queue: DispatchQueue, logger: any SegmentsLogger,
-        capacity: Int, in table: DirectoryTable<Entry>
+        capacity: Int, protectedData: any ProtectedDataAvailability, in table: DirectoryTable<Entry>
     ) throws -> Claim {
         try table.withEntry(of: directory, make: Entry.init) { entry in
-            let stores = stores(of: entry, in: directory, logger: logger, capacity: capacity)
+            let stores = stores(of: entry, in: directory, logger: logger, capacity: capacity, protectedData: protectedData)
             let lock: StorageDirectoryLock
             if let held = entry.lock {
                 guard entry.owner == nil || entry.owner == ObjectIdentifier(owner) else {
@@ -146,9 +170,12 @@ enum FileStoreRegistry {
                 }
                 lock = held
             } else {
-                lock = try StorageDirectoryLock.acquire(directory)
+                lock = try StorageDirectoryLock.acquire(directory, refusals: StorageRefusals(protectedData: protectedData))
                 entry.lock = lock
             }
+            let before = Before(
+                owner: entry.owner, ownerPath: entry.ownerPath, claim: entry.claim, lastQueue: entry.lastQueue,
+                lastWrites: entry.lastWrites, lastCustomer: entry.lastCustomer)
             entry.owner = ObjectIdentifier(owner)
             entry.ownerPath = path
             entry.claim += 1
@@ -160,7 +187,24 @@ enum FileStoreRegistry {
             entry.lastQueue = queue
             entry.lastWrites = nil
             entry.lastCustomer = nil
-            return Claim(stores: stores, lock: lock, previousWrites: previous, previousCustomer: customer, id: entry.claim)
+            return Claim(
+                stores: stores, lock: lock, previousWrites: previous, previousCustomer: customer, id: entry.claim, before: before)
+        }
+    }
+
+    /// Undoes `claim`, the newest of its directory, which its configure could not use
+    /// (<doc:Behaviour#P8>: the customer file was refused): the directory's entry is as it was
+    /// before, so the client is left as it was. A lock the claim took goes with its last reference.
+    static func withdraw(_ claim: Claim, in table: DirectoryTable<Entry> = table) {
+        table.forEach { entry in
+            if entry.lock === claim.lock, entry.claim == claim.id {
+                entry.owner = claim.before.owner
+                entry.ownerPath = claim.before.ownerPath
+                entry.claim = claim.before.claim
+                entry.lastQueue = claim.before.lastQueue
+                entry.lastWrites = claim.before.lastWrites
+                entry.lastCustomer = claim.before.lastCustomer
+            }
         }
     }
 
@@ -220,14 +264,16 @@ enum FileStoreRegistry {
         }
     }
 
-    private static func stores(of entry: Entry, in directory: URL, logger: any SegmentsLogger, capacity: Int) -> Stores {
+    private static func stores(
+        of entry: Entry, in directory: URL, logger: any SegmentsLogger, capacity: Int, protectedData: any ProtectedDataAvailability
+    ) -> Stores {
         if let customer = entry.customer, let baseline = entry.baseline, let events = entry.events {
             return Stores(customer: customer, baseline: baseline, events: events)
         }
         let stores = Stores(
-            customer: FileCustomerStore(directory: directory, logger: logger),
-            baseline: FileSegmentBaselineStore(directory: directory, logger: logger),
-            events: FileEventQueueStore(directory: directory, logger: logger, capacity: capacity))
+            customer: FileCustomerStore(directory: directory, logger: logger, protectedData: protectedData),
+            baseline: FileSegmentBaselineStore(directory: directory, logger: logger, protectedData: protectedData),
+            events: FileEventQueueStore(directory: directory, logger: logger, capacity: capacity, protectedData: protectedData))
         entry.customer = stores.customer
         entry.baseline = stores.baseline
         entry.events = stores.events

@@ -42,12 +42,17 @@ final class ProtectedDataRetry: Sendable {
         }
     }
 
+    /// Takes the owner lock first: without it the folder may be another process's by now
+    /// (<doc:Behaviour#P5>), or still refused, and no file is read or written.
     private func redo(_ target: Target) {
         do {
             try target.lock.retryAfterProtectedData()
         } catch let error as SegmentsError where !error.isProtectedDataUnavailable {
-            logger.log(.error, "Segments: \(error.message)")
-        } catch {}
+            logger.log(.error, "Segments: \(error.message); the stored files are left as they are")
+            return
+        } catch {
+            return
+        }
         if case .read(let stored) = target.stores.customer.retryAfterProtectedData() {
             target.engine.storedCustomerRead(stored, storageID: target.storageID)
         }

@@ -37,15 +37,24 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
     ///     One store per file: never a directory a client of this process or another one also
     ///     uses (a client's own directory is guarded by its owner lock; this store is not).
     ///   - logger: where recovery from a damaged file is reported. Customer ids are never logged.
+    ///
+    /// A store made this way has no report of protected data's availability: see
+    /// <doc:Behaviour#P8> for what a refused file then means.
     public convenience init(directory: URL, logger: any SegmentsLogger) {
         self.init(storage: StorageDirectory(url: directory), logger: logger)
     }
 
+    /// A store in `directory` whose refused files are transient only while `protectedData` reports
+    /// protected data unavailable (<doc:Behaviour#P8>): the client's own store.
+    package convenience init(directory: URL, logger: any SegmentsLogger, protectedData: any ProtectedDataAvailability) {
+        self.init(storage: StorageDirectory(url: directory), logger: logger, refusals: StorageRefusals(protectedData: protectedData))
+    }
+
     /// A store in `storage` (tests pass one that simulates write failures).
-    init(storage: StorageDirectory, logger: any SegmentsLogger) {
+    init(storage: StorageDirectory, logger: any SegmentsLogger, refusals: StorageRefusals = .unreported) {
         let diagnostics = StoreDiagnostics(
             logger: logger, prefix: "Segments:", subject: "segment baseline", fallback: "starting with an empty baseline")
-        self.file = DocumentFile(directory: storage, name: Self.fileName, diagnostics: diagnostics)
+        self.file = DocumentFile(directory: storage, name: Self.fileName, diagnostics: diagnostics, refusals: refusals)
     }
 
     /// The stored baseline, or ``SegmentBaseline/empty`` when there is none or the file was
@@ -53,7 +62,9 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
     ///
     /// While protected data is not available (<doc:Behaviour#P8>) the file is left unread and this
     /// answers the baseline saved in memory meanwhile, else ``SegmentBaseline/empty``; the next call
-    /// tries again.
+    /// tries again. A file the system refuses while protected data is available is logged (an
+    /// error) and read as ``SegmentBaseline/empty``, like an unreadable one: the next save replaces
+    /// it.
     public func load() -> SegmentBaseline {
         cache.withLock { cache in
             if !cache.isLoaded, !cache.unsaved {
@@ -93,6 +104,9 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
                     }
                 }
             } catch let error as SegmentsError where error.isProtectedDataUnavailable {
+                // A file never read (a save before the first load) must be read before the retry
+                // writes over it (see Behaviour P8).
+                if !cache.isLoaded { cache.unread = true }
                 cache.baseline = baseline
                 cache.isLoaded = true
                 cache.unsaved = true
@@ -105,18 +119,36 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
     }
 
     /// Writes a baseline kept in memory because protected data was not available (<doc:Behaviour#P8>);
-    /// returns whether it did. The newest baseline wins over one the file held and this
-    /// process could not read: it is what the listeners were told last. Call it on the storage
-    /// queue when protected data becomes available.
+    /// returns whether it did. Call it on the storage queue when protected data becomes available.
+    ///
+    /// A file this store has not read is read first, and written over only when it turned out
+    /// missing or unusable (set aside, <doc:Behaviour#P2>): a stored baseline is left as it is until
+    /// the next save, which comes after this read. The baseline in memory stays the current one:
+    /// it is what the listeners were told.
     @discardableResult
     package func retryAfterProtectedData() -> Bool {
         cache.withLock { cache in
             guard cache.unsaved else { return false }
+            if cache.unread {
+                switch file.read() {
+                case .protectedDataUnavailable, .refused:
+                    return false  // still unread: nothing is written over it
+                case .record:
+                    // Read now: the same baseline needs no write, and another is the next save's
+                    // to replace.
+                    cache.unread = false
+                    cache.isLoaded = true
+                    cache.unsaved = false
+                    return false
+                case .absent:
+                    break
+                }
+            }
             do {
                 try file.write(BaselineRecord(cache.baseline))
             } catch {
-                if !ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
-                    file.diagnostics.log(.error, "Could not save the \(file.diagnostics.subject): \(error)")
+                if !file.refusals.isTransient(error) {
+                    file.diagnostics.log(.error, "Could not save the \(file.diagnostics.subject): \(file.refusals.settled(error))")
                 }
                 return false
             }

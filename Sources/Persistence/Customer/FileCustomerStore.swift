@@ -26,6 +26,9 @@ public final class FileCustomerStore: CustomerStore {
         /// ``customer`` is not written yet: a save was refused because protected data is not
         /// available, or the file is still unread (<doc:Behaviour#P8>).
         var unsaved = false
+        /// The system refused the file while protected data is available (<doc:Behaviour#P8>): it
+        /// is unread, and no save replaces it until a read succeeds.
+        var refusal: SegmentsError?
     }
 
     /// A store in `directory`, created owner-only (0700) on first use if it does not exist.
@@ -37,25 +40,48 @@ public final class FileCustomerStore: CustomerStore {
     ///     One store per file: never a directory a client of this process or another one also
     ///     uses (a client's own directory is guarded by its owner lock; this store is not).
     ///   - logger: where recovery from a damaged file is reported. Customer ids are never logged.
+    ///
+    /// A store made this way has no report of protected data's availability: see
+    /// <doc:Behaviour#P8> for what a refused file then means.
     public convenience init(directory: URL, logger: any SegmentsLogger) {
         self.init(storage: StorageDirectory(url: directory), logger: logger)
     }
 
+    /// A store in `directory` whose refused files are transient only while `protectedData` reports
+    /// protected data unavailable (<doc:Behaviour#P8>): the client's own store.
+    package convenience init(directory: URL, logger: any SegmentsLogger, protectedData: any ProtectedDataAvailability) {
+        self.init(storage: StorageDirectory(url: directory), logger: logger, refusals: StorageRefusals(protectedData: protectedData))
+    }
+
     /// A store in `storage` (tests pass one that simulates write failures).
-    init(storage: StorageDirectory, logger: any SegmentsLogger) {
+    init(storage: StorageDirectory, logger: any SegmentsLogger, refusals: StorageRefusals = .unreported) {
         let diagnostics = StoreDiagnostics(
             logger: logger, prefix: "Tracking:", subject: "customer ids", fallback: "a new customer will be created")
-        self.file = DocumentFile(directory: storage, name: Self.fileName, diagnostics: diagnostics)
+        self.file = DocumentFile(directory: storage, name: Self.fileName, diagnostics: diagnostics, refusals: refusals)
     }
 
     /// The stored customer, or `nil` when there is none or the file was unusable (then logged).
     ///
     /// While protected data is not available (<doc:Behaviour#P8>) the file is left unread and this
-    /// answers the customer saved in memory meanwhile, if any; the next call tries again.
+    /// answers the customer saved in memory meanwhile, if any; the next call tries again. A file the
+    /// system refuses while protected data is available is logged, left unread, and answered as
+    /// `nil`; the next call tries again.
     public func load() -> CustomerIds? {
         cache.withLock { cache in
             if !cache.isLoaded, !cache.unsaved { read(into: &cache) }
             return cache.customer
+        }
+    }
+
+    /// Reads the file now unless it was read (the caller's `load()` is then answered from memory),
+    /// and throws when the system refuses it while protected data is available: `configure` fails
+    /// then rather than make a new customer beside one it cannot read (<doc:Behaviour#P8>).
+    ///
+    /// - Throws: ``SegmentsError`` `.storage` naming `customer.json`.
+    package func checkReadable() throws {
+        try cache.withLock { cache in
+            if !cache.isLoaded, !cache.unsaved { read(into: &cache) }
+            if let refusal = cache.refusal { throw refusal }
         }
     }
 
@@ -69,9 +95,15 @@ public final class FileCustomerStore: CustomerStore {
     /// While protected data is not available (<doc:Behaviour#P8>) nothing is deleted and nothing is
     /// thrown: the customer is kept in memory (``load()`` answers it) and written when protected
     /// data becomes available, by the client whose `.directory` storage this store is. A file that
-    /// could not be read yet is never replaced before it has been read.
+    /// could not be read yet is never replaced before it has been read: one the system refuses
+    /// while protected data is available makes the save throw `.storage`, and nothing is kept.
     public func save(_ customer: CustomerIds) throws {
         try cache.withLock { cache in
+            // A file refused while protected data is available is read again first (its
+            // permissions may be fixed); never written over unread, never kept in memory instead.
+            // After a transient refusal (`unread`) only the retry reads it: its owner decides.
+            if cache.refusal != nil, !cache.unread { read(into: &cache) }
+            if let refusal = cache.refusal { throw refusal }
             if cache.unread {
                 // The stored customer is unknown: writing now could replace it with one made only
                 // because it could not be read.
@@ -87,6 +119,9 @@ public final class FileCustomerStore: CustomerStore {
                     }
                 }
             } catch let error as SegmentsError where error.isProtectedDataUnavailable {
+                // A file never read (a save before the first load) must be read before the retry
+                // writes over it (see Behaviour P8).
+                if !cache.isLoaded { cache.unread = true }
                 cache.customer = customer
                 cache.isLoaded = true
                 cache.unsaved = true
@@ -117,8 +152,18 @@ public final class FileCustomerStore: CustomerStore {
         cache.withLock { cache in
             if cache.unread {
                 let found = file.read()
-                if case .protectedDataUnavailable = found { return .nothingNew }
+                switch found {
+                case .protectedDataUnavailable:
+                    return .nothingNew
+                case .refused(let error):
+                    // Still unread: nothing is written over it (see Behaviour P8).
+                    cache.refusal = error
+                    return .nothingNew
+                case .record, .absent:
+                    break
+                }
                 cache.unread = false
+                cache.refusal = nil
                 cache.isLoaded = true
                 cache.unsaved = false
                 cache.customer = found.record?.customer
@@ -128,8 +173,8 @@ public final class FileCustomerStore: CustomerStore {
             do {
                 try file.write(CustomerRecord(customer))
             } catch {
-                if !ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
-                    file.diagnostics.log(.error, "Could not save the \(file.diagnostics.subject): \(error)")
+                if !file.refusals.isTransient(error) {
+                    file.diagnostics.log(.error, "Could not save the \(file.diagnostics.subject): \(file.refusals.settled(error))")
                 }
                 return .nothingNew
             }
@@ -140,11 +185,18 @@ public final class FileCustomerStore: CustomerStore {
 
     private func read(into cache: inout Cache) {
         let found = file.read()
-        if case .protectedDataUnavailable = found {
+        switch found {
+        case .protectedDataUnavailable:
             cache.unread = true
             return
+        case .refused(let error):
+            cache.refusal = error
+            return
+        case .record, .absent:
+            break
         }
         cache.unread = false
+        cache.refusal = nil
         cache.customer = found.record?.customer
         cache.isLoaded = true
     }

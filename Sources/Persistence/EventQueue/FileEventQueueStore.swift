@@ -59,6 +59,9 @@ public final class FileEventQueueStore: EventQueueStore {
 
     private let journal: EventJournal
     private let state = Locked(State())
+    /// Tells a refusal of the file that protected data explains from a storage error
+    /// (<doc:Behaviour#P8>).
+    private let refusals: StorageRefusals
 
     /// A store in `directory`, created owner-only (0700) on first use if it does not exist.
     /// Nothing is read or written until the first call.
@@ -73,11 +76,26 @@ public final class FileEventQueueStore: EventQueueStore {
     ///     pipeline's capacity, 100,000 by default. The file itself is read only up to 48 MiB, and
     ///     appends past that are refused with `.storage` (<doc:Behaviour#E6>), so a queue is never
     ///     written that cannot be read back.
+    ///
+    /// A store made this way has no report of protected data's availability: see
+    /// <doc:Behaviour#P8> for what a refused file then means.
     public init(directory: URL, logger: any SegmentsLogger, capacity: Int) {
+        self.journal = Self.journal(in: directory, logger: logger, capacity: capacity)
+        self.refusals = .unreported
+    }
+
+    /// A store in `directory` whose refused file is transient only while `protectedData` reports
+    /// protected data unavailable (<doc:Behaviour#P8>): the client's own store. Otherwise an append
+    /// the system refuses throws `.storage`, and nothing is kept in memory instead.
+    package init(directory: URL, logger: any SegmentsLogger, capacity: Int, protectedData: any ProtectedDataAvailability) {
+        self.journal = Self.journal(in: directory, logger: logger, capacity: capacity)
+        self.refusals = StorageRefusals(protectedData: protectedData)
+    }
+
+    private static func journal(in directory: URL, logger: any SegmentsLogger, capacity: Int) -> EventJournal {
         let diagnostics = StoreDiagnostics(
             logger: logger, prefix: "Tracking:", subject: "event queue", fallback: "starting with an empty queue")
-        self.journal = EventJournal(
-            directory: StorageDirectory(url: directory), diagnostics: diagnostics, capacity: max(capacity, 1))
+        return EventJournal(directory: StorageDirectory(url: directory), diagnostics: diagnostics, capacity: max(capacity, 1))
     }
 
     /// A store in `directory` reading back at most 100,000 items, the pipeline's default capacity
@@ -103,14 +121,14 @@ public final class FileEventQueueStore: EventQueueStore {
             guard !state.loaded else { return nil }
             do {
                 try openForAppending(&state, tellingCreation: true)
-            } catch where ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
+            } catch where refusals.isTransient(error) {
                 // Not now (see Behaviour P8): nothing is set aside; the items known in memory are
                 // answered, and the file is read by `retryAfterProtectedData()`.
                 journal.diagnostics.protectedDataUnavailable(EventJournal.fileName, doing: "read")
                 state.loadRefused = true
                 return nil
             } catch {
-                journal.diagnostics.log(.error, "Could not open the event queue: \(error)")
+                journal.diagnostics.log(.error, "Could not open the event queue: \(refusals.settled(error))")
                 return nil
             }
             return state.loaded ? nil : (state.journal.size, state.journal.recordLines)
@@ -203,18 +221,20 @@ public final class FileEventQueueStore: EventQueueStore {
     /// While protected data is not available (<doc:Behaviour#P8>) the item is kept in memory instead,
     /// without throwing: ``load()`` answers it, and it is written, in order, before the next item
     /// or when protected data becomes available. Until then it does not survive the process ending.
+    /// A file the system refuses while protected data is available is a `.storage` error: the item
+    /// is not queued, and nothing lives only in memory.
     public func append(_ event: TrackedEvent) throws {
         try state.withLock { state in
             do {
                 try openForAppending(&state)
                 try writeHeld(&state)
                 try write(event, &state)
-            } catch where ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
+            } catch where refusals.isTransient(error) {
                 if state.held.isEmpty { journal.diagnostics.protectedDataUnavailable(EventJournal.fileName, doing: "written") }
                 state.held.removeAll { $0.id == event.id }
                 state.held.append(event)
             } catch {
-                throw SegmentsError.wrapping(error, as: .storage)
+                throw SegmentsError.wrapping(refusals.settled(error), as: .storage)
             }
         }
     }
@@ -273,8 +293,8 @@ public final class FileEventQueueStore: EventQueueStore {
                 try openForAppending(&state)
                 try writeHeld(&state)
             } catch {
-                if !ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
-                    journal.diagnostics.log(.error, "Could not write the event queue: \(error)")
+                if !refusals.isTransient(error) {
+                    journal.diagnostics.log(.error, "Could not write the event queue: \(refusals.settled(error))")
                 }
                 return (false, false)
             }
@@ -298,7 +318,7 @@ public final class FileEventQueueStore: EventQueueStore {
         do {
             try POSIXFile.sync(duplicate, path: journal.path)
         } catch {
-            throw SegmentsError.wrapping(error, as: .storage)
+            throw SegmentsError.wrapping(refusals.settled(error), as: .storage)
         }
         if directoryNeedsSync {
             journal.directory.syncDirectory()
@@ -385,7 +405,7 @@ public final class FileEventQueueStore: EventQueueStore {
                 if needsQueue, !state.loaded { try openFully(&state) }
                 try body(&state)
             } catch {
-                throw SegmentsError.wrapping(error, as: .storage)
+                throw SegmentsError.wrapping(refusals.settled(error), as: .storage)
             }
         }
     }

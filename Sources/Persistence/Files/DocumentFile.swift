@@ -8,7 +8,9 @@ import SegmentsDomain
 /// newer-format file is logged, set aside and read as absent, so the owner starts from its empty
 /// state and the next save rebuilds the file (<doc:Behaviour#P2>). A file the system refuses because
 /// protected data is not available yet is ``StoredDocument/protectedDataUnavailable``: left in
-/// place, neither set aside nor replaced, and read again later (<doc:Behaviour#P8>).
+/// place, neither set aside nor replaced, and read again later (<doc:Behaviour#P8>). A file it
+/// refuses while protected data is available is ``StoredDocument/refused(_:)``: a storage error,
+/// the file left in place.
 struct DocumentFile<Record: VersionedRecord>: Sendable {
     /// The directory holding the file.
     let directory: StorageDirectory
@@ -16,9 +18,12 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
     let name: String
     /// Where recovery is reported.
     let diagnostics: StoreDiagnostics
+    /// Tells a refusal that protected data explains from a storage error (<doc:Behaviour#P8>).
+    var refusals: StorageRefusals = .unreported
 
-    /// The stored record, `.absent` when there is none or it is unusable, or
-    /// `.protectedDataUnavailable` when it cannot be read yet.
+    /// The stored record, `.absent` when there is none or it is unusable,
+    /// `.protectedDataUnavailable` when it cannot be read yet, or `.refused` when the system refuses
+    /// it while protected data is available.
     func read() -> StoredDocument<Record> {
         do {
             try directory.create()
@@ -49,12 +54,19 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
         }
     }
 
-    /// A read the system refused: transient when protected data is unavailable (<doc:Behaviour#P8>),
-    /// otherwise logged and read as absent; the file stays in place either way.
+    /// A read that failed: a refusal is transient while protected data is unavailable, and
+    /// otherwise a storage error (<doc:Behaviour#P8>); any other failure is logged and read as
+    /// absent. The file stays in place in every case.
     private func unreadable(_ error: any Error) -> StoredDocument<Record> {
-        if ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
+        let settled = refusals.settled(error)
+        if ProtectedDataUnavailable.isProtectedDataUnavailable(settled) {
             diagnostics.protectedDataUnavailable(name, doing: "read")
             return .protectedDataUnavailable
+        }
+        if ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
+            let error = SegmentsError.wrapping(settled, as: .storage)
+            diagnostics.refused(name, error: error)
+            return .refused(error)
         }
         diagnostics.unreadable(name, error: error)
         return .absent
@@ -72,19 +84,22 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
     /// disk. Returns normally only when the write succeeded.
     ///
     /// A write refused because protected data is not available deletes nothing (<doc:Behaviour#P8>):
-    /// the error thrown then answers `isProtectedDataUnavailable`, and `deleted` is not called.
+    /// the error thrown then answers `isProtectedDataUnavailable`, and `deleted` is not called. Any
+    /// other refusal is a failed write like a full disk's.
     ///
     /// - Throws: ``SegmentsError`` `.storage`, saying whether the old file was deleted.
     /// - Parameter deleted: called with whether the old file is gone, before the error is thrown.
     func writeOrDelete(_ record: Record, deleted: (Bool) -> Void) throws {
         do {
             try write(record)
-        } catch where ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
-            // Not now, rather than never: the old file stays, the caller keeps the record in
-            // memory and saves it again when protected data becomes available (see Behaviour P8).
-            diagnostics.protectedDataUnavailable(name, doing: "saved")
-            throw SegmentsError.wrapping(error, as: .storage)
         } catch {
+            let error = refusals.settled(error)
+            if ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
+                // Not now, rather than never: the old file stays, the caller keeps the record in
+                // memory and saves it again when protected data becomes available (see Behaviour P8).
+                diagnostics.protectedDataUnavailable(name, doing: "saved")
+                throw SegmentsError.wrapping(error, as: .storage)
+            }
             let gone = directory.remove(name)
             deleted(gone)
             let cause = SegmentsError.wrapping(error, as: .storage)
@@ -104,6 +119,10 @@ enum StoredDocument<Record> {
     /// The file could not be read because protected data is not available yet (<doc:Behaviour#P8>):
     /// it is still there, unread.
     case protectedDataUnavailable
+    /// The system refused the file (`EACCES`/`EPERM`) while protected data is available
+    /// (<doc:Behaviour#P8>): a permission problem, the `.storage` error naming the file. The file is
+    /// still there, unread.
+    case refused(SegmentsError)
 
     /// The record, or `nil` when there is none or it could not be read.
     var record: Record? {

@@ -19,6 +19,9 @@ import SegmentsDomain
 /// Before the device's first unlock the lock file may be refused like every protected file
 /// (<doc:Behaviour#P8>): the lock is then taken later, by ``retryAfterProtectedData()``. Nothing in the
 /// directory can be read or written by any process until then, so nothing can be damaged meanwhile.
+/// A refusal while protected data is available (a lock file of mode 000, or owned by root after a
+/// `sudo` run; a read-only folder) is a `.storage` error naming `owner.lock`: the directory is never
+/// used without its lock.
 package final class StorageDirectoryLock: Sendable {
     /// The lock file's name inside the storage directory.
     package static let fileName = "owner.lock"
@@ -27,10 +30,13 @@ package final class StorageDirectoryLock: Sendable {
     /// The locked descriptor; -1 while the lock file was refused because protected data is not
     /// available.
     private let fd: Locked<Int32>
+    /// Tells a refusal of the lock file that protected data explains from a storage error.
+    private let refusals: StorageRefusals
 
-    private init(path: String, fd: Int32) {
+    private init(path: String, fd: Int32, refusals: StorageRefusals) {
         self.path = path
         self.fd = Locked(fd)
+        self.refusals = refusals
     }
 
     deinit {
@@ -42,33 +48,51 @@ package final class StorageDirectoryLock: Sendable {
     /// without waiting: a lock found held is refused at once (see
     /// ``waitingOutMomentaryHolders(_:)``).
     ///
-    /// When the lock file is refused because protected data is not available (<doc:Behaviour#P8>), the
-    /// returned lock is not held yet: ``retryAfterProtectedData()`` takes it.
+    /// When the lock file is refused while `refusals` says protected data is not available
+    /// (<doc:Behaviour#P8>), the returned lock is not held yet: ``retryAfterProtectedData()`` takes it.
     ///
     /// - Throws: ``SegmentsError`` `.storage` when another process holds it ("in use by another
-    ///   process"), or when the lock file cannot be opened (a missing directory, when not
-    ///   `creating`). Messages never name the directory.
-    package static func acquire(_ directory: URL, creating: Bool = true) throws -> StorageDirectoryLock {
+    ///   process"), or when the lock file cannot be opened: a missing directory, when not
+    ///   `creating`; a refusal (`EACCES`/`EPERM`) while protected data is available, naming
+    ///   `owner.lock`. Messages never name the directory.
+    package static func acquire(
+        _ directory: URL, creating: Bool = true, refusals: StorageRefusals = .unreported
+    ) throws -> StorageDirectoryLock {
         let storage = StorageDirectory(url: directory)
         if creating { try storage.create() }
         let path = storage.path(of: fileName)
         do {
-            return StorageDirectoryLock(path: path, fd: try lock(path))
-        } catch let error as SegmentsError where error.isProtectedDataUnavailable {
-            return StorageDirectoryLock(path: path, fd: -1)
+            return StorageDirectoryLock(path: path, fd: try lock(path), refusals: refusals)
+        } catch {
+            // One answer of the platform decides: transient, or a storage error.
+            let settled = refusals.settled(error)
+            guard ProtectedDataUnavailable.isProtectedDataUnavailable(settled) else { throw settled }
+            return StorageDirectoryLock(path: path, fd: -1, refusals: refusals)
         }
     }
 
-    /// Takes the lock that ``acquire(_:)`` could not take because protected data was not available
-    /// (<doc:Behaviour#P8>); nothing when it is held. Call it when protected data becomes available.
+    /// Takes the lock that ``acquire(_:creating:refusals:)`` could not take because protected data
+    /// was not available (<doc:Behaviour#P8>); nothing when it is held. Call it when protected data
+    /// becomes available.
     ///
     /// - Throws: ``SegmentsError`` `.storage`: another process took the directory meanwhile, or the
-    ///   lock file is still refused (then `isProtectedDataUnavailable`).
+    ///   lock file is refused (`isProtectedDataUnavailable` when protected data is still
+    ///   unavailable).
     package func retryAfterProtectedData() throws {
         try fd.withLock { fd in
             guard fd < 0 else { return }
-            fd = try Self.lock(path)
+            do {
+                fd = try Self.lock(path)
+            } catch {
+                throw refusals.settled(error)
+            }
         }
+    }
+
+    /// Whether the lock is held: `false` only while its file is refused because protected data is
+    /// not available (<doc:Behaviour#P8>).
+    package var isHeld: Bool {
+        fd.withLock { $0 >= 0 }
     }
 
     /// Opens `path` and locks it exclusively; returns the descriptor.
@@ -80,7 +104,8 @@ package final class StorageDirectoryLock: Sendable {
                 ProtectedDataUnavailable.refuses("open", code: code)
                 ? ProtectedDataUnavailable(code: code) : SystemCallError(code: code)
             throw SegmentsError(
-                .storage, "The storage directory's lock file could not be opened (errno \(code))", underlying: underlying)
+                .storage, "The storage directory's lock file (\(fileName)) could not be opened: \(String(cString: strerror(code)))",
+                underlying: underlying)
         }
         while (POSIXFile.injected(.lock, path) ?? flock(fd, LOCK_EX | LOCK_NB)) != 0 {
             let code = errno

@@ -69,8 +69,16 @@ struct StoreDiagnostics: Sendable {
         logger.log(.error, "\(prefix) Could not read the stored \(subject): \(error); \(fallback)")
     }
 
+    /// The system refused the file (`EACCES`/`EPERM`) while protected data is available: a
+    /// permission problem, not a wait for the first unlock (<doc:Behaviour#P8>). The file is left
+    /// in place unread, and never replaced by a save before it has been read.
+    func refused(_ name: String, error: any Error) {
+        logger.log(.error, "\(prefix) The stored \(subject) (\(name)) cannot be read, it is left as it is: \(error)")
+    }
+
     /// The file could not be `doing` (read, saved) because protected data is not available yet
     /// (<doc:Behaviour#P8>): nothing is deleted or set aside, and it is done again once available.
+    /// Only said while the platform reports protected data unavailable.
     func protectedDataUnavailable(_ name: String, doing: String) {
         logger.log(
             .warning,
