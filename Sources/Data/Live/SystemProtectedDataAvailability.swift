@@ -14,7 +14,11 @@ import UIKit
 /// Forwarding only: what to redo is decided by the client, in code every platform builds.
 public struct SystemProtectedDataAvailability: ProtectedDataAvailability {
     #if os(iOS) || os(visionOS)
-    private let state = UIKitProtectedDataState()
+    // Not available in app extensions: `UIApplication.shared` (issue 34 makes that reach conditional).
+    private let state = NotificationProtectedDataState(
+        becameAvailable: UIApplication.protectedDataDidBecomeAvailableNotification,
+        willBecomeUnavailable: UIApplication.protectedDataWillBecomeUnavailableNotification, on: .default,
+        current: { UIApplication.shared.isProtectedDataAvailable })
     #endif
 
     /// Creates the live signal.
@@ -45,36 +49,3 @@ public struct SystemProtectedDataAvailability: ProtectedDataAvailability {
         #endif
     }
 }
-
-#if os(iOS) || os(visionOS)
-/// UIKit's protected-data availability, readable from any thread: `UIApplication` is main-actor
-/// isolated, so the answer is read on the main queue (at once when made there, else queued) and
-/// kept up to date by the two notifications, posted on the main thread.
-final class UIKitProtectedDataState: Sendable {
-    /// `nil` until UIKit said anything.
-    private let available: Locked<Bool?>
-    /// The notifications' registration, ended with this object.
-    private let observation: LifecycleObservation
-
-    init() {
-        let available = Locked<Bool?>(nil)
-        self.available = available
-        observation = NotificationForwarding.observe(
-            [
-                (UIApplication.protectedDataDidBecomeAvailableNotification, true),
-                (UIApplication.protectedDataWillBecomeUnavailableNotification, false),
-            ], on: .default
-        ) { value in available.withLock { $0 = value } }
-        MainQueue.run {
-            let now = UIApplication.shared.isProtectedDataAvailable
-            // A notification that came first is newer than this answer.
-            available.withLock { if $0 == nil { $0 = now } }
-        }
-    }
-
-    /// Whether protected data is available; `false` while unknown.
-    var isAvailable: Bool {
-        available.withLock { $0 } ?? false
-    }
-}
-#endif
