@@ -51,6 +51,10 @@ extension MemoryBenchmark {
                 id: "8h", title: "reading a 64 KiB customer.json padded with `[0,0,…]` (configure's read)",
                 child: "load-customer", name: "customer.json"
             ) { url in try Self.writeCustomer(at: url, bytes: 64 << 10) },
+            StoredFileCase(
+                id: "8i", title: "reading an 8 MiB segment-baseline.json padded with `[0,0,…]`",
+                child: "load-baseline", name: "segment-baseline.json"
+            ) { url in try Self.writeBaseline(at: url, bytes: (8 << 20) - 64) },
         ]
     }
 
@@ -84,8 +88,13 @@ extension MemoryBenchmark {
             let items = FileEventQueueStore(directory: folder, logger: logger).load()
             print("loaded \(items.count) items")
         case "load-customer":
+            let started = Stopwatch.now()
             let customer = FileCustomerStore(directory: folder, logger: logger).load()
-            print("loaded \(customer == nil ? "no customer" : "a customer")")
+            let seconds = Double(Stopwatch.now() - started) / 1e9
+            print("loaded \(customer == nil ? "no customer" : "a customer") in \(Format.fixed(seconds * 1000, 2)) ms")
+        case "load-baseline":
+            let baseline = FileSegmentBaselineStore(directory: folder, logger: logger).load()
+            print("loaded \(baseline == .empty ? "an empty baseline" : "a baseline")")
         default:
             throw BenchUsageError(reason: "unknown child scenario '\(name)'")
         }
@@ -153,8 +162,19 @@ extension MemoryBenchmark {
 
     /// A valid customer document padded to `bytes` with a `[0,0,…]` member; returns its length.
     private static func writeCustomer(at url: URL, bytes: Int) throws -> Int {
-        let opening = Array(#"{"customerIds":{"cookie":"8e3f4b0c-2f7e-4bde-9a53-1d6c2e0f9b11"},"padding":["#.utf8)
-        let closing = Array(#"],"version":1}"#.utf8)
+        try writePadded(
+            at: url, bytes: bytes, opening: #"{"customerIds":{"cookie":"8e3f4b0c-2f7e-4bde-9a53-1d6c2e0f9b11"},"padding":["#,
+            closing: #"],"version":1}"#)
+    }
+
+    /// A valid baseline document (no snapshot) padded to `bytes` with a `[0,0,…]` member.
+    private static func writeBaseline(at url: URL, bytes: Int) throws -> Int {
+        try writePadded(at: url, bytes: bytes, opening: #"{"linkedCustomers":[],"padding":["#, closing: #"],"version":1}"#)
+    }
+
+    /// `opening`, zeros separated by commas, and `closing`, about `bytes` long; returns the length.
+    private static func writePadded(at url: URL, bytes: Int, opening: String, closing: String) throws -> Int {
+        let opening = Array(opening.utf8), closing = Array(closing.utf8)
         var text = opening
         let count = (bytes - opening.count - closing.count + 1) / 2
         for index in 0..<count {

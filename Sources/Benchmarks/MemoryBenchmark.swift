@@ -49,10 +49,11 @@ struct MemoryBenchmark {
     }
 
     /// The body of `segments-bench --child NAME`: `idle` returns at once, `fanout` runs
-    /// benchmark 2's scenario once, `load-journal` and `load-customer` load the store in `folder`.
+    /// benchmark 2's scenario once, `load-journal`, `load-customer` and `load-baseline` load the
+    /// store in `folder`.
     static func runChild(_ name: String, quick: Bool, folder: URL) async throws {
         switch name {
-        case "load-journal", "load-customer":
+        case "load-journal", "load-customer", "load-baseline":
             try loadStoredFile(name, in: folder)
         case "idle":
             return
