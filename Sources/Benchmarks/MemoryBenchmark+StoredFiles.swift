@@ -1,6 +1,7 @@
 import Foundation
 import SegmentsDomain
 import SegmentsPersistence
+import SegmentsTesting
 import RealtimeSegments
 
 /// Benchmark 8, stored files (Behaviour P7, issue 31 findings 2, 4 and 5): the peak resident memory
@@ -44,6 +45,14 @@ extension MemoryBenchmark {
                 child: "load-journal", name: "event-queue.journal"
             ) { url in try Self.writeJournal(at: url) { try Self.typicalEventLines(count: typicalEvents) } },
             StoredFileCase(
+                id: "8j", title: "a client loading \(bigEvents) queued events of 64 KiB arrays (the store and the pipeline)",
+                child: "load-client", name: "event-queue.journal"
+            ) { url in try Self.writeJournal(at: url) { try Self.arrayEventLines(count: bigEvents) } },
+            StoredFileCase(
+                id: "8k", title: "a client loading \(typicalEvents) typical queued events (the store and the pipeline)",
+                child: "load-client", name: "event-queue.journal"
+            ) { url in try Self.writeJournal(at: url) { try Self.typicalEventLines(count: typicalEvents) } },
+            StoredFileCase(
                 id: "8g", title: "reading an 8 MiB customer.json padded with `[0,0,…]` (configure's read)",
                 child: "load-customer", name: "customer.json"
             ) { url in try Self.writeCustomer(at: url, bytes: 8 << 20) },
@@ -80,10 +89,23 @@ extension MemoryBenchmark {
         return figures
     }
 
-    /// The body of `--child load-journal` and `--child load-customer`: loads the store in `folder`.
-    static func loadStoredFile(_ name: String, in folder: URL) throws {
+    /// The body of `--child load-journal`, `load-customer`, `load-baseline` and `load-client`: loads
+    /// the store in `folder`, or configures a client on it and waits for its queue to be loaded.
+    static func loadStoredFile(_ name: String, in folder: URL) async throws {
         let logger = Fixtures.logger()
         switch name {
+        case "load-client":
+            let storage = DispatchQueue(label: "bench.storage")
+            let client = SegmentsClient(
+                options: .init(runtime: SegmentsRuntime(logger: logger), storage: .directory(folder), storageQueue: storage))
+            try client.configure(
+                .init(
+                    backend: .custom(id: "bench-memory", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()),
+                    flushingMode: .manual))
+            let queued = await client.countQueuedEvents()
+            print("a client loaded \(queued) items")
+            client.stop()
+            storage.sync {}
         case "load-journal":
             let items = FileEventQueueStore(directory: folder, logger: logger).load()
             print("loaded \(items.count) items")

@@ -49,12 +49,12 @@ struct MemoryBenchmark {
     }
 
     /// The body of `segments-bench --child NAME`: `idle` returns at once, `fanout` runs
-    /// benchmark 2's scenario once, `load-journal`, `load-customer` and `load-baseline` load the
-    /// store in `folder`.
+    /// benchmark 2's scenario once, `load-journal`, `load-customer`, `load-baseline` and
+    /// `load-client` load the store in `folder` (the last through a configured client).
     static func runChild(_ name: String, quick: Bool, folder: URL) async throws {
         switch name {
-        case "load-journal", "load-customer", "load-baseline":
-            try loadStoredFile(name, in: folder)
+        case "load-journal", "load-customer", "load-baseline", "load-client":
+            try await loadStoredFile(name, in: folder)
         case "idle":
             return
         case "fanout":

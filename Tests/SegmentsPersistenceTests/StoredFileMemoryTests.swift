@@ -103,4 +103,24 @@ import Testing
         else { return }
         #expect(peak <= 4 << 20, "the load added \(peak >> 20) MiB")
     }
+
+    /// Finding 2: the 64 KiB rule stacked every element of an array before it tested the size, so a
+    /// huge array (4,000,000 elements here) took a stack of as many entries before it was refused;
+    /// now the size is tested before the elements are stacked.
+    @Test func e6_theSizeRuleRefusesAHugeArrayWithoutStackingItsElements() throws {
+        #if os(Linux)
+        let test = "e6_theSizeRuleRefusesAHugeArrayWithoutStackingItsElements"
+        if let folder = ChildMemory.childFolder {
+            let properties: [String: JSONValue] = ["a": .array(Array(repeating: .null, count: 4_000_000))]
+            try ChildMemory.measure(in: folder) { (try? ReplayableEvent.check(properties)) == nil }
+            return
+        }
+        try TemporaryDirectory.with { dir in
+            let peak = try ChildMemory.peakBytes(ofTest: test, folder: dir.root)
+            #expect(peak <= 8 << 20, "the check added \(peak >> 20) MiB")
+        }
+        #else
+        withKnownIssue("measured in a child process on Linux only") { Issue.record("not measured") }
+        #endif
+    }
 }

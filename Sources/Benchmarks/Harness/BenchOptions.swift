@@ -53,8 +53,8 @@ struct BenchOptions: Sendable {
     /// `--markdown-results`: render these runs as one results table instead of measuring.
     var markdownResults: [String]?
     /// Internal: run one scenario as a child process for benchmark 8 (`fanout`, `idle`,
-    /// `load-journal`, `load-customer` or `load-baseline`; the last three load the store in
-    /// `--scratch`).
+    /// `load-journal`, `load-customer`, `load-baseline` or `load-client`; the last four load the
+    /// store in `--scratch`).
     var child: String?
 
     init(_ arguments: [String]) throws {
