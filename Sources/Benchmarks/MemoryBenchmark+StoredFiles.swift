@@ -100,7 +100,8 @@ extension MemoryBenchmark {
                 options: .init(runtime: SegmentsRuntime(logger: logger), storage: .directory(folder), storageQueue: storage))
             try client.configure(
                 .init(
-                    backend: .custom(id: "bench-memory", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()),
+                    backend: .custom(
+                        id: "bench-memory", repository: RecordingSegmentRepository(), uploader: RecordingEventUploader()),
                     flushingMode: .manual))
             let queued = await client.countQueuedEvents()
             print("a client loaded \(queued) items")

@@ -19,7 +19,8 @@ import Testing
     @Test func p7_aCustomerFileLargerThan64KiBIsSetAsideUnread() throws {
         try TemporaryDirectory.with { dir in
             let file = Self.paddedCustomer(bytes: 100 << 10)
-            #expect(try VersionedJSON.decode(CustomerRecord.self, from: file).customer == CustomerIds(cookie: "c-1"), "valid, with junk")
+            let decoded = try VersionedJSON.decode(CustomerRecord.self, from: file)
+            #expect(decoded.customer == CustomerIds(cookie: "c-1"), "valid, with junk")
             try dir.write(file, to: FileCustomerStore.fileName)
             let log = LineLog()
             #expect(FileCustomerStore(directory: dir.storage, logger: log).load() == nil)
@@ -86,7 +87,8 @@ import Testing
             let segments = (0..<100).map { Segment(id: "s\($0)", segmentationId: "g", attributes: ["name": name]) }
             let huge = SegmentBaseline(
                 snapshot: SegmentSnapshot(
-                    customer: Fixtures.identified, segments: [.discovery(): segments], fetchedAt: Date(timeIntervalSinceReferenceDate: 1)))
+                    customer: Fixtures.identified, segments: [.discovery(): segments],
+                    fetchedAt: Date(timeIntervalSinceReferenceDate: 1)))
             #expect {
                 try store.save(huge)
             } throws: { error in
@@ -117,7 +119,8 @@ import Testing
             #expect(restarted.segments(forVisitor: "joe") == nil)
             // The store still works for saves that fit.
             try store.save(VisitorSegments(customSegments: ["beta"]), forVisitor: "joe")
-            #expect(FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog()).segments(forVisitor: "joe")?.customSegments == ["beta"])
+            let reread = FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog())
+            #expect(reread.segments(forVisitor: "joe")?.customSegments == ["beta"])
         }
     }
 }

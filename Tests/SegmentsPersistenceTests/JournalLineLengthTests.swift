@@ -57,7 +57,8 @@ import Testing
 
     @Test func p7_aFirstLineLongerThanAHeaderIsNotDecodedAsOne() throws {
         var header = JournalHeader.line.dropLast()
-        header.insert(contentsOf: Data(repeating: UInt8(ascii: " "), count: JournalReplay.maximumHeaderLength), at: header.startIndex + 1)
+        let padding = Data(repeating: UInt8(ascii: " "), count: JournalReplay.maximumHeaderLength)
+        header.insert(contentsOf: padding, at: header.startIndex + 1)
         var data = Data(header)
         data.append(JournalReplay.newline)
         data.append(try JournalEntry.append(Fixtures.event(0)).line())

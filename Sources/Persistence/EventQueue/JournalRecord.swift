@@ -175,10 +175,10 @@ struct JournalReplay {
     /// Lines after an unusable header are not decoded, nor is a line longer than
     /// ``maximumLineLength``; the others are decoded into items that keep their properties as text,
     /// checked by the 64-level and 64 KiB rules as they are read, so a valid queue costs about its
-    /// bytes on disk, not a tree many times their size (<doc:Behaviour#P7>). At most `capacity` items are decoded: an
-    /// append line that would queue one more is unreadable (the pipeline never queues more, so
-    /// such a file was not written by this SDK with this capacity), and the journal is rebuilt
-    /// without it, a copy set aside (P2).
+    /// bytes on disk, not a tree many times their size (<doc:Behaviour#P7>). At most `capacity`
+    /// items are decoded: an append line that would queue one more is unreadable (the pipeline
+    /// never queues more, so such a file was not written by this SDK with this capacity), and the
+    /// journal is rebuilt without it, a copy set aside (P2).
     static func replay(_ data: Data, capacity: Int = EventQueueLimits.defaultCapacity) throws(DecodeFailure) -> JournalReplay {
         var replay = JournalReplay()
         var headerFailure: DecodeFailure?
