@@ -2,9 +2,10 @@ import Foundation
 import SegmentsDomain
 import RealtimeSegments
 
-/// Benchmark 8: peak resident memory of `segments demo` and of benchmark 2 (10,000 listeners and
-/// their deliveries), each in a child process of its own, against the same executables doing
-/// nothing (`segments --help`, `segments-bench --child idle`).
+/// Benchmark 8: peak resident memory of `segments demo`, of benchmark 2 (10,000 listeners and
+/// their deliveries) and of loading stored files (MemoryBenchmark+StoredFiles.swift), each in a
+/// child process of its own, against the same executables doing nothing (`segments --help`,
+/// `segments-bench --child idle`).
 struct MemoryBenchmark {
     let options: BenchOptions
 
@@ -31,10 +32,11 @@ struct MemoryBenchmark {
         let fanout = try PeakMemory.run(ownExecutable, ["--child", "fanout"] + (options.quick ? ["--quick"] : []))
         figures.append(
             figure(id: "8b", title: "peak RSS of benchmark 2 (10,000 listeners)", run: fanout, idle: idle, idleTitle: "`segments-bench --child idle`"))
+        figures += try storedFileFigures(ownExecutable: ownExecutable, idle: idle)
         return figures
     }
 
-    private func figure(id: String, title: String, run: PeakMemory.ChildRun, idle: PeakMemory.ChildRun, idleTitle: String) -> Figure {
+    func figure(id: String, title: String, run: PeakMemory.ChildRun, idle: PeakMemory.ChildRun, idleTitle: String) -> Figure {
         let value = run.peakKiB ?? .nan
         let base = idle.peakKiB ?? .nan
         var figure = Figure(
@@ -47,9 +49,12 @@ struct MemoryBenchmark {
     }
 
     /// The body of `segments-bench --child NAME`: `idle` returns at once, `fanout` runs
-    /// benchmark 2's scenario once.
-    static func runChild(_ name: String, quick: Bool) async throws {
+    /// benchmark 2's scenario once, `load-journal`, `load-customer`, `load-baseline` and
+    /// `load-client` load the store in `folder` (the last through a configured client).
+    static func runChild(_ name: String, quick: Bool, folder: URL) async throws {
         switch name {
+        case "load-journal", "load-customer", "load-baseline", "load-client":
+            try await loadStoredFile(name, in: folder)
         case "idle":
             return
         case "fanout":

@@ -14,7 +14,7 @@ do {
     } else if let runs = options.markdownResults {
         print(try MarkdownTable.renderResults(runs, only: options.only))
     } else if let child = options.child {
-        try await MemoryBenchmark.runChild(child, quick: options.quick)
+        try await MemoryBenchmark.runChild(child, quick: options.quick, folder: options.scratch)
     } else {
         try await BenchRunner(options: options).run()
     }

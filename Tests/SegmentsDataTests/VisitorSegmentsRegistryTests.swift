@@ -50,6 +50,25 @@ import Testing
         #expect(after.country == "US")
     }
 
+    /// Issue 31, finding 6: 700,000 custom segments made the shared file too large to be read
+    /// back, and every visitor's segments were lost at the next start. The registry now keeps at
+    /// most 10,000 per visitor and says so, rather than failing silently later.
+    @Test func v2_p7_aVisitorKeepsAtMost10000CustomSegmentsAndTheRestIsRefusedWithAnError() {
+        registry.setCustomSegments(["first"], forVisitor: "v1")
+        let ids = (0..<10_050).map { "segment-\($0)" }
+        let after = registry.setCustomSegments(["first"] + ids, forVisitor: "v1")
+        #expect(after.customSegments.count == 10_000)
+        #expect(after.customSegments == ["first"] + ids.prefix(9_999))
+        let errors = logger.entries.filter { $0.level == .error }.map(\.message)
+        #expect(errors == ["Segments: Refused 51 custom segment ids for a visitor: a visitor keeps at most 10000 custom segments"])
+        // Ids already present are still skipped, not refused; other visitors are not limited by it.
+        #expect(registry.setCustomSegments(["first"], forVisitor: "v1").customSegments.count == 10_000)
+        #expect(registry.setCustomSegments(["vip"], forVisitor: "v2").customSegments == ["vip"])
+        #expect(logger.entries.filter { $0.level == .error }.count == 1)
+        registry.waitUntilSaved()
+        #expect(store.visitors["v1"]?.customSegments.count == 10_000)
+    }
+
     @Test func v3_everyCallIsPersistedPerVisitor() {
         registry.setDefaultSegments(["country": "US"], forVisitor: "v1")
         registry.setCustomSegments(["vip"], forVisitor: "v1")

@@ -43,9 +43,8 @@ import Testing
         // Replayed, the item is the one the encoder's line gave (a whole `.double` reads back as
         // `.int` either way: the reader's rule).
         var fromHand = QueuedEvents(), fromEncoder = QueuedEvents()
-        try JournalEntry(json: JSONReader.value(from: Data(try JournalEntry.append(event).line().dropLast())))
-            .apply(to: &fromHand)
-        try JournalEntry(json: JSONReader.value(from: JSONEncoder().encode(JournalEntry.append(event)))).apply(to: &fromEncoder)
+        try JournalEntry(line: Data(try JournalEntry.append(event).line().dropLast())).apply(to: &fromHand)
+        try JournalEntry(line: JSONEncoder().encode(JournalEntry.append(event))).apply(to: &fromEncoder)
         #expect(fromHand.ordered == fromEncoder.ordered)
         #expect(fromHand.ordered.map(\.timestamp) == [event.timestamp])
     }

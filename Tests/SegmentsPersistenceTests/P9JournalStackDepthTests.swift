@@ -38,7 +38,7 @@ import Testing
         }
         #expect(Self.depth(of: line) == JSONDepth.envelopeMaximum, "the line nests the event's 64 levels and 2 more")
         let read = try await onDedicatedThread(stackSize: appleSecondaryThreadStackSize) {
-            try JournalEntry(json: JSONReader.value(from: line)).event?.trackedEvent()
+            try JournalEntry(line: line).event?.trackedEvent()
         }
         #expect(read == event)
         #expect(JSONReader.maximumDepth == JSONDepth.envelopeMaximum)

@@ -52,7 +52,9 @@ struct BenchOptions: Sendable {
     var markdownRuns: [String]?
     /// `--markdown-results`: render these runs as one results table instead of measuring.
     var markdownResults: [String]?
-    /// Internal: run one scenario as a child process for benchmark 8 (`fanout` or `idle`).
+    /// Internal: run one scenario as a child process for benchmark 8 (`fanout`, `idle`,
+    /// `load-journal`, `load-customer`, `load-baseline` or `load-client`; the last four load the
+    /// store in `--scratch`).
     var child: String?
 
     init(_ arguments: [String]) throws {

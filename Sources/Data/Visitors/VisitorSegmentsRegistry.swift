@@ -74,12 +74,21 @@ public final class VisitorSegmentsRegistry: Sendable {
     }
 
     /// Appends `segmentIds` to the visitor's custom segments, skipping ids already present
-    /// (<doc:Behaviour#V2>). Never throws.
+    /// (<doc:Behaviour#V2>). Never throws. A visitor keeps at most 10,000 custom segment ids: new
+    /// ids past that are not added, and one error is logged naming the limit (every visitor's
+    /// segments share one file, which must stay small enough to be read back, <doc:Behaviour#P7>).
     ///
     /// - Returns: the visitor's segments after the call.
     @discardableResult
     public func setCustomSegments(_ segmentIds: [String], forVisitor visitorId: String) -> VisitorSegments {
-        update(visitorId, kind: .customSegments) { $0.appendCustomSegments(segmentIds) }
+        var refused = 0
+        let segments = update(visitorId, kind: .customSegments) { refused = $0.appendCustomSegmentsWithinLimit(segmentIds) }
+        if refused > 0 {
+            logger.log(
+                .error, "Segments: Refused \(refused) custom segment ids for a visitor: a visitor keeps at most "
+                    + "\(VisitorSegments.maximumCustomSegments) custom segments")
+        }
+        return segments
     }
 
     /// The visitor's current segments (``VisitorSegments/empty`` for a visitor never set).

@@ -102,6 +102,27 @@ public struct VisitorSegments: Hashable, Sendable, Codable {
         return unknown.sorted()
     }
 
+    /// The most custom segment ids a visitor keeps: 10,000 (<doc:Behaviour#V2>). Every visitor's
+    /// segments share one file, read back up to 8 MiB; without a bound, one visitor's ids could
+    /// grow it past that, and the save would be refused (<doc:Behaviour#P7>).
+    package static let maximumCustomSegments = 10_000
+
+    /// Appends the ids of `ids` not present yet, in order, each once, while fewer than
+    /// ``maximumCustomSegments`` are kept (<doc:Behaviour#V2>).
+    ///
+    /// - Returns: how many new ids were refused because the visitor keeps that many already.
+    package mutating func appendCustomSegmentsWithinLimit(_ ids: [String]) -> Int {
+        let room = max(Self.maximumCustomSegments - customSegments.count, 0)
+        var present = Set(customSegments)
+        var added: [String] = []
+        var refused = 0
+        for id in ids where present.insert(id).inserted {
+            if added.count < room { added.append(id) } else { refused += 1 }
+        }
+        customSegments += added
+        return refused
+    }
+
     /// Appends the ids of `ids` not present yet, in order, each once (<doc:Behaviour#V2>).
     ///
     /// - Returns: the ids that were added.

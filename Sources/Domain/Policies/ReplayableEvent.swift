@@ -32,43 +32,66 @@ package enum ReplayableEvent {
     /// Throws ``SegmentsError`` `.invalidConfiguration` naming the problem when `properties` nest
     /// deeper than 64 levels (the properties object itself is level 1), hold a non-finite number,
     /// or encode to more than 64 KiB.
+    ///
+    /// The size is tested as soon as it grows: a container's brackets and commas are counted, and
+    /// tested, before its elements are stacked, so an array of millions of elements is refused
+    /// without stacking them (the stack never holds more entries than 64 KiB of items can have).
+    /// The event journal's reader counts properties it keeps as text the same way
+    /// (``JSONReader/TextMember``).
     package static func check(_ properties: [String: JSONValue]) throws(SegmentsError) {
         var size = 2  // {}
         var stack: [(value: JSONValue, depth: Int)] = []
-        stack.reserveCapacity(properties.count)
+        stack.reserveCapacity(min(properties.count, 1024))
         for (key, value) in properties {
             size += encodedSize(of: key) + 2
+            try checkSize(size)
             stack.append((value, 2))
         }
         while let (value, depth) = stack.popLast() {
             switch value {
-            case .null: size += 4
-            case .bool(let flag): size += flag ? 4 : 5
-            case .int(let number): size += 20 - (number >= 0 ? 1 : 0)
-            case .double(let number):
-                guard number.isFinite else {
-                    throw SegmentsError(
-                        .invalidConfiguration, "The event holds a non-finite number (\(number)), which JSON cannot carry")
-                }
-                size += 24
-            case .string(let text): size += encodedSize(of: text)
+            case .double(let number) where !number.isFinite:
+                throw SegmentsError(
+                    .invalidConfiguration, "The event holds a non-finite number (\(number)), which JSON cannot carry")
             case .array(let items):
                 guard depth <= maximumDepth else { throw tooDeep() }
                 size += 2 + items.count
+                try checkSize(size)
                 for item in items { stack.append((item, depth + 1)) }
             case .object(let members):
                 guard depth <= maximumDepth else { throw tooDeep() }
                 size += 2 + members.count
-                for (key, item) in members {
+                for key in members.keys {
                     size += encodedSize(of: key) + 1
-                    stack.append((item, depth + 1))
+                    try checkSize(size)
                 }
+                for item in members.values { stack.append((item, depth + 1)) }
+            default:
+                size += encodedSize(of: value)
             }
-            if size > maximumEncodedSize {
-                throw SegmentsError(
-                    .invalidConfiguration,
-                    "The event is larger than \(maximumEncodedSize / 1024) KiB encoded; it could not be uploaded")
-            }
+            try checkSize(size)
+        }
+    }
+
+    /// What one scalar adds to the count: an upper bound of its JSON encoding (`null` 4, `true` 4,
+    /// `false` 5, a whole number 19 or, negative, 20 characters, any other number 24, a string as
+    /// ``encodedSize(of:)-(String)``). An array or object adds 2, plus one per element and, for an
+    /// object, each key's size plus one; they are counted by ``check(_:)``.
+    package static func encodedSize(of value: JSONValue) -> Int {
+        switch value {
+        case .null: 4
+        case .bool(let flag): flag ? 4 : 5
+        case .int(let number): 20 - (number >= 0 ? 1 : 0)
+        case .double: 24
+        case .string(let text): encodedSize(of: text)
+        case .array, .object: 2
+        }
+    }
+
+    private static func checkSize(_ size: Int) throws(SegmentsError) {
+        if size > maximumEncodedSize {
+            throw SegmentsError(
+                .invalidConfiguration,
+                "The event is larger than \(maximumEncodedSize / 1024) KiB encoded; it could not be uploaded")
         }
     }
 
@@ -80,7 +103,7 @@ package enum ReplayableEvent {
 
     /// An upper bound of the string's JSON encoding: quotes, six bytes for a control character,
     /// two for a quote, backslash or slash (`JSONEncoder` writes `\/`).
-    private static func encodedSize(of text: String) -> Int {
+    package static func encodedSize(of text: String) -> Int {
         var size = 2
         for byte in text.utf8 {
             size += byte < 0x20 ? 6 : (byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")) ? 2 : 1

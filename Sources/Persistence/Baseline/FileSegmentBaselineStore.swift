@@ -85,7 +85,9 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
     ///
     /// When the file cannot be written (a full disk), the previous file is **deleted** and
     /// ``SegmentsError`` `.storage` is thrown, so a replaced baseline — another customer's segments
-    /// and link memory — never comes back after a restart.
+    /// and link memory — never comes back after a restart. A baseline whose file would be larger
+    /// than the 8 MiB read back is not saved, and the previous file is kept (nothing was written;
+    /// <doc:Behaviour#P7>): `.storage` is thrown, and ``load()`` still answers the saved baseline.
     ///
     /// While protected data is not available (<doc:Behaviour#P8>) nothing is deleted and nothing is
     /// thrown: the baseline is kept in memory and written when protected data becomes available.

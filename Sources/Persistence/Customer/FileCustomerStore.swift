@@ -13,6 +13,13 @@ import SegmentsDomain
 public final class FileCustomerStore: CustomerStore {
     /// The file's name inside the storage directory.
     static let fileName = "customer.json"
+    /// The largest file read, and written (<doc:Behaviour#P7>): 64 KiB. A customer is a cookie and a
+    /// few hard ids — `{"customerIds":{"cookie":"<uuid>","registered":"…"},"version":1}` is under
+    /// 100 bytes, and ten ids of 1,000 characters each stay under 11 KiB — so 64 KiB is far above any
+    /// real customer, while a file of junk costs at most one parse of 64 KiB on the caller's thread
+    /// at `configure` (<doc:Behaviour#R3>), where the 8 MiB of the other documents cost hundreds of
+    /// MB and seconds.
+    static let maximumFileSize = 64 << 10
 
     private let file: DocumentFile<CustomerRecord>
     private let cache = Locked(Cache())
@@ -57,7 +64,9 @@ public final class FileCustomerStore: CustomerStore {
     init(storage: StorageDirectory, logger: any SegmentsLogger, refusals: StorageRefusals = .unreported) {
         let diagnostics = StoreDiagnostics(
             logger: logger, prefix: "Tracking:", subject: "customer ids", fallback: "a new customer will be created")
-        self.file = DocumentFile(directory: storage, name: Self.fileName, diagnostics: diagnostics, refusals: refusals)
+        self.file = DocumentFile(
+            directory: storage, name: Self.fileName, diagnostics: diagnostics, refusals: refusals,
+            maximumSize: Self.maximumFileSize)
     }
 
     /// The stored customer, or `nil` when there is none or the file was unusable (then logged).
@@ -90,7 +99,9 @@ public final class FileCustomerStore: CustomerStore {
     /// When the file cannot be written (a full disk), the previous file is **deleted** and
     /// ``SegmentsError`` `.storage` is thrown: the old ids must not come back after a restart — after
     /// `anonymize()` they would be a logged-out customer's hard ids. The next start then creates a
-    /// new anonymous customer.
+    /// new anonymous customer. A customer whose file would be larger than ``maximumFileSize`` is
+    /// not saved either, but the previous file is kept (nothing was written; <doc:Behaviour#P7>):
+    /// ``SegmentsError`` `.storage` is thrown, and ``load()`` still answers the saved customer.
     ///
     /// While protected data is not available (<doc:Behaviour#P8>) nothing is deleted and nothing is
     /// thrown: the customer is kept in memory (``load()`` answers it) and written when protected

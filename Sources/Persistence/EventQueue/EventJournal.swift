@@ -188,15 +188,25 @@ struct EventJournal: Sendable {
     /// it is synced before returning. On failure the file is cut back to its sound length and
     /// closed, so the next call re-opens it.
     ///
-    /// Nothing is written that the reader would refuse (<doc:Behaviour#E6>, <doc:Behaviour#P7>): an
-    /// append that would take the file past ``POSIXFile/journalAppendLimit`` throws
-    /// ``SegmentsError`` `.storage` first (compacting, when the queue is loaded and holds dead
-    /// lines, may make room: see ``wouldPassCap(_:adding:limit:)``); an update or remove past
+    /// Nothing is written that the reader would refuse (<doc:Behaviour#E6>, <doc:Behaviour#P7>): a
+    /// line longer than ``JournalReplay/maximumLineLength`` (an append: ``maximumAppendLineLength``)
+    /// throws ``SegmentsError`` `.storage` before anything is written, and so does an append that
+    /// would take the file past ``POSIXFile/journalAppendLimit`` (compacting first, when the queue is
+    /// loaded and holds dead lines, may make room: see ``wouldPassCap(_:adding:limit:)``); an update or remove past
     /// ``POSIXFile/maximumJournalSize`` also throws, which the store avoids by compacting instead.
     func write(_ entry: JournalEntry, to state: inout JournalState, durable: Bool) throws {
         let start = state.next
         var bytes = start.bytes
-        bytes.append(try entry.line())
+        let line = try entry.line()
+        let lineLimit = entry.op == .append ? Self.maximumAppendLineLength : JournalReplay.maximumLineLength
+        if line.count - 1 > lineLimit {
+            throw SegmentsError(
+                .storage,
+                "The item is too large to queue: its record would take \((line.count - 1) >> 10) KiB, more than the "
+                    + "\(JournalReplay.maximumLineLength >> 10) KiB a record may take to be read back at the next start "
+                    + "(its properties, event type and customer ids together); the item was not queued")
+        }
+        bytes.append(line)
         let limit = entry.op == .append ? POSIXFile.journalAppendLimit : POSIXFile.maximumJournalSize
         if Self.wouldPassCap(state, adding: bytes.count, limit: limit) {
             throw SegmentsError(
@@ -207,6 +217,11 @@ struct EventJournal: Sendable {
         try write(bytes, to: &state, durable: durable)
         state.recordLines += 1 + start.recordLines
     }
+
+    /// The longest append line written, newline excluded: 16 bytes short of what the reader takes,
+    /// so the item's later update lines, whose attempt count grows by a digit or two, are
+    /// written too.
+    static let maximumAppendLineLength = JournalReplay.maximumLineLength - 16
 
     /// Whether writing `count` more bytes would take the file past `limit`.
     static func wouldPassCap(_ state: JournalState, adding count: Int, limit: Int) -> Bool {

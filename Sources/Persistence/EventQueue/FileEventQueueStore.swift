@@ -135,15 +135,16 @@ public final class FileEventQueueStore: EventQueueStore {
         }
         guard let snapshot else { return state.withLock(Self.knownItems) }
         journal.directory.removeStrayTemporaries(of: EventJournal.fileName)
-        let data = try? POSIXFile.prefix(of: journal.path, length: snapshot.size)
-        let replay = data.flatMap { data in try? JournalReplay.replay(data, capacity: journal.capacity) }
+        // The file's bytes are let go of once replayed: a damaged file is read again below, and
+        // two copies of it must never be held at once (<doc:Behaviour#P7>).
+        let (replay, readEmpty) = readForLoad(length: snapshot.size)
         defer { compactIfDue() }
         let (items, wroteHeader) = state.withLock { state -> ([TrackedEvent], Bool) in
             guard !state.loaded else { return (state.journal.events.ordered, false) }
             let later = state.appendedBeforeLoad.filter { $0.offset >= snapshot.size }
             let linesSince = state.journal.recordLines - snapshot.recordLines
             var wroteHeader = false
-            if data?.isEmpty == true, state.createdFile || !state.appendedBeforeLoad.isEmpty {
+            if readEmpty, state.createdFile || !state.appendedBeforeLoad.isEmpty {
                 // No earlier queue: this instance created the file, or its appends wrote the
                 // header of an empty one (a crash came between creating it and writing to it).
                 // A file still empty gets its header now, so it is not taken for damage later.
@@ -197,6 +198,14 @@ public final class FileEventQueueStore: EventQueueStore {
         }
         if wroteHeader { try? sync() }
         return items
+    }
+
+    /// Replays the first `length` bytes of the file; returns the replay (`nil` when the file could
+    /// not be read or its header is unusable) and whether the bytes read were none. The bytes are
+    /// released on return.
+    private func readForLoad(length: Int) -> (replay: JournalReplay?, readEmpty: Bool) {
+        guard let data = try? POSIXFile.prefix(of: journal.path, length: length) else { return (nil, false) }
+        return (try? JournalReplay.replay(data, capacity: journal.capacity), data.isEmpty)
     }
 
     /// The items this instance knows of: the queue, and, before it could be read, what was

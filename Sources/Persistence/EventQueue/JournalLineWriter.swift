@@ -55,7 +55,13 @@ package enum JournalLineWriter {
                 string(value, &out)
             }
             out += #"},"properties":"#.utf8
-            try value(.object(event.properties), depth: 1, limit: maximumDepth, &out)
+            switch event.properties {
+            case .values(let values):
+                try value(.object(values), depth: 1, limit: maximumDepth, &out)
+            case .text(let text):
+                // The text read back and checked (nested within the limit): copied, not re-encoded.
+                out += text
+            }
             out += #","timestamp":"#.utf8
             try number(event.timestamp, &out)
             out += #","failedAttempts":"#.utf8

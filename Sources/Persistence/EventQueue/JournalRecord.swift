@@ -54,15 +54,35 @@ struct JournalEntry: Encodable {
         self.id = id
     }
 
-    /// The line in `json`; throws when it is not a journal entry.
-    init(json: JSONValue) throws(StoredFileProblem) {
+    /// Where an item's properties sit in a line, and the rules they are read by: kept as text,
+    /// checked while read, never built (<doc:Behaviour#P7>, ``StoredProperties``). The limits are
+    /// ``ReplayableEvent``'s, which every item passed before it was queued (<doc:Behaviour#E6>).
+    static let propertiesMember = JSONReader.TextMember(
+        path: ["event", "properties"], maximumLevels: ReplayableEvent.maximumDepth,
+        maximumSize: ReplayableEvent.maximumEncodedSize)
+
+    /// The entry in `line` (its newline may follow); throws when it is not a journal entry.
+    init(line: Data) throws {
+        var interning = JournalInterning()
+        self = try line.withUnsafeBytes { try JournalEntry(line: $0, interning: &interning) }
+    }
+
+    /// The entry in `bytes`, one line without its newline; throws when it is not a journal entry.
+    /// The event's properties are kept as their text (``propertiesMember``); customer ids and event
+    /// types equal to those of earlier lines share their storage (`interning`).
+    init(line bytes: UnsafeRawBufferPointer, interning: inout JournalInterning) throws {
+        let (json, propertiesRange) = try JSONReader.value(from: bytes, keeping: Self.propertiesMember)
         guard case .object(let fields) = json, case .string(let name)? = fields["op"],
             let op = Operation(rawValue: name)
-        else { throw .wrongShape }
+        else { throw StoredFileProblem.wrongShape }
         self.op = op
-        self.event = try fields["event"].map { json throws(StoredFileProblem) in try EventRecord(json: json) }
+        self.event = try fields["event"].map { json throws(StoredFileProblem) in
+            guard let propertiesRange else { throw .wrongShape }
+            return try EventRecord(
+                json: json, propertiesText: UnsafeRawBufferPointer(rebasing: bytes[propertiesRange]), interning: &interning)
+        }
         if case .string(let text)? = fields["id"] {
-            guard let id = UUID(uuidString: text) else { throw .wrongShape }
+            guard let id = UUID(uuidString: text) else { throw StoredFileProblem.wrongShape }
             self.id = id
         } else {
             self.id = nil
@@ -116,12 +136,23 @@ struct JournalEntry: Encodable {
 struct JournalReplay {
     static let newline = UInt8(ascii: "\n")
 
+    /// The longest line read, newline excluded: 256 KiB (<doc:Behaviour#P7>). The largest item the
+    /// pipeline accepts has 64 KiB of properties (as ``ReplayableEvent`` counts them, which bounds
+    /// what ``JournalLineWriter`` writes for them); the rest of the line is its envelope (about
+    /// 200 bytes), its event type and its customer ids, which get the other 192 KiB. A longer line
+    /// is skipped as unreadable without being decoded, and ``EventJournal`` never writes one.
+    static let maximumLineLength = 256 << 10
+    /// The longest first line decoded as a header: the header this SDK writes is 45 bytes.
+    static let maximumHeaderLength = 1 << 10
+
     /// The queue the complete, readable lines describe.
     var events = QueuedEvents()
     /// Lines after the header, readable or not: with `events.count`, how much of the file is dead.
     var recordLines = 0
     /// Complete lines that could not be decoded or applied; they are skipped.
     var unreadableLines = 0
+    /// Those of them longer than ``maximumLineLength``: skipped without being decoded.
+    var overlongLines = 0
     /// Bytes up to and including the last newline: the file's sound length.
     var completeLength = 0
     /// Whether bytes follow the last newline: an append interrupted by a crash, never acknowledged.
@@ -141,10 +172,13 @@ struct JournalReplay {
     ///
     /// The lines are walked in place, one at a time: nothing is kept per line, so junk (a file of
     /// newlines) costs no memory beyond the file's bytes, which the size cap bounds (<doc:Behaviour#P7>).
-    /// Lines after an unusable header are not decoded. At most `capacity` items are decoded: an
-    /// append line that would queue one more is unreadable (the pipeline never queues more, so
-    /// such a file was not written by this SDK with this capacity), and the journal is rebuilt
-    /// without it, a copy set aside (P2).
+    /// Lines after an unusable header are not decoded, nor is a line longer than
+    /// ``maximumLineLength``; the others are decoded into items that keep their properties as text,
+    /// checked by the 64-level and 64 KiB rules as they are read, so a valid queue costs about its
+    /// bytes on disk, not a tree many times their size (<doc:Behaviour#P7>). At most `capacity`
+    /// items are decoded: an append line that would queue one more is unreadable (the pipeline
+    /// never queues more, so such a file was not written by this SDK with this capacity), and the
+    /// journal is rebuilt without it, a copy set aside (P2).
     static func replay(_ data: Data, capacity: Int = EventQueueLimits.defaultCapacity) throws(DecodeFailure) -> JournalReplay {
         var replay = JournalReplay()
         var headerFailure: DecodeFailure?
@@ -154,6 +188,7 @@ struct JournalReplay {
         // Whether the previous line was unreadable, so a header line right after it marks it as torn.
         var previousUnreadable = false
         let header = [UInt8](JournalHeader.line.dropLast())
+        var interning = JournalInterning()
         data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             var start = 0
             for index in 0..<bytes.count where bytes[index] == newline {
@@ -162,7 +197,10 @@ struct JournalReplay {
                 replay.completeLength = start
                 if !sawFirstLine {
                     sawFirstLine = true
-                    headerFailure = Self.headerFailure(in: data.subdata(in: range))
+                    // A header is 45 bytes: a longer first line is not one, and is not decoded.
+                    headerFailure =
+                        range.count > maximumHeaderLength
+                        ? DecodeFailure(problem: .wrongShape, detail: nil) : Self.headerFailure(in: data.subdata(in: range))
                     trusted = headerFailure == nil
                     continue
                 }
@@ -183,8 +221,16 @@ struct JournalReplay {
                 }
                 // Lines after an unusable header are set aside with it, not read.
                 guard trusted else { continue }
+                // Longer than any item the SDK writes: unreadable, and not decoded (a planted line
+                // of millions of empty arrays would cost gigabytes as a tree).
+                if range.count > maximumLineLength {
+                    replay.unreadableLines += 1
+                    replay.overlongLines += 1
+                    previousUnreadable = true
+                    continue
+                }
                 do {
-                    let entry = try JournalEntry(json: JSONReader.value(from: data.subdata(in: range)))
+                    let entry = try JournalEntry(line: UnsafeRawBufferPointer(rebasing: bytes[range]), interning: &interning)
                     if entry.op == .append, let event = entry.event, replay.events.count >= capacity,
                         !replay.events.contains(event.id)
                     {
@@ -216,5 +262,27 @@ struct JournalReplay {
         } catch {
             return error
         }
+    }
+}
+
+/// What the lines of one replay share: equal customer ids and equal event types are held once,
+/// not once per item (a queue is mostly one customer's events of a few types, and a dictionary of
+/// ids per item took more memory than its line).
+struct JournalInterning {
+    private var customerIds: [String: String]?
+    private var eventTypes: Set<String> = []
+
+    /// `ids`, or an equal dictionary seen before.
+    mutating func customerIds(_ ids: [String: String]) -> [String: String] {
+        if let last = customerIds, last == ids { return last }
+        customerIds = ids
+        return ids
+    }
+
+    /// `type`, or an equal string seen before.
+    mutating func eventType(_ type: String) -> String {
+        if let index = eventTypes.firstIndex(of: type) { return eventTypes[index] }
+        eventTypes.insert(type)
+        return type
     }
 }

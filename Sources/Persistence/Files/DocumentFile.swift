@@ -20,6 +20,9 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
     let diagnostics: StoreDiagnostics
     /// Tells a refusal that protected data explains from a storage error (<doc:Behaviour#P8>).
     var refusals: StorageRefusals = .unreported
+    /// The largest file read (<doc:Behaviour#P7>): a bigger one is set aside unread, and a record
+    /// that would encode bigger is not written (``write(_:)``).
+    var maximumSize = POSIXFile.maximumDocumentSize
 
     /// The stored record, `.absent` when there is none or it is unusable,
     /// `.protectedDataUnavailable` when it cannot be read yet, or `.refused` when the system refuses
@@ -33,7 +36,7 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
         directory.removeStrayTemporaries(of: name)
         let data: Data
         do {
-            guard let contents = try POSIXFile.contents(of: directory.path(of: name)) else {
+            guard let contents = try POSIXFile.contents(of: directory.path(of: name), maximumSize: maximumSize) else {
                 diagnostics.missing(name)
                 return .absent
             }
@@ -73,9 +76,26 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
     }
 
     /// Replaces the stored record atomically.
+    ///
+    /// A record that encodes larger than ``maximumSize`` is not written (<doc:Behaviour#P7>): the
+    /// next start would set the file aside unread and lose all of it. ``SegmentsError`` `.storage`
+    /// is thrown (its underlying error a ``DocumentTooLarge``), and the previous file stays as it was.
     func write(_ record: Record) throws {
+        let data = try VersionedJSON.encode(record)
+        guard data.count <= maximumSize else {
+            throw SegmentsError(
+                .storage,
+                "The \(diagnostics.subject) would take \(Self.kibibytes(data.count)) KiB, more than the "
+                    + "\(Self.kibibytes(maximumSize)) KiB read back at the next start; not saved, the previous file is kept",
+                underlying: DocumentTooLarge(size: data.count, limit: maximumSize))
+        }
         try directory.create()
-        try directory.replace(name, with: VersionedJSON.encode(record))
+        try directory.replace(name, with: data)
+    }
+
+    /// `bytes` in KiB, rounded up, so a size just past a limit never reads as the limit.
+    private static func kibibytes(_ bytes: Int) -> Int {
+        (bytes + 1023) >> 10
     }
 
     /// ``write(_:)``, and when it fails, deletes the stored record before throwing, so the old one
@@ -84,14 +104,19 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
     /// disk. Returns normally only when the write succeeded.
     ///
     /// A write refused because protected data is not available deletes nothing (<doc:Behaviour#P8>):
-    /// the error thrown then answers `isProtectedDataUnavailable`, and `deleted` is not called. Any
-    /// other refusal is a failed write like a full disk's.
+    /// the error thrown then answers `isProtectedDataUnavailable`, and `deleted` is not called. Nor
+    /// does a record too large to be read back (<doc:Behaviour#P7>): nothing was written, so the
+    /// previous file stays, and `deleted` is not called. Any other refusal is a failed write like a
+    /// full disk's.
     ///
     /// - Throws: ``SegmentsError`` `.storage`, saying whether the old file was deleted.
     /// - Parameter deleted: called with whether the old file is gone, before the error is thrown.
     func writeOrDelete(_ record: Record, deleted: (Bool) -> Void) throws {
         do {
             try write(record)
+        } catch let error as SegmentsError where error.underlying is DocumentTooLarge {
+            diagnostics.log(.error, "Could not save the \(diagnostics.subject): \(error.message)")
+            throw error
         } catch {
             let error = refusals.settled(error)
             if ProtectedDataUnavailable.isProtectedDataUnavailable(error) {
@@ -108,6 +133,15 @@ struct DocumentFile<Record: VersionedRecord>: Sendable {
             throw SegmentsError(.storage, "\(cause.message); \(outcome)", underlying: error)
         }
     }
+}
+
+/// A record that would be written larger than its file's reader accepts (<doc:Behaviour#P7>): the
+/// underlying error of the `.storage` error ``DocumentFile/write(_:)`` throws instead of writing it.
+struct DocumentTooLarge: Error, Hashable, Sendable {
+    /// The record's encoded size, in bytes.
+    let size: Int
+    /// The largest file read back, in bytes.
+    let limit: Int
 }
 
 /// What ``DocumentFile/read()`` found.

@@ -29,7 +29,8 @@ enum POSIXFile {
         return fd
     }
 
-    /// The largest customer, baseline or visitor file read: 8 MiB (3 × 1,000 segments take ~200 KB).
+    /// The largest baseline or visitor file read: 8 MiB (3 × 1,000 segments take ~200 KB). The
+    /// customer file's cap is far smaller (`FileCustomerStore.maximumFileSize`).
     static let maximumDocumentSize = 8 << 20
     /// The largest event queue journal read: 48 MiB, the default capacity of 100,000 items at
     /// ~500 bytes each (a typical event with six properties takes ~370 bytes on disk, 37 MB at

@@ -19,14 +19,33 @@ extension VersionedRecord {
 /// Decoding of versioned JSON that tells apart the ways a stored file can be unusable, so the
 /// log says what happened (<doc:Behaviour#P2>).
 enum VersionedJSON {
-    /// Just the version, read before the rest so a newer format is recognised as such rather
-    /// than reported as damage.
-    private struct VersionProbe: Decodable {
-        let version: Int
+    /// The document read in one pass (<doc:Behaviour#P7>): its version first, so a newer format is
+    /// recognised as such rather than reported as damage, then, from the same parse, the record.
+    private struct Versioned<Record: VersionedRecord>: Decodable {
+        enum Outcome {
+            case record(Record)
+            case otherVersion(Int)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case version
+        }
+
+        let outcome: Outcome
+
+        init(from decoder: any Decoder) throws {
+            let version = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .version)
+            guard version == Record.currentVersion else {
+                outcome = .otherVersion(version)
+                return
+            }
+            outcome = .record(try Record(from: decoder))
+        }
     }
 
     /// Decodes `data` as `Record`, or throws a ``StoredFileProblem`` paired with the decoder's
-    /// detail.
+    /// detail. The text is parsed once (it was three times: a syntax check, a version probe and
+    /// the record, so junk inside a valid document cost three parses).
     static func decode<Record: VersionedRecord>(_ type: Record.Type, from data: Data) throws(DecodeFailure) -> Record {
         guard !data.isEmpty else { throw DecodeFailure(problem: .empty, detail: nil) }
         // Before any parser: a planted, deeply nested file could overflow the stack, and one in
@@ -36,28 +55,24 @@ enum VersionedJSON {
         case .tooDeep: throw DecodeFailure(problem: .wrongShape, detail: nil)
         case nil: break
         }
+        let outcome: Versioned<Record>.Outcome
         do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch {
-            throw DecodeFailure(problem: .notJSON, detail: error)
-        }
-        let decoder = JSONDecoder()
-        let version: Int
-        do {
-            version = try decoder.decode(VersionProbe.self, from: data).version
+            outcome = try JSONDecoder().decode(Versioned<Record>.self, from: data).outcome
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            // What the decoder says of text that is not JSON at all (its parser's error is the
+            // underlying one); a value of the wrong kind is a type mismatch instead.
+            throw DecodeFailure(problem: .notJSON, detail: context.underlyingError ?? DecodingError.dataCorrupted(context))
         } catch {
             throw DecodeFailure(problem: .wrongShape, detail: error)
         }
-        if version > Record.currentVersion { throw DecodeFailure(problem: .futureVersion(version), detail: nil) }
-        guard version == Record.currentVersion else { throw DecodeFailure(problem: .wrongShape, detail: nil) }
-        let record: Record
-        do {
-            record = try decoder.decode(Record.self, from: data)
-        } catch {
-            throw DecodeFailure(problem: .wrongShape, detail: error)
+        switch outcome {
+        case .otherVersion(let version):
+            if version > Record.currentVersion { throw DecodeFailure(problem: .futureVersion(version), detail: nil) }
+            throw DecodeFailure(problem: .wrongShape, detail: nil)
+        case .record(let record):
+            guard record.numbersAreInRange else { throw DecodeFailure(problem: .wrongShape, detail: nil) }
+            return record
         }
-        guard record.numbersAreInRange else { throw DecodeFailure(problem: .wrongShape, detail: nil) }
-        return record
     }
 
     /// Encodes `record` compactly; keys are sorted so equal records give equal bytes.

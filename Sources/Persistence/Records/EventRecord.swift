@@ -6,8 +6,8 @@ import SegmentsDomain
 ///
 /// `kind` is `event` (with `eventType`) or `customerUpdate`. `timestamp` is seconds since
 /// 2001-01-01 UTC, which round-trips a `Date` exactly. Written by `JournalLineWriter` (the same JSON
-/// `JSONEncoder` gives for this type), read with
-/// ``JSONReader`` (see there why).
+/// `JSONEncoder` gives for this type), read with ``JSONReader``, which keeps `properties` as their
+/// text (``JournalEntry/propertiesMember``).
 struct EventRecord: Encodable {
     /// The item's kind on disk.
     enum Kind: String, Encodable {
@@ -19,7 +19,7 @@ struct EventRecord: Encodable {
     var kind: Kind
     var eventType: String?
     var customerIds: [String: String]
-    var properties: [String: JSONValue]
+    var properties: StoredProperties
     var timestamp: Double
     var failedAttempts: Int
 
@@ -35,7 +35,7 @@ struct EventRecord: Encodable {
             self.eventType = nil
         }
         self.customerIds = event.customerIds.values
-        self.properties = event.properties
+        self.properties = event.storedProperties
         self.timestamp = event.timestamp.timeIntervalSinceReferenceDate
         self.failedAttempts = event.failedAttempts
     }
@@ -51,21 +51,24 @@ struct EventRecord: Encodable {
     /// accepts (``ReplayableEvent/timestampRange``).
     static var timestampRange: ClosedRange<Double> { ReplayableEvent.timestampRange }
 
-    /// The record in `json`; throws when a field is missing, of the wrong type, or a number out of
-    /// its range (``failedAttemptsRange``, ``timestampRange``): such a line is unreadable (P2).
-    init(json: JSONValue) throws(StoredFileProblem) {
+    /// The record in `json`, the event object of a line without its properties, whose text is
+    /// `propertiesText` (already checked by ``JournalEntry/propertiesMember``'s rules: nested at most 64
+    /// levels, at most 64 KiB as ``ReplayableEvent`` counts); throws when a field is missing, of the
+    /// wrong type, or a number out of its range (``failedAttemptsRange``, ``timestampRange``), or when
+    /// the properties are not an object: such a line is unreadable (P2).
+    init(json: JSONValue, propertiesText: UnsafeRawBufferPointer, interning: inout JournalInterning) throws(StoredFileProblem) {
         guard case .object(let fields) = json,
             case .string(let idText)? = fields["id"], let id = UUID(uuidString: idText),
             case .string(let kindName)? = fields["kind"], let kind = Kind(rawValue: kindName),
             case .object(let idValues)? = fields["customerIds"],
-            case .object(let properties)? = fields["properties"],
+            propertiesText.first == UInt8(ascii: "{"),
             case .int(let failedAttempts)? = fields["failedAttempts"]
         else { throw .wrongShape }
         self.id = id
         self.kind = kind
         switch fields["eventType"] {
         case nil, .null?: self.eventType = nil
-        case .string(let type)?: self.eventType = type
+        case .string(let type)?: self.eventType = interning.eventType(type)
         default: throw .wrongShape
         }
         var customerIds: [String: String] = [:]
@@ -73,8 +76,8 @@ struct EventRecord: Encodable {
             guard case .string(let text) = value else { throw .wrongShape }
             customerIds[key] = text
         }
-        self.customerIds = customerIds
-        self.properties = properties
+        self.customerIds = interning.customerIds(customerIds)
+        self.properties = .text(Array(propertiesText))
         switch fields["timestamp"] {
         case .double(let seconds)?: self.timestamp = seconds
         case .int(let seconds)?: self.timestamp = Double(seconds)
@@ -86,16 +89,20 @@ struct EventRecord: Encodable {
         self.failedAttempts = failedAttempts
     }
 
-    /// The stored item; throws when an event has no type, or when its properties fail the check a
-    /// new item passes before it is queued (``ReplayableEvent``: nested deeper than 64 levels,
-    /// over 64 KiB): such a line was not written by this SDK, and uploading it could overflow a
-    /// 512 KiB thread stack at every launch (<doc:Behaviour#E6>, <doc:Behaviour#P9>). The line is
-    /// then unreadable, and the journal is set aside and rebuilt without it, with a warning.
+    /// The stored item; throws when an event has no type, or when properties held as values fail
+    /// the check a new item passes before it is queued (``ReplayableEvent``: nested deeper than 64
+    /// levels, over 64 KiB). Properties read from a line were checked by the same rules as they were
+    /// read (``JournalEntry/propertiesMember``). Such a line was not written by this SDK, and
+    /// uploading it could overflow a 512 KiB thread stack at every launch (<doc:Behaviour#E6>,
+    /// <doc:Behaviour#P9>): it is unreadable, and the journal is set aside and rebuilt without it,
+    /// with a warning.
     func trackedEvent() throws(StoredFileProblem) -> TrackedEvent {
-        do {
-            try ReplayableEvent.check(properties)
-        } catch {
-            throw .wrongShape
+        if case .values(let values) = properties {
+            do {
+                try ReplayableEvent.check(values)
+            } catch {
+                throw .wrongShape
+            }
         }
         let eventKind: TrackedEvent.Kind
         switch kind {
@@ -106,8 +113,25 @@ struct EventRecord: Encodable {
             eventKind = .customerUpdate
         }
         return TrackedEvent(
-            id: id, kind: eventKind, customerIds: CustomerIds(customerIds), properties: properties,
+            id: id, kind: eventKind, customerIds: CustomerIds(customerIds), storedProperties: properties,
             timestamp: Date(timeIntervalSinceReferenceDate: timestamp), failedAttempts: failedAttempts
         )
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, kind, eventType, customerIds, properties, timestamp, failedAttempts
+    }
+
+    /// The JSON `JSONEncoder` gives for the record (the hand-written line's reference, see
+    /// `JournalLineWriterTests`): the properties as an object.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(kind, forKey: .kind)
+        try container.encodeIfPresent(eventType, forKey: .eventType)
+        try container.encode(customerIds, forKey: .customerIds)
+        try container.encode(properties.values, forKey: .properties)
+        try container.encode(timestamp, forKey: .timestamp)
+        try container.encode(failedAttempts, forKey: .failedAttempts)
     }
 }

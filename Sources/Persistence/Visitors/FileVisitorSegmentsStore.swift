@@ -67,7 +67,9 @@ public final class FileVisitorSegmentsStore: VisitorSegmentsStore {
     /// Replaces the stored segments of `visitorId` durably; throws ``SegmentsError`` with code
     /// `.storage` when the file cannot be written, leaving the previous file intact, when another
     /// process owns the directory (<doc:Behaviour#P5>), or when the file cannot be read yet
-    /// (<doc:Behaviour#P8>).
+    /// (<doc:Behaviour#P8>). Every visitor's segments share one file, read back up to 8 MiB: a save
+    /// that would make it larger is refused the same way, before anything is written
+    /// (<doc:Behaviour#P7>), so the other visitors' segments are never lost with it.
     public func save(_ segments: VisitorSegments, forVisitor visitorId: String) throws {
         try cache.withLock { cache in
             try takeLock(&cache)

@@ -1,7 +1,7 @@
 import Foundation
-import SegmentsDomain
 
-/// A strict JSON reader producing ``JSONValue``, for the event journal's read path.
+/// A strict JSON reader producing ``JSONValue``, for the event journal's read path and for the
+/// properties an item read back from it keeps as text (``StoredProperties``).
 ///
 /// Why not `JSONDecoder`: loading 10,000 queued events through it took ~310 ms (release, Linux),
 /// most of it generic Codable machinery and `JSONValue`'s trial decoding, which throws up to five
@@ -23,10 +23,17 @@ package struct JSONReader {
     private let maximumDepth: Int
     private var position = 0
     private var depth = 0
+    /// The member read as text rather than built (see ``value(from:keeping:)``), if any.
+    private let textMember: TextMember?
+    /// How many components of `textMember.path` the objects being read, outermost first, matched.
+    private var matchedLevels = 0
+    /// Where the text member was found.
+    private var textRange: Range<Int>?
 
-    private init(bytes: UnsafeRawBufferPointer, maximumDepth: Int) {
+    private init(bytes: UnsafeRawBufferPointer, maximumDepth: Int, textMember: TextMember? = nil) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        self.textMember = textMember
     }
 
     /// The one JSON value `data` holds (surrounding whitespace allowed); throws ``JSONSyntaxError``
@@ -41,6 +48,43 @@ package struct JSONReader {
             guard reader.position == buffer.count else { throw reader.failure() }
             return value
         }
+    }
+
+    /// An object member read as text rather than built (<doc:Behaviour#P7>): checked as it is read,
+    /// with nothing allocated for its content. ``value(from:keeping:)`` leaves it out of the value and
+    /// reports where its text is. The event journal keeps an item's properties so: they are held as
+    /// the bytes they were read from, not as a tree many times their size.
+    package struct TextMember: Sendable {
+        /// The keys from the outermost object down to the member, e.g. `["event", "properties"]`.
+        package var path: [String]
+        /// The deepest nesting of arrays and objects in the member, the member itself level 1
+        /// when it is one.
+        package var maximumLevels: Int
+        /// The largest member, counted as ``ReplayableEvent`` counts an item's properties (an upper
+        /// bound of their encoding); reading stops as soon as the count passes it.
+        package var maximumSize: Int
+
+        /// A member at `path` checked by these limits.
+        package init(path: [String], maximumLevels: Int, maximumSize: Int) {
+            self.path = path
+            self.maximumLevels = maximumLevels
+            self.maximumSize = maximumSize
+        }
+    }
+
+    /// The one JSON value in `bytes`, like ``value(from:maximumDepth:)``, except the member `member`
+    /// names: it is checked (valid JSON, within its limits) but not built, and left out of the value;
+    /// `text` is its range in `bytes` (the first one, when the key repeats; `nil` when there is none).
+    /// Throws ``JSONSyntaxError`` on invalid JSON and on a member past its limits.
+    package static func value(
+        from bytes: UnsafeRawBufferPointer, keeping member: TextMember, maximumDepth: Int = JSONReader.maximumDepth
+    ) throws -> (value: JSONValue, text: Range<Int>?) {
+        var reader = JSONReader(bytes: bytes, maximumDepth: maximumDepth, textMember: member)
+        reader.skipWhitespace()
+        let value = try reader.readValue()
+        reader.skipWhitespace()
+        guard reader.position == bytes.count else { throw reader.failure() }
+        return (value, reader.textRange)
     }
 
     private var current: UInt8? {
@@ -106,8 +150,22 @@ package struct JSONReader {
             try consume(UInt8(ascii: ":"))
             skipWhitespace()
             // A repeated key keeps its first value, as `JSONDecoder` does.
-            let value = try readValue()
-            if object[key] == nil { object[key] = value }
+            if let member = textMember, matchedLevels == depth - 1, depth <= member.path.count, key == member.path[depth - 1] {
+                if depth == member.path.count {
+                    let start = position
+                    var size = 0
+                    try skimValue(level: 1, size: &size, within: member)
+                    if textRange == nil { textRange = start..<position }
+                } else {
+                    matchedLevels = depth
+                    let value = try readValue()
+                    matchedLevels = depth - 1
+                    if object[key] == nil { object[key] = value }
+                }
+            } else {
+                let value = try readValue()
+                if object[key] == nil { object[key] = value }
+            }
             skipWhitespace()
             if current == UInt8(ascii: ",") {
                 position += 1
@@ -140,6 +198,75 @@ package struct JSONReader {
             depth -= 1
             return .array(array)
         }
+    }
+
+    /// Reads the value at `position` as ``readValue()`` would, building nothing: adds its size, as
+    /// ``ReplayableEvent`` counts it, to `size`, and throws as soon as `size` passes the member's
+    /// limit or a container sits deeper than its levels (`level` is this value's). A repeated key
+    /// is counted, though a built object keeps only its first value: stricter, never looser.
+    private mutating func skimValue(level: Int, size: inout Int, within member: TextMember) throws {
+        guard let byte = current else { throw failure() }
+        switch byte {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            guard level <= member.maximumLevels else { throw failure() }
+            let isObject = byte == UInt8(ascii: "{")
+            let closing = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            try enterContainer()
+            size += 2
+            if current == closing {
+                position += 1
+                depth -= 1
+                break
+            }
+            while true {
+                if isObject {
+                    guard current == UInt8(ascii: "\"") else { throw failure() }
+                    // The key, its colon and the comma (the count of members).
+                    size += try skimString() + 2
+                    skipWhitespace()
+                    try consume(UInt8(ascii: ":"))
+                    skipWhitespace()
+                } else {
+                    size += 1  // the comma (the count of elements)
+                }
+                try skimValue(level: level + 1, size: &size, within: member)
+                skipWhitespace()
+                if current == UInt8(ascii: ",") {
+                    position += 1
+                    skipWhitespace()
+                    continue
+                }
+                try consume(closing)
+                depth -= 1
+                break
+            }
+        case UInt8(ascii: "\""): size += try skimString()
+        case UInt8(ascii: "t"): try readLiteral("true"); size += ReplayableEvent.encodedSize(of: .bool(true))
+        case UInt8(ascii: "f"): try readLiteral("false"); size += ReplayableEvent.encodedSize(of: .bool(false))
+        case UInt8(ascii: "n"): try readLiteral("null"); size += ReplayableEvent.encodedSize(of: .null)
+        default: size += ReplayableEvent.encodedSize(of: try readNumber())
+        }
+        guard size <= member.maximumSize else { throw failure() }
+    }
+
+    /// Reads the string at `position` as ``readString()`` would and returns
+    /// ``ReplayableEvent/encodedSize(of:)-(String)`` of it; builds the string only when it holds an
+    /// escape or a non-ASCII byte (whose repair ``readString()`` decides).
+    private mutating func skimString() throws -> Int {
+        let start = position
+        position += 1
+        var slashes = 0
+        while let byte = current, byte != UInt8(ascii: "\\"), byte < 0x80 {
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return position - start + slashes
+            }
+            guard byte >= 0x20 else { throw failure() }
+            if byte == UInt8(ascii: "/") { slashes += 1 }
+            position += 1
+        }
+        position = start
+        return ReplayableEvent.encodedSize(of: try readString())
     }
 
     private mutating func readString() throws -> String {
@@ -251,8 +378,9 @@ package struct JSONReader {
     }
 }
 
-/// The text is not valid JSON; `offset` is where reading stopped.
-struct JSONSyntaxError: Error, Hashable {
+/// The text is not valid JSON (or a member read as text is past its limits); `offset` is where
+/// reading stopped.
+package struct JSONSyntaxError: Error, Hashable {
     /// The byte offset of the problem.
-    let offset: Int
+    package let offset: Int
 }
