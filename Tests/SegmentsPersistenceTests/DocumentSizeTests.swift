@@ -101,24 +101,28 @@ import Testing
 
     @Test func p7_visitorSegmentsTooLargeToBeReadBackAreNotSavedAndEveryOtherVisitorKeepsTheirs() throws {
         try TemporaryDirectory.with { dir in
-            let store = FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog())
+            // One store at a time holds the folder's owner lock (Behaviour P5): each "restart" ends
+            // the store before it.
+            var store: FileVisitorSegmentsStore? = FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog())
             let jane = VisitorSegments(country: "CZ", customSegments: ["vip"])
-            try store.save(jane, forVisitor: "jane")
+            try store?.save(jane, forVisitor: "jane")
             let before = dir.contents(of: FileVisitorSegmentsStore.fileName)
             // 9 MiB of custom segments for one visitor: past the 8 MiB the file is read up to.
             let id = String(repeating: "s", count: 90 << 10)
             let huge = VisitorSegments(customSegments: (0..<100).map { "\($0)-\(id)" })
             #expect {
-                try store.save(huge, forVisitor: "joe")
+                try store?.save(huge, forVisitor: "joe")
             } throws: { error in
                 (error as? SegmentsError)?.code == .storage
             }
             #expect(dir.contents(of: FileVisitorSegmentsStore.fileName) == before, "nothing was written")
-            let restarted = FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog())
-            #expect(restarted.segments(forVisitor: "jane") == jane, "the other visitors' segments are not lost")
-            #expect(restarted.segments(forVisitor: "joe") == nil)
+            store = nil
+            var restarted: FileVisitorSegmentsStore? = FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog())
+            #expect(restarted?.segments(forVisitor: "jane") == jane, "the other visitors' segments are not lost")
+            #expect(restarted?.segments(forVisitor: "joe") == nil)
             // The store still works for saves that fit.
-            try store.save(VisitorSegments(customSegments: ["beta"]), forVisitor: "joe")
+            try restarted?.save(VisitorSegments(customSegments: ["beta"]), forVisitor: "joe")
+            restarted = nil
             let reread = FileVisitorSegmentsStore(directory: dir.storage, logger: LineLog())
             #expect(reread.segments(forVisitor: "joe")?.customSegments == ["beta"])
         }
