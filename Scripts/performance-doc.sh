@@ -21,7 +21,7 @@ CHECK=false
 [[ ${1:-} == --check ]] && CHECK=true
 
 declare -A tables=(
-    [results]="results --only 1,2,3,4,5,8,9 record=Docs/Performance.json"
+    [results]="results --only 1,2,3,4,5,8,9 record=Docs/Performance.json stored-files=Docs/Performance-StoredFiles.json"
     [lru]="compare before=Docs/Performance-LRU-before.json after=Docs/Performance-LRU.json"
     [callers]="results --only 6,7,10,11 record=Docs/Performance.json"
 )

@@ -6,6 +6,8 @@ import Foundation
 ///
 /// One row per figure id (in the order they first appear); for each run its measured value, its
 /// same-run floor and the ratio; then the target when the figure records one (`details.target`, ns).
+/// In the results table, a figure that loads a stored file also shows its excess per byte of the
+/// file (`details.excessPerFileByte`).
 /// Below the table, one line per run: file, date, mode and load average.
 enum MarkdownTable {
     struct Run {
@@ -91,12 +93,21 @@ enum MarkdownTable {
                     figure.baselineDisplay.map { display in
                         figure.baselineTitle.map { "\(display): \($0)" } ?? display
                     } ?? "—",
-                    figure.ratio.map(Format.ratio) ?? "—", entry.run.label,
+                    ratioCell(figure), entry.run.label,
                 ]))
         }
         lines.append("")
         lines += runLines(runs)
         return lines.joined(separator: "\n")
+    }
+
+    /// The ratio to the baseline; for a figure that loads a file (`details.excessPerFileByte`), also
+    /// what the load added above the idle process per byte of the file, the figure Behaviour P7
+    /// bounds (a valid queue at most 4×).
+    private static func ratioCell(_ figure: Figure) -> String {
+        let ratio = figure.ratio.map(Format.ratio) ?? "—"
+        guard let perByte = figure.details["excessPerFileByte"] else { return ratio }
+        return "\(ratio); the load: \(Format.ratio(perByte)) the file's bytes"
     }
 
     /// The benchmark number an id starts with (`3a` → 3); ids without one sort last.
