@@ -99,7 +99,7 @@ public final class FileCustomerStore: CustomerStore {
     /// When the file cannot be written (a full disk), the previous file is **deleted** and
     /// ``SegmentsError`` `.storage` is thrown: the old ids must not come back after a restart — after
     /// `anonymize()` they would be a logged-out customer's hard ids. The next start then creates a
-    /// new anonymous customer. A customer whose file would be larger than ``maximumFileSize`` is
+    /// new anonymous customer. A customer whose file would be larger than 64 KiB (what the store reads back) is
     /// not saved either, but the previous file is kept (nothing was written; <doc:Behaviour#P7>):
     /// ``SegmentsError`` `.storage` is thrown, and ``load()`` still answers the saved customer.
     ///
