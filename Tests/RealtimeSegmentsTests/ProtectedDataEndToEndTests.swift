@@ -22,13 +22,7 @@ import Darwin
 
     /// What the previous run left: its customer and one queued event.
     func previousRun() throws {
-        try FileCustomerStore(directory: directory.url, logger: logger).save(storedCustomer)
-        let queue = FileEventQueueStore(directory: directory.url, logger: logger)
-        try queue.append(
-            TrackedEvent(
-                kind: .event(type: "before-the-restart"), customerIds: storedCustomer, properties: [:],
-                timestamp: Date(timeIntervalSinceReferenceDate: 1)))
-        try queue.sync()
+        try PreviousRun.write(customer: storedCustomer, to: directory.url, logger: logger)
     }
 
     func client() -> SegmentsClient {

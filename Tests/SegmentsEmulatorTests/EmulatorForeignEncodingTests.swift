@@ -12,15 +12,6 @@ import Testing
         ForeignEncodings.samples(of: ForeignEncodings.deeplyNested(levels: 500, inside: key))
     }
 
-    private static func post(_ body: [UInt8], to target: String, port: UInt16) throws -> Int? {
-        let connection = try RawConnection(port: port, timeout: 10)
-        defer { connection.close() }
-        let head = "POST \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            + "Content-Length: \(body.count)\r\n\r\n"
-        _ = connection.send(Array(head.utf8) + body)
-        return connection.response()?.status
-    }
-
     @Test func p7_p9_aRequestBodyInUTF16OrUTF32IsAnswered400OnA512KiBStack() throws {
         var limits = EmulatorLimits()
         limits.threadStackSize = appleSecondaryThreadStackSize
@@ -31,14 +22,14 @@ import Testing
         let targets = ["/v3/graphql", "/track/v2/projects/t/customers/events", "/track/v2/projects/t/customers"]
         for target in targets {
             for sample in Self.samples(inside: "query") {
-                #expect(try Self.post(Array(sample.data), to: target, port: port) == 400, "\(target) \(sample.name)")
+                #expect(try statusOfPost(Array(sample.data), to: target, port: port) == 400, "\(target) \(sample.name)")
             }
         }
         #expect(emulator.isRunning)
         #expect(emulator.events.isEmpty)
         // It still reads a UTF-8 body.
         let event = #"{"customer_ids":{"cookie":"c"},"event_type":"view","properties":{"p":"Ģ"}}"#
-        #expect(try Self.post(Array(event.utf8), to: targets[1], port: port) == 200)
+        #expect(try statusOfPost(Array(event.utf8), to: targets[1], port: port) == 200)
         #expect(emulator.events.count == 1)
     }
 

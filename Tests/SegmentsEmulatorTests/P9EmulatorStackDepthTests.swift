@@ -20,10 +20,7 @@ import Testing
     }
 
     static func status(of body: String, port: UInt16) throws -> Int? {
-        let connection = try RawConnection(port: port, timeout: 10)
-        defer { connection.close() }
-        connection.send(rawRequest("POST", "/track/v2/projects/t/customers/events", body: body))
-        return connection.response()?.status
+        try statusOfPost(Array(body.utf8), to: "/track/v2/projects/t/customers/events", port: port)
     }
 
     @Test func p9_aBodyTooDeepIsAnswered400OnA512KiBStackAndOneAtTheLimitIsRead() throws {

@@ -166,6 +166,17 @@ func rawRequest(_ method: String, _ target: String, body: String? = nil, extraHe
     return text + (body ?? "")
 }
 
+/// The status of the answer to `POST target` with exactly `body` (any bytes, whatever their
+/// encoding), on a connection of its own.
+func statusOfPost(_ body: [UInt8], to target: String, port: UInt16) throws -> Int? {
+    let connection = try RawConnection(port: port, timeout: 10)
+    defer { connection.close() }
+    let head = "POST \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + "Content-Length: \(body.count)\r\n\r\n"
+    _ = connection.send(Array(head.utf8) + body)
+    return connection.response()?.status
+}
+
 extension RawConnection {
     /// The next response, recording an issue (with what was read instead) when there is none.
     func response(sourceLocation: SourceLocation = #_sourceLocation) -> RawResponse? {
