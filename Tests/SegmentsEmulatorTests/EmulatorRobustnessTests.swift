@@ -273,7 +273,17 @@ import Darwin
             port = emulator.port!
             try expectHealthy(emulator)
         }
-        #expect(throws: (any Error).self) { try RawConnection(port: port) }
+        // Refused at once, unless a child process another test is starting still holds a copy of
+        // the listening socket until its exec closes it (close-on-exec): then within moments. An
+        // emulator left listening would accept every one of these tries.
+        var accepted = 0
+        for _ in 0..<50 {
+            guard let connection = try? RawConnection(port: port) else { break }
+            connection.close()
+            accepted += 1
+            usleep(20_000)
+        }
+        #expect(accepted < 50, "the released emulator still accepts connections")
     }
 
     @Test func aGivenPortIsUsed() throws {

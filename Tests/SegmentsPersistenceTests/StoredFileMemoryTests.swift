@@ -16,6 +16,14 @@ import Testing
         _ test: String, name: String, _ write: () throws -> Data, load: @escaping (URL) throws -> Any
     ) throws -> (peak: Int, fileBytes: Int)? {
         #if os(Linux)
+        if ChildMemory.underSanitizer {
+            // AddressSanitizer's shadow memory and freed-memory quarantine count in the peak (a
+            // queue of 42 MB measured 375 MiB there): the bound is the SDK's, measured without one.
+            withKnownIssue("peak memory is not measured under a sanitizer; the plain run measures it") {
+                Issue.record("not measured")
+            }
+            return nil
+        }
         if let folder = ChildMemory.childFolder {
             try ChildMemory.measure(in: folder) { try load(folder.appendingPathComponent("storage")) }
             return nil

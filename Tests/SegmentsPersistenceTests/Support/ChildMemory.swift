@@ -4,6 +4,7 @@
 #if os(Linux)
 
 import Foundation
+import Glibc
 import Testing
 
 /// Measures the peak resident memory a piece of work adds, in a process of its own: this test
@@ -18,6 +19,10 @@ import Testing
 enum ChildMemory {
     static let variable = "SEGMENTS_MEMORY_CHILD"
     private static let resultName = "measured-peak-bytes"
+
+    /// Whether this process runs under AddressSanitizer or ThreadSanitizer (their runtimes define
+    /// these symbols), whose own memory would count in every peak.
+    static let underSanitizer: Bool = ["__asan_init", "__tsan_init"].contains { (name: String) in dlsym(nil, name) != nil }
 
     /// In the child: the folder named by the parent; `nil` in the parent.
     static var childFolder: URL? {
