@@ -46,6 +46,34 @@ import Darwin
         #expect(error?.code == .storage)
     }
 
+    /// Issue 34 item 8: the directory sync after a rename (customer.json, the baseline) was a plain
+    /// `fsync` on Darwin, which stops at the drive's cache: a power cut could bring back the file
+    /// a rename replaced — a logged-out customer's ids. It follows the files' plan now.
+    @Test func a1_onApplePlatformsADirectoryIsSyncedWithFullFsyncThenFsync() throws {
+        #expect(SyncCall.directoryPlan(darwin: true) == [.fullFsync, .fsync])
+        #expect(SyncCall.directoryPlan(darwin: false) == [.fsync])
+        try TemporaryDirectory.with { dir in
+            try StorageDirectory(url: dir.storage).create()
+            for (answers, expected) in [
+                ([SyncCall.fullFsync: Int32(0)], [SyncCall.fullFsync]),
+                ([.fullFsync: -1, .fsync: 0], [.fullFsync, .fsync]),
+                ([:], [.fullFsync, .fsync]),
+            ] {
+                var made: [SyncCall] = []
+                POSIXFile.syncDirectory(dir.storage.path, plan: SyncCall.directoryPlan(darwin: true)) { call, _ in
+                    made.append(call)
+                    return answers[call] ?? -1
+                }
+                #expect(made == expected, "answers \(answers)")
+            }
+        }
+        #if canImport(Darwin)
+        #expect(SyncCall.platformDirectoryPlan == [.fullFsync, .fsync])
+        #else
+        #expect(SyncCall.platformDirectoryPlan == [.fsync])
+        #endif
+    }
+
     @Test func r2_elsewhereTheSyncIsFdatasync() throws {
         #expect(try run(SyncCall.plan(darwin: false), answers: [.fdatasync: 0]) == [.fdatasync])
     }

@@ -19,14 +19,24 @@ extension SystemAppLifecycle {
     static let platformBackgroundTime: NotificationAppLifecycle.BeginBackgroundTime = { name, expiration in
         let slot = BackgroundTaskSlot<Int>()
         MainQueue.run {
-            let id = UIApplication.shared.beginBackgroundTask(withName: name) { expiration() }
+            let id = SharedApplication.current?.beginBackgroundTask(withName: name) { expiration() } ?? .invalid
             guard id != .invalid else { return }
-            if !slot.begun(id.rawValue) { UIApplication.shared.endBackgroundTask(id) }
+            if !slot.begun(id.rawValue) { SharedApplication.current?.endBackgroundTask(id) }
         }
         return BackgroundTimeRequest {
             guard let raw = slot.end() else { return }
-            MainQueue.run { UIApplication.shared.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: raw)) }
+            MainQueue.run { SharedApplication.current?.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: raw)) }
         }
+    }
+}
+
+/// `UIApplication.shared`, reached at run time: code that names it does not compile into an app
+/// extension (it is unavailable there), and the SDK links into extensions (<doc:Behaviour#P12>).
+/// `nil` inside an extension, where the lifecycle features are off anyway.
+enum SharedApplication {
+    @MainActor static var current: UIApplication? {
+        guard !AppExtension.isCurrent else { return nil }
+        return (UIApplication.self as AnyObject).value(forKey: "sharedApplication") as? UIApplication
     }
 }
 #endif

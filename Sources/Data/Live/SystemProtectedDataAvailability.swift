@@ -14,11 +14,12 @@ import UIKit
 /// Forwarding only: what to redo is decided by the client, in code every platform builds.
 public struct SystemProtectedDataAvailability: ProtectedDataAvailability {
     #if os(iOS) || os(visionOS)
-    // Not available in app extensions: `UIApplication.shared` (issue 34 makes that reach conditional).
+    // Inside an app extension there is no shared application: unknown, so a refusal stays
+    // transient until UIKit's notification says otherwise.
     private let state = NotificationProtectedDataState(
         becameAvailable: UIApplication.protectedDataDidBecomeAvailableNotification,
         willBecomeUnavailable: UIApplication.protectedDataWillBecomeUnavailableNotification, on: .default,
-        current: { UIApplication.shared.isProtectedDataAvailable })
+        current: { SharedApplication.current?.isProtectedDataAvailable ?? false })
     #endif
 
     /// Creates the live signal.

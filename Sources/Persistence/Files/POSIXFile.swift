@@ -131,13 +131,19 @@ enum POSIXFile {
         guard result == 0 else { throw failure("sync", path) }
     }
 
-    /// Makes a rename or a new name in `directory` durable. Best effort: not every file system
-    /// lets a directory be opened or synced, and the rename itself is already atomic.
-    static func syncDirectory(_ directory: String) {
+    /// Makes a rename or a new name in `directory` durable, by `plan`'s calls in order until one
+    /// succeeds: on Darwin `F_FULLFSYNC` first, as for files, since Darwin's `fsync` stops at the
+    /// drive's cache and a power cut could bring back the name a rename replaced (a logged-out
+    /// customer's file). Best effort: not every file system lets a directory be opened or synced,
+    /// and the rename itself is already atomic. `perform` is the system call; tests replace it.
+    static func syncDirectory(
+        _ directory: String, plan: [SyncCall] = SyncCall.platformDirectoryPlan,
+        perform: (SyncCall, Int32) -> Int32 = SyncCall.perform
+    ) {
         let fd = open(directory, O_RDONLY | O_CLOEXEC)
         FileOperationLog.record(directory) { $0.directorySyncs += 1 }
         guard fd >= 0 else { return }
-        _ = fsync(fd)
+        for call in plan where perform(call, fd) == 0 { break }
         _ = close(fd)
     }
 
@@ -208,6 +214,19 @@ enum SyncCall: Hashable, Sendable {
     /// The calls tried on Darwin (`darwin`) or elsewhere. The journal's group commit pays for the
     /// sync once per batch, off the caller's thread, so `F_FULLFSYNC`'s cost is paid rarely.
     static func plan(darwin: Bool) -> [SyncCall] { darwin ? [.fullFsync, .fsync] : [.fdatasync] }
+
+    /// The calls tried for a directory: `F_FULLFSYNC` then `fsync` on Darwin, `fsync` elsewhere
+    /// (a directory's entries are what a rename changes; `fdatasync` need not write them).
+    static func directoryPlan(darwin: Bool) -> [SyncCall] { darwin ? [.fullFsync, .fsync] : [.fsync] }
+
+    /// This platform's plan for directories.
+    static var platformDirectoryPlan: [SyncCall] {
+        #if canImport(Darwin)
+        directoryPlan(darwin: true)
+        #else
+        directoryPlan(darwin: false)
+        #endif
+    }
 
     /// This platform's plan.
     static var platformPlan: [SyncCall] {
