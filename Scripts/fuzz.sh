@@ -117,12 +117,18 @@ package_name=$(basename "$PWD" | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9_]/
 swift_flags=(-O -g -parse-as-library -enable-testing -package-name "$package_name"
     -sanitize=fuzzer,address -use-ld=lld -I "$root/modules" -L "$root/modules")
 
-# Compiles one module unless its library is newer than its sources and this script.
+# Compiles one module unless its library is newer than its sources, this script and the
+# libraries of the modules it builds on (the rest of the arguments): a module compiled against an
+# older layout of a type it uses (a struct of SegmentsDomain, say) would crash at run time.
 build_module() {
-    local module=$1 dir library sources
+    local module=$1 dir library sources dependency stale=""
+    shift
     dir=$(module_path "$module")
     library="$root/modules/lib$module.a"
-    if [[ -f $library && -z $(find "$dir" "$script" -newer "$library" -print -quit) ]]; then return; fi
+    for dependency in "$@"; do
+        [[ $root/modules/lib$dependency.a -nt $library ]] && stale=yes
+    done
+    if [[ -f $library && -z $stale && -z $(find "$dir" "$script" -newer "$library" -print -quit) ]]; then return; fi
     echo "fuzz.sh: compiling $module" >&2
     mapfile -t sources < <(find "$dir" -name '*.swift' | sort)
     swiftc "${swift_flags[@]}" -emit-library -static -emit-module -module-name "$module" \
@@ -133,8 +139,10 @@ build_module() {
 build_target() {
     local name=$1; shift
     local binary="$root/bin/$name" libraries=() module newer=""
+    local built=()
     for module in "$@"; do
-        build_module "$module"
+        build_module "$module" ${built[@]+"${built[@]}"}
+        built+=("$module")
         libraries+=("-l$module")
         [[ $root/modules/lib$module.a -nt $binary ]] && newer=yes
     done
