@@ -25,7 +25,8 @@ let package = Package(
         .target(
             name: "RealtimeSegments",
             dependencies: ["SegmentsDomain", "SegmentsData", "SegmentsNetworking", "SegmentsPersistence"],
-            path: "Sources/Facade"
+            path: "Sources/Facade",
+            resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         // Fakes for every boundary, shipped for users' own tests.
         .target(name: "SegmentsTesting", dependencies: ["SegmentsDomain", "SegmentsNetworking"], path: "Sources/Testing"),

@@ -3,8 +3,9 @@ import SegmentsDomain
 /// Prints each line to standard output as `[RealtimeSegments] <level>: <message>`, with its
 /// control characters escaped (<doc:Behaviour#L1>, <doc:Behaviour#L3>).
 ///
-/// It prints every line it is given: it is the default sink of ``SinkSegmentsLogger``, which
-/// chooses the level.
+/// It prints every line it is given: it is the default sink of ``SinkSegmentsLogger`` (which
+/// chooses the level) on Linux; on Apple platforms the default sink is the unified logging system
+/// (``SinkSegmentsLogger/defaultSink``).
 public struct ConsoleSegmentsLogger: SegmentsLogger {
     /// Creates the logger.
     public init() {}

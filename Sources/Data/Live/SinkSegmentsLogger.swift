@@ -2,8 +2,9 @@ import Foundation
 import SegmentsDomain
 
 /// A ``SegmentsLogger`` with a settable level that hands the lines it lets through to another
-/// logger, its sink (<doc:Behaviour#L2>, <doc:Behaviour#L3>). The sink prints to standard output by
-/// default (``ConsoleSegmentsLogger``).
+/// logger, its sink (<doc:Behaviour#L2>, <doc:Behaviour#L3>). By default the sink is
+/// ``defaultSink``: Apple's unified logging system on Apple platforms, standard output
+/// (``ConsoleSegmentsLogger``) elsewhere.
 ///
 /// `Exponea.logger` is one of these; give a ``SegmentsClient`` its own through its options, or any
 /// other ``SegmentsLogger``.
@@ -11,7 +12,7 @@ public final class SinkSegmentsLogger: SegmentsLogger, Sendable {
     private let state: Locked<(level: LogLevel, sink: any SegmentsLogger)>
 
     /// A logger handing lines up to `level` to `sink`.
-    public init(level: LogLevel = .warning, sink: any SegmentsLogger = ConsoleSegmentsLogger()) {
+    public init(level: LogLevel = .warning, sink: any SegmentsLogger = SinkSegmentsLogger.defaultSink) {
         state = Locked((level, sink))
     }
 
