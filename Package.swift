@@ -48,10 +48,15 @@ let package = Package(
         .testTarget(name: "SegmentsTestingTests", dependencies: ["SegmentsTesting"]),
         .testTarget(name: "SegmentsNetworkingTests", dependencies: ["SegmentsNetworking", "SegmentsTesting", "SegmentsEmulator"]),
         .testTarget(name: "SegmentsPersistenceTests", dependencies: ["SegmentsPersistence", "SegmentsTesting"]),
-        // `segments` so the crash test finds the CLI built beside the test bundle.
+        // `segments` so the crash test finds the CLI built beside the test bundle. macOS and Linux
+        // only: SwiftPM's Xcode build has no command-line tools for iOS, tvOS, watchOS or visionOS,
+        // and the tests that start it are compiled only on macOS and Linux (PackageGraphTests).
         .testTarget(
             name: "RealtimeSegmentsTests",
-            dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator", "segments"]),
+            dependencies: [
+                "RealtimeSegments", "SegmentsTesting", "SegmentsEmulator",
+                .target(name: "segments", condition: .when(platforms: [.macOS, .linux])),
+            ]),
         .testTarget(name: "SegmentsEmulatorTests", dependencies: ["SegmentsEmulator", "SegmentsTesting"]),
     ],
     swiftLanguageModes: [.v6]
