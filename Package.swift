@@ -31,7 +31,9 @@ let package = Package(
         .target(name: "SegmentsTesting", dependencies: ["SegmentsDomain", "SegmentsNetworking"], path: "Sources/Testing"),
         // An independent loopback HTTP peer emulating the backends. Foundation only.
         .target(name: "SegmentsEmulator", path: "Sources/Emulator"),
-        .executableTarget(name: "segments", dependencies: ["RealtimeSegments", "SegmentsEmulator"], path: "Sources/CLI"),
+        // The `segments` commands, a library of no product; the executable is their entry point only.
+        .target(name: "SegmentsCommandLine", dependencies: ["RealtimeSegments", "SegmentsEmulator"], path: "Sources/CLI/Commands"),
+        .executableTarget(name: "segments", dependencies: ["SegmentsCommandLine"], path: "Sources/CLI/Main"),
         .executableTarget(
             name: "segments-bench",
             // Networking and Persistence: `stack-probe` measures their JSON paths on a 512 KiB stack.

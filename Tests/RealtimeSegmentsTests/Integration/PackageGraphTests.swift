@@ -39,14 +39,39 @@ enum PackageGraph {
         return found
     }
 
+    /// The executable targets that test targets depend on, with their source folders (relative to
+    /// the package; `Sources/<name>` when the manifest names none).
+    static func executablesOfTests(manifest: Data) throws -> [(name: String, path: String)] {
+        guard let root = try JSONSerialization.jsonObject(with: manifest) as? [String: Any],
+            let targets = root["targets"] as? [[String: Any]]
+        else { throw Malformed() }
+        let executables = targets.filter { $0["type"] as? String == "executable" }
+        var names: Set<String> = []
+        for target in targets where target["type"] as? String == "test" {
+            for dependency in target["dependencies"] as? [[String: Any]] ?? [] {
+                if let entry = (dependency["byName"] ?? dependency["target"]) as? [Any], let name = entry.first as? String {
+                    names.insert(name)
+                }
+            }
+        }
+        return executables.compactMap { target in
+            guard let name = target["name"] as? String, names.contains(name) else { return nil }
+            return (name, target["path"] as? String ?? "Sources/\(name)")
+        }
+    }
+
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+    }
+
     struct Malformed: Error {}
 
     /// The package's manifest as `swift package dump-package` prints it. A scratch folder of its
     /// own, so it does not wait for the lock of the `.build` folder that `swift test` holds.
     static func dumpPackage() throws -> Data {
-        let root = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+        let root = packageRoot
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dump-package-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let process = Process()
@@ -74,6 +99,22 @@ enum PackageGraph {
     @Test func noTargetOfTheAppleSchemesDependsOnAnExecutable() throws {
         let manifest = try PackageGraph.dumpPackage()
         #expect(try PackageGraph.unconditionalExecutableDependencies(manifest: manifest) == [])
+    }
+
+    /// An executable a test target links is its entry point only (`main.swift`, no `@main` type):
+    /// its commands live in a library (`SegmentsCommandLine`), so a runner that calls the linked
+    /// `main` with its own arguments (`--test-bundle-path …`) cannot end the test run.
+    @Test func theExecutablesTestsDependOnAreOnlyAMainSwift() throws {
+        let executables = try PackageGraph.executablesOfTests(manifest: PackageGraph.dumpPackage())
+        #expect(executables.map(\.name) == ["segments"])
+        for (name, path) in executables {
+            let folder = PackageGraph.packageRoot.appendingPathComponent(path)
+            let files = try FileManager.default.subpathsOfDirectory(atPath: folder.path)
+                .filter { $0.hasSuffix(".swift") }
+            #expect(files == ["main.swift"], "\(name) at \(path)")
+            let main = try String(contentsOf: folder.appendingPathComponent("main.swift"), encoding: .utf8)
+            #expect(!main.contains("@main"), "\(name)")
+        }
     }
 
     /// The check itself, on manifests shaped as `dump-package` prints them.
