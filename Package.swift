@@ -32,7 +32,9 @@ let package = Package(
         .target(name: "SegmentsTesting", dependencies: ["SegmentsDomain", "SegmentsNetworking"], path: "Sources/Testing"),
         // An independent loopback HTTP peer emulating the backends. Foundation only.
         .target(name: "SegmentsEmulator", path: "Sources/Emulator"),
-        .executableTarget(name: "segments", dependencies: ["RealtimeSegments", "SegmentsEmulator"], path: "Sources/CLI"),
+        // The `segments` commands, a library of no product; the executable is their entry point only.
+        .target(name: "SegmentsCommandLine", dependencies: ["RealtimeSegments", "SegmentsEmulator"], path: "Sources/CLI/Commands"),
+        .executableTarget(name: "segments", dependencies: ["SegmentsCommandLine"], path: "Sources/CLI/Main"),
         .executableTarget(
             name: "segments-bench",
             // Networking and Persistence: `stack-probe` measures their JSON paths on a 512 KiB stack.
@@ -49,10 +51,15 @@ let package = Package(
         .testTarget(name: "SegmentsTestingTests", dependencies: ["SegmentsTesting"]),
         .testTarget(name: "SegmentsNetworkingTests", dependencies: ["SegmentsNetworking", "SegmentsTesting", "SegmentsEmulator"]),
         .testTarget(name: "SegmentsPersistenceTests", dependencies: ["SegmentsPersistence", "SegmentsTesting"]),
-        // `segments` so the crash test finds the CLI built beside the test bundle.
+        // `segments` so the crash test finds the CLI built beside the test bundle. macOS and Linux
+        // only: SwiftPM's Xcode build has no command-line tools for iOS, tvOS, watchOS or visionOS,
+        // and the tests that start it are compiled only on macOS and Linux (PackageGraphTests).
         .testTarget(
             name: "RealtimeSegmentsTests",
-            dependencies: ["RealtimeSegments", "SegmentsTesting", "SegmentsEmulator", "segments"]),
+            dependencies: [
+                "RealtimeSegments", "SegmentsTesting", "SegmentsEmulator",
+                .target(name: "segments", condition: .when(platforms: [.macOS, .linux])),
+            ]),
         .testTarget(name: "SegmentsEmulatorTests", dependencies: ["SegmentsEmulator", "SegmentsTesting"]),
     ],
     swiftLanguageModes: [.v6]

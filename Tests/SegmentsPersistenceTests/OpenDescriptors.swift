@@ -39,6 +39,13 @@ enum OpenDescriptors {
         return String(cString: real)
     }
 
+    /// The text of a NUL-terminated buffer as `fcntl(F_GETPATH)` fills it. Not `String(cString:)`
+    /// on the array: that form is deprecated in Swift 6 (a warning, and the build allows none).
+    /// Built on every platform, so the Linux build checks it too.
+    static func path(fromNulTerminated buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     private static func paths() -> [String] {
         #if os(Linux)
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
@@ -47,7 +54,7 @@ enum OpenDescriptors {
         var found: [String] = []
         var buffer = [CChar](repeating: 0, count: Int(MAXPATHLEN))
         for fd in 0..<getdtablesize() where fcntl(fd, F_GETPATH, &buffer) != -1 {
-            found.append(String(cString: buffer))
+            found.append(path(fromNulTerminated: buffer))
         }
         return found
         #else

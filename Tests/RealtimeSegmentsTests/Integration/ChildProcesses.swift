@@ -8,11 +8,29 @@ import SegmentsEmulator
 import SegmentsTesting
 import Testing
 
-/// Finds the `segments` executable that SwiftPM built beside the test bundle (the test target
-/// depends on it), whatever the scratch path.
+/// Finds the `segments` executable that SwiftPM (or Xcode) built beside the test bundle (the test
+/// target depends on it on macOS and Linux), whatever the scratch path and whatever runs the tests:
+///
+/// 1. `SEGMENTS_EXECUTABLE`, when set: the path of the executable to use.
+/// 2. The folder of the test bundle itself, found from this module's image (`dladdr` on
+///    `#dsohandle`): on Linux the image is the `.xctest` executable in the build folder; on macOS it
+///    is inside `X.xctest/Contents/MacOS/`, and the runner may be `xctest` or, under Swift Testing,
+///    `swiftpm-testing-helper`, which `dlopen`s the bundle (so neither `argv[0]` nor
+///    `Bundle.allBundles` need name the build folder).
+/// 3. `/proc/self/exe`'s folder, the `.xctest` bundles `Bundle.allBundles` lists, and `argv[0]`'s folder.
 enum SegmentsExecutable {
-    static var url: URL? {
+    static let environmentVariable = "SEGMENTS_EXECUTABLE"
+
+    static var url: URL? { url(environment: ProcessInfo.processInfo.environment) }
+
+    static func url(environment: [String: String]) -> URL? {
+        if let path = environment[environmentVariable], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
         var folders: [URL] = []
+        if let image = loadedImagePath() {
+            folders += candidateFolders(imagePath: image)
+        }
         // Linux: the test runner is the bundle's own executable, in the build folder.
         if let runner = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             folders.append(URL(fileURLWithPath: runner).deletingLastPathComponent())
@@ -24,6 +42,55 @@ enum SegmentsExecutable {
         folders.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
         return folders.map { $0.appendingPathComponent("segments") }
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// The path of the image (executable or loaded bundle) that holds this test module, found
+    /// from an address in it (`#dsohandle`): `dladdr` on Darwin; on Linux, whose Glibc module does
+    /// not export `dladdr`, the mapping of `/proc/self/maps` that holds the address.
+    static func loadedImagePath() -> String? {
+        #if canImport(Darwin)
+        var info = Dl_info()
+        guard dladdr(#dsohandle, &info) != 0, let name = info.dli_fname else { return nil }
+        return String(cString: name)
+        #else
+        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return nil }
+        return imagePath(containing: UInt(bitPattern: #dsohandle), maps: maps)
+        #endif
+    }
+
+    /// The file mapped at `address` in a `/proc/<pid>/maps` text
+    /// (`start-end perms offset device inode path`, addresses in hexadecimal).
+    static func imagePath(containing address: UInt, maps: String) -> String? {
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6 else { continue }
+            let range = fields[0].split(separator: "-")
+            guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16),
+                start <= address, address < end
+            else { continue }
+            let path = fields[5].trimmingCharacters(in: .whitespaces)
+            return path.hasPrefix("/") ? path : nil
+        }
+        return nil
+    }
+
+    /// The folders where the build products beside a test image are, nearest first: the folder
+    /// holding the innermost `.xctest` of the image's path (Linux: the image is the `.xctest`
+    /// itself; macOS: it is `X.xctest/Contents/MacOS/X`), then the image's own folder.
+    static func candidateFolders(imagePath: String) -> [URL] {
+        let image = URL(fileURLWithPath: imagePath).standardizedFileURL
+        var folders: [URL] = []
+        var current = image
+        while current.path != "/" && !current.path.isEmpty {
+            if current.lastPathComponent.hasSuffix(".xctest") {
+                folders.append(current.deletingLastPathComponent())
+                break
+            }
+            current = current.deletingLastPathComponent()
+        }
+        let own = image.deletingLastPathComponent()
+        if !folders.contains(own) { folders.append(own) }
+        return folders
     }
 }
 

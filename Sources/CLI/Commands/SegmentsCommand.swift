@@ -1,8 +1,12 @@
 import Foundation
 
 /// The `segments` command: `demo`, `serve`, `fetch` and `track`.
-@main
-struct SegmentsCommand {
+///
+/// A library target (`SegmentsCommandLine`), not the executable: the `segments` executable is a
+/// `main.swift` of one call (Sources/CLI/Main). A test target that linked an `@main` executable
+/// could have its `main` run with the test runner's arguments (`--test-bundle-path …`), which
+/// would print "unknown command" and end the whole test run with status 2.
+public struct SegmentsCommand {
     static let usage = """
         usage: segments <command> [options]
 
@@ -15,8 +19,11 @@ struct SegmentsCommand {
         Run `segments <command> --help` for a command's options.
         """
 
-    static func main() async {
-        var arguments = Array(CommandLine.arguments.dropFirst())
+    /// Runs the command named by `arguments` (the process's arguments after its name) and returns
+    /// when it has ended, or exits the process: 2 for bad arguments, 1 for a failed command. On the
+    /// main actor, as an `@main` type's `main` is.
+    @MainActor public static func main(arguments: [String]) async {
+        var arguments = arguments
         guard let command = arguments.first else {
             fail("no command given (try `segments --help`)")
         }
