@@ -22,9 +22,21 @@ package enum MainQueue {
     /// whose order keeps the calls of one serial queue in the order they were made.
     package static func run(_ body: @escaping @MainActor @Sendable () -> Void) {
         if isCurrent {
-            MainActor.assumeIsolated(body)
+            onMainQueue(body)
         } else {
-            DispatchQueue.main.async { MainActor.assumeIsolated(body) }
+            DispatchQueue.main.async { onMainQueue(body) }
         }
+    }
+
+    /// Runs `body`, which is on the main queue (its mark says so): the main actor's executor.
+    ///
+    /// Not `MainActor.assumeIsolated`, whose check is the runtime's: on systems before iOS 17 and
+    /// macOS 14 that check is documented by others to fail on the main queue outside a task, and
+    /// it cannot be tried here (issue 34 item 9). The queue's mark is this type's own proof, so the
+    /// call does not depend on which runtime the app runs on.
+    private static func onMainQueue(_ body: @escaping @MainActor @Sendable () -> Void) {
+        precondition(isCurrent, "MainQueue.onMainQueue off the main queue")
+        let run = unsafeBitCast(body, to: (@Sendable () -> Void).self)
+        run()
     }
 }
