@@ -44,34 +44,19 @@ enum SegmentsExecutable {
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
-    /// The path of the image (executable or loaded bundle) that holds this test module, found
-    /// from an address in it (`#dsohandle`): `dladdr` on Darwin; on Linux, whose Glibc module does
-    /// not export `dladdr`, the mapping of `/proc/self/maps` that holds the address.
+    /// The path of the image (executable or loaded bundle) that holds this test module: on Darwin
+    /// from an address in it (`#dsohandle`) by `dladdr`, since the runner there may be
+    /// `swiftpm-testing-helper`, which loads the bundle; on Linux the test image is the process's
+    /// own executable (`/proc/self/exe`). (A `/proc/self/maps` lookup of `#dsohandle` found nothing
+    /// under ThreadSanitizer.)
     static func loadedImagePath() -> String? {
         #if canImport(Darwin)
         var info = Dl_info()
         guard dladdr(#dsohandle, &info) != 0, let name = info.dli_fname else { return nil }
         return String(cString: name)
         #else
-        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return nil }
-        return imagePath(containing: UInt(bitPattern: #dsohandle), maps: maps)
+        return try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         #endif
-    }
-
-    /// The file mapped at `address` in a `/proc/<pid>/maps` text
-    /// (`start-end perms offset device inode path`, addresses in hexadecimal).
-    static func imagePath(containing address: UInt, maps: String) -> String? {
-        for line in maps.split(separator: "\n") {
-            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count == 6 else { continue }
-            let range = fields[0].split(separator: "-")
-            guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16),
-                start <= address, address < end
-            else { continue }
-            let path = fields[5].trimmingCharacters(in: .whitespaces)
-            return path.hasPrefix("/") ? path : nil
-        }
-        return nil
     }
 
     /// The folders where the build products beside a test image are, nearest first: the folder

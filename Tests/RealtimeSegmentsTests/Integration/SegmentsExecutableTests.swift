@@ -32,21 +32,6 @@ import Testing
         #expect(SegmentsExecutable.candidateFolders(imagePath: imagePath).map(\.path) == expected)
     }
 
-    @Test func theImageIsTheMappingThatHoldsTheAddress() {
-        let maps = """
-            55d0c0000000-55d0c0001000 r--p 00000000 08:01 42   /usr/bin/runner
-            7f0000000000-7f0000100000 r-xp 00001000 08:01 77   /w/.build/debug/Tests.xctest
-            7f0000100000-7f0000200000 rw-p 00000000 00:00 0 
-            7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0    [stack]
-            """
-        #expect(SegmentsExecutable.imagePath(containing: 0x7f00_0000_0000, maps: maps) == "/w/.build/debug/Tests.xctest")
-        #expect(SegmentsExecutable.imagePath(containing: 0x7f00_000f_ffff, maps: maps) == "/w/.build/debug/Tests.xctest")
-        #expect(SegmentsExecutable.imagePath(containing: 0x55d0_c000_0800, maps: maps) == "/usr/bin/runner")
-        #expect(SegmentsExecutable.imagePath(containing: 0x7f00_0010_0000, maps: maps) == nil)  // anonymous
-        #expect(SegmentsExecutable.imagePath(containing: 0x7ffc_0000_0010, maps: maps) == nil)  // [stack]
-        #expect(SegmentsExecutable.imagePath(containing: 0x1000, maps: maps) == nil)
-    }
-
     /// The image holding this module is found, it is in (or is) a `.xctest`, and `segments` is beside it.
     @Test func theLoadedImageIsTheTestBundle() throws {
         let image = try #require(SegmentsExecutable.loadedImagePath())
