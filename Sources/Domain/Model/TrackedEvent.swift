@@ -61,12 +61,13 @@ public struct TrackedEvent: Hashable, Sendable, Codable, Identifiable {
             && lhs.failedAttempts == rhs.failedAttempts && lhs.storedProperties == rhs.storedProperties
     }
 
-    /// Hashes the fields and the property values, as ``==(_:_:)`` compares them.
+    /// Hashes every field ``==(_:_:)`` compares but the properties: equal items still hash alike,
+    /// and an item read back from the queue's file is not decoded to be hashed (its id tells items
+    /// apart anyway).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(id)
         hasher.combine(kind)
         hasher.combine(customerIds)
-        hasher.combine(properties)
         hasher.combine(timestamp)
         hasher.combine(failedAttempts)
     }

@@ -149,8 +149,8 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
             do {
                 try file.write(BaselineRecord(cache.baseline))
             } catch {
-                if !file.refusals.isTransient(error) {
-                    file.diagnostics.log(.error, "Could not save the \(file.diagnostics.subject): \(file.refusals.settled(error))")
+                if let failure = file.refusals.failure(error) {
+                    file.diagnostics.log(.error, "Could not save the \(file.diagnostics.subject): \(failure)")
                 }
                 return false
             }

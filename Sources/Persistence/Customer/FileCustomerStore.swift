@@ -184,8 +184,8 @@ public final class FileCustomerStore: CustomerStore {
             do {
                 try file.write(CustomerRecord(customer))
             } catch {
-                if !file.refusals.isTransient(error) {
-                    file.diagnostics.log(.error, "Could not save the \(file.diagnostics.subject): \(file.refusals.settled(error))")
+                if let failure = file.refusals.failure(error) {
+                    file.diagnostics.log(.error, "Could not save the \(file.diagnostics.subject): \(failure)")
                 }
                 return .nothingNew
             }

@@ -121,14 +121,15 @@ public final class FileEventQueueStore: EventQueueStore {
             guard !state.loaded else { return nil }
             do {
                 try openForAppending(&state, tellingCreation: true)
-            } catch where refusals.isTransient(error) {
-                // Not now (see Behaviour P8): nothing is set aside; the items known in memory are
-                // answered, and the file is read by `retryAfterProtectedData()`.
-                journal.diagnostics.protectedDataUnavailable(EventJournal.fileName, doing: "read")
-                state.loadRefused = true
-                return nil
             } catch {
-                journal.diagnostics.log(.error, "Could not open the event queue: \(refusals.settled(error))")
+                guard let failure = refusals.failure(error) else {
+                    // Not now (see Behaviour P8): nothing is set aside; the items known in memory are
+                    // answered, and the file is read by `retryAfterProtectedData()`.
+                    journal.diagnostics.protectedDataUnavailable(EventJournal.fileName, doing: "read")
+                    state.loadRefused = true
+                    return nil
+                }
+                journal.diagnostics.log(.error, "Could not open the event queue: \(failure)")
                 return nil
             }
             return state.loaded ? nil : (state.journal.size, state.journal.recordLines)
@@ -238,12 +239,14 @@ public final class FileEventQueueStore: EventQueueStore {
                 try openForAppending(&state)
                 try writeHeld(&state)
                 try write(event, &state)
-            } catch where refusals.isTransient(error) {
-                if state.held.isEmpty { journal.diagnostics.protectedDataUnavailable(EventJournal.fileName, doing: "written") }
-                state.held.removeAll { $0.id == event.id }
-                state.held.append(event)
             } catch {
-                throw SegmentsError.wrapping(refusals.settled(error), as: .storage)
+                guard let failure = refusals.failure(error) else {
+                    if state.held.isEmpty { journal.diagnostics.protectedDataUnavailable(EventJournal.fileName, doing: "written") }
+                    state.held.removeAll { $0.id == event.id }
+                    state.held.append(event)
+                    return
+                }
+                throw SegmentsError.wrapping(failure, as: .storage)
             }
         }
     }
@@ -302,8 +305,8 @@ public final class FileEventQueueStore: EventQueueStore {
                 try openForAppending(&state)
                 try writeHeld(&state)
             } catch {
-                if !refusals.isTransient(error) {
-                    journal.diagnostics.log(.error, "Could not write the event queue: \(refusals.settled(error))")
+                if let failure = refusals.failure(error) {
+                    journal.diagnostics.log(.error, "Could not write the event queue: \(failure)")
                 }
                 return (false, false)
             }

@@ -80,10 +80,12 @@ package struct StorageRefusals: Sendable {
         #endif
     }
 
-    /// Whether `error` is a transient refusal: a refused file while protected data is unavailable.
-    /// The platform is asked only when the error is a refusal.
-    func isTransient(_ error: any Error) -> Bool {
-        ProtectedDataUnavailable.isProtectedDataUnavailable(error) && !protectedDataIsAvailable
+    /// `error` as a failure, settled (``settled(_:)``), or `nil` when it is a transient refusal: a
+    /// refused file while protected data is unavailable. The platform is asked once, and only when
+    /// the error is a refusal.
+    func failure(_ error: any Error) -> (any Error)? {
+        let settled = settled(error)
+        return ProtectedDataUnavailable.isProtectedDataUnavailable(settled) ? nil : settled
     }
 
     /// `error` as the store must treat it: a transient refusal keeps its mark (then
