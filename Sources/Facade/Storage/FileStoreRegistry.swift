@@ -36,18 +36,24 @@ enum FileStoreRegistry {
         let previousCustomer: CustomerIds?
         /// Names this claim: a release for an older claim of the directory changes nothing.
         let id: Int
-        /// What the directory's entry said before this claim, for ``FileStoreRegistry/withdraw(_:in:)``.
-        fileprivate let before: Before
+        /// The directory's ownership before this claim, for ``FileStoreRegistry/withdraw(_:in:)``.
+        fileprivate let before: Ownership
     }
 
     /// The part of an ``Entry`` a claim changes.
-    fileprivate struct Before {
-        let owner: ObjectIdentifier?
-        let ownerPath: String?
-        let claim: Int
-        let lastQueue: DispatchQueue?
-        let lastWrites: DispatchGroup?
-        let lastCustomer: CustomerIds?
+    struct Ownership {
+        /// The path the current owner claimed the directory by: another client claiming it by
+        /// another path is told that the two paths name one folder.
+        var ownerPath: String?
+        var owner: ObjectIdentifier?
+        /// The current claim, or the last one.
+        var claim = 0
+        /// The storage queue of the directory's last owner in this process.
+        var lastQueue: DispatchQueue?
+        /// Done when the writes the last owner queued before releasing the directory are.
+        var lastWrites: DispatchGroup?
+        /// The customer the directory's last owner ended with.
+        var lastCustomer: CustomerIds?
     }
 
     /// How the new owner's storage queue waits for the previous owner's writes to the directory,
@@ -72,30 +78,21 @@ enum FileStoreRegistry {
     /// What the table keeps per directory.
     final class Entry: @unchecked Sendable {
         // Audited: only read and written under `table`'s lock.
-        /// The path the current owner claimed the directory by: another client claiming it by
-        /// another path is told that the two paths name one folder.
-        var ownerPath: String?
         weak var customer: FileCustomerStore?
         weak var baseline: FileSegmentBaselineStore?
         weak var events: FileEventQueueStore?
         weak var lock: StorageDirectoryLock?
-        var owner: ObjectIdentifier?
-        /// The current claim, or the last one.
-        var claim = 0
-        /// The storage queue of the directory's last owner in this process.
-        var lastQueue: DispatchQueue?
-        /// Done when the writes the last owner queued before releasing the directory are.
-        var lastWrites: DispatchGroup?
-        /// The customer the directory's last owner ended with.
-        var lastCustomer: CustomerIds?
+        /// Who owns the directory, and what its last owner left: what a claim changes, and
+        /// ``FileStoreRegistry/withdraw(_:in:)`` puts back.
+        var ownership = Ownership()
 
         /// Whether the next client to claim the directory must still be handed what its last owner
         /// left: that owner went away without releasing it (its queue), or released it and the
         /// writes it queued until then are not done. Once they are, the files say everything it
         /// did, as they would to the next launch, and the entry may go.
         var handOverPending: Bool {
-            guard lastQueue != nil else { return false }
-            guard let lastWrites else { return true }
+            guard ownership.lastQueue != nil else { return false }
+            guard let lastWrites = ownership.lastWrites else { return true }
             return lastWrites.wait(timeout: .now()) == .timedOut  // a look, never a wait
         }
     }
@@ -158,8 +155,8 @@ enum FileStoreRegistry {
             let stores = stores(of: entry, in: directory, logger: logger, capacity: capacity, protectedData: protectedData)
             let lock: StorageDirectoryLock
             if let held = entry.lock {
-                guard entry.owner == nil || entry.owner == ObjectIdentifier(owner) else {
-                    if let ownerPath = entry.ownerPath, ownerPath != path {
+                guard entry.ownership.owner == nil || entry.ownership.owner == ObjectIdentifier(owner) else {
+                    if let ownerPath = entry.ownership.ownerPath, ownerPath != path {
                         throw SegmentsError(
                             .storage,
                             "The storage directory is in use by another SegmentsClient in this process, which named the same folder by another path (a symbolic link, or a name that differs only in letter case on a case-insensitive volume); one client at a time may use a storage directory (stop the other one first)")
@@ -173,22 +170,20 @@ enum FileStoreRegistry {
                 lock = try StorageDirectoryLock.acquire(directory, refusals: StorageRefusals(protectedData: protectedData))
                 entry.lock = lock
             }
-            let before = Before(
-                owner: entry.owner, ownerPath: entry.ownerPath, claim: entry.claim, lastQueue: entry.lastQueue,
-                lastWrites: entry.lastWrites, lastCustomer: entry.lastCustomer)
-            entry.owner = ObjectIdentifier(owner)
-            entry.ownerPath = path
-            entry.claim += 1
+            let before = entry.ownership
+            entry.ownership.owner = ObjectIdentifier(owner)
+            entry.ownership.ownerPath = path
+            entry.ownership.claim += 1
             var previous: PreviousWrites?
-            if let queue = entry.lastQueue.flatMap({ $0 === queue ? nil : $0 }) {
-                previous = entry.lastWrites.map(PreviousWrites.released) ?? .abandoned(queue)
+            if let queue = entry.ownership.lastQueue.flatMap({ $0 === queue ? nil : $0 }) {
+                previous = entry.ownership.lastWrites.map(PreviousWrites.released) ?? .abandoned(queue)
             }
-            let customer = previous == nil ? nil : entry.lastCustomer
-            entry.lastQueue = queue
-            entry.lastWrites = nil
-            entry.lastCustomer = nil
+            let customer = previous == nil ? nil : entry.ownership.lastCustomer
+            entry.ownership.lastQueue = queue
+            entry.ownership.lastWrites = nil
+            entry.ownership.lastCustomer = nil
             return Claim(
-                stores: stores, lock: lock, previousWrites: previous, previousCustomer: customer, id: entry.claim, before: before)
+                stores: stores, lock: lock, previousWrites: previous, previousCustomer: customer, id: entry.ownership.claim, before: before)
         }
     }
 
@@ -197,13 +192,8 @@ enum FileStoreRegistry {
     /// before, so the client is left as it was. A lock the claim took goes with its last reference.
     static func withdraw(_ claim: Claim, in table: DirectoryTable<Entry> = table) {
         table.forEach { entry in
-            if entry.lock === claim.lock, entry.claim == claim.id {
-                entry.owner = claim.before.owner
-                entry.ownerPath = claim.before.ownerPath
-                entry.claim = claim.before.claim
-                entry.lastQueue = claim.before.lastQueue
-                entry.lastWrites = claim.before.lastWrites
-                entry.lastCustomer = claim.before.lastCustomer
+            if entry.lock === claim.lock, entry.ownership.claim == claim.id {
+                entry.ownership = claim.before
             }
         }
     }
@@ -216,11 +206,11 @@ enum FileStoreRegistry {
         _ claim: Claim, customer: CustomerIds?, writes: DispatchGroup, in table: DirectoryTable<Entry> = table
     ) {
         table.forEach { entry in
-            if entry.lock === claim.lock, entry.claim == claim.id {
-                entry.owner = nil
-                entry.ownerPath = nil
-                entry.lastCustomer = customer
-                entry.lastWrites = writes
+            if entry.lock === claim.lock, entry.ownership.claim == claim.id {
+                entry.ownership.owner = nil
+                entry.ownership.ownerPath = nil
+                entry.ownership.lastCustomer = customer
+                entry.ownership.lastWrites = writes
             }
         }
     }
