@@ -162,22 +162,10 @@ public final class FileCustomerStore: CustomerStore {
     package func retryAfterProtectedData() -> Retry {
         cache.withLock { cache in
             if cache.unread {
-                let found = file.read()
-                switch found {
-                case .protectedDataUnavailable:
-                    return .nothingNew
-                case .refused(let error):
-                    // Still unread: nothing is written over it (see Behaviour P8).
-                    cache.refusal = error
-                    return .nothingNew
-                case .record, .absent:
-                    break
-                }
-                cache.unread = false
-                cache.refusal = nil
-                cache.isLoaded = true
+                read(into: &cache)
+                // Still unread (refused again): nothing is written over it (see Behaviour P8).
+                guard !cache.unread else { return .nothingNew }
                 cache.unsaved = false
-                cache.customer = found.record?.customer
                 return .read(cache.customer)
             }
             guard cache.unsaved, let customer = cache.customer else { return .nothingNew }
