@@ -35,7 +35,7 @@ package enum JSONText {
     }
 
     /// Why `data` must not reach a decoder, or `nil` when it may: UTF-8 and at most `depthLimit`
-    /// levels deep. One pass over the bytes, no recursion, nothing allocated.
+    /// levels deep. Two linear scans (a zero byte, then the nesting), no recursion.
     package static func refusal(of data: Data, depthLimit: Int = JSONDepth.maximum) -> Refusal? {
         if let encoding = foreignEncoding(of: data) { return .notUTF8(encoding: encoding) }
         if JSONDepth.exceeds(depthLimit, in: data) { return .tooDeep(limit: depthLimit) }
