@@ -110,7 +110,8 @@ struct ConfiguredIntegration {
             // whose path changes when iOS moves an app's container.
             integrationID: StorageLocation.integrationDigest(configuration.backend.storageIntegrationId + " | " + endpoint),
             storageID: storageID, handedOverCustomer: claim?.previousCustomer,
-            handOver: claim.map { FileStoreRegistry.HandOver($0, storageQueue: storageQueue) })
+            handOver: claim.map { FileStoreRegistry.HandOver($0, storageQueue: storageQueue) },
+            refusedStorageRedo: claim.map { FileStorageRedo(stores: $0.stores, lock: $0.lock, logger: options.runtime.logger) })
     }
 }
 

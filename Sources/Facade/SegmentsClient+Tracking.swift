@@ -31,10 +31,11 @@ extension SegmentsClient {
     /// Ids are added or overwritten, never removed; a `cookie` key is ignored. A change of ids
     /// requests a segments reload. The update is queued first, stamped with the merged ids, and the
     /// ids are merged only once it is queued: when it cannot be queued, the ids stay as they were.
-    /// When another call (`configure`, `anonymize`, `identifyCustomer`) changes the customer between
-    /// the two, the update is stamped with the new customer and queued again, up to 3 times in all;
-    /// if the customer changed every time, the ids are then merged into whoever is the customer.
-    /// Updates queued by earlier attempts stay queued.
+    /// The call takes its place in the client's one order when it reads the customer
+    /// (<doc:Behaviour#A4>): when another call (`anonymize`, a `configure` on other storage) replaces
+    /// that customer before the ids are merged, the identify counts as made before it — its update
+    /// is queued for the customer it was stamped with, and the new customer is left as that call
+    /// made it.
     /// - Throws: ``SegmentsError`` `.notConfigured`, `.invalidConfiguration` for properties that
     ///   could not be replayed (<doc:Behaviour#E6>), or `.storage` when the queue is full or cannot
     ///   be written.
@@ -42,18 +43,14 @@ extension SegmentsClient {
         customerIds: [String: String], properties: [String: JSONValue], timestamp: Date?
     ) throws {
         // The update is queued stamped with the merged ids, then the ids are merged into the
-        // customer it was stamped with: when queueing fails nothing changes; when another lifecycle
-        // call changed the customer in between, the update is stamped and queued again, so it
-        // always carries the ids it adds to (see Behaviour E1, A4).
-        for _ in 1...3 {
-            let stamp = try queue { stamp, pipeline in
-                try pipeline.trackCustomerUpdate(
-                    properties: properties, timestamp: timestamp, customer: stamp.customer.merging(hardIds: customerIds))
-            }
-            if engine.identify(hardIds: customerIds, expecting: stamp.customer) != .customerChanged { return }
+        // customer it was stamped with, if it is still the customer: when queueing fails nothing
+        // changes; when another lifecycle call replaced the customer in between, this identify
+        // came before it in the one order (see Behaviour E1, A4).
+        let stamp = try queue { stamp, pipeline in
+            try pipeline.trackCustomerUpdate(
+                properties: properties, timestamp: timestamp, customer: stamp.customer.merging(hardIds: customerIds))
         }
-        // The customer kept changing under the update: the last one queued is the one that counts.
-        engine.identify(hardIds: customerIds)
+        engine.identify(hardIds: customerIds, expecting: stamp.customer)
     }
 
     /// Stamps an item with the current customer and queues it in the pipeline of the same

@@ -26,9 +26,8 @@ public final class SegmentsClient: Sendable {
     /// The one serial queue this client reads and writes its files on, engine and pipeline alike
     /// (<doc:Behaviour#R1>): saves and loads stay in order and never run on the app's thread.
     let storageQueue: DispatchQueue
-    /// Redoes what the storage refused before the device's first unlock (<doc:Behaviour#P8>).
-    let protectedDataRetry: ProtectedDataRetry
-    /// The client's registration with ``Options/protectedData``, ended with the client.
+    /// The client's registration with ``Options/protectedData``, ended with the client: the engine
+    /// decides which configuration redoes what its storage refused (<doc:Behaviour#P8>).
     let protectedDataObservation: ProtectedDataObservation
     /// The client's registration with ``Options/appLifecycle``, ended with the client.
     let lifecycleObservation: LifecycleObservation
@@ -38,15 +37,13 @@ public final class SegmentsClient: Sendable {
         self.options = options
         let storageQueue = options.storageQueue ?? DispatchQueue(label: "RealtimeSegments.storage")
         self.storageQueue = storageQueue
-        let retry = ProtectedDataRetry(storageQueue: storageQueue, logger: options.runtime.logger)
-        protectedDataRetry = retry
-        protectedDataObservation = options.protectedData.observeAvailability { [weak retry] in
-            retry?.protectedDataBecameAvailable()
-        }
         let engine = SegmentationEngine(
             dependencies: .init(
                 runtime: options.runtime, storageQueue: storageQueue, timings: options.timings))
         self.engine = engine
+        protectedDataObservation = options.protectedData.observeAvailability { [weak engine] in
+            engine?.protectedDataBecameAvailable()
+        }
         let lifecycle = options.appLifecycle
         lifecycleObservation = lifecycle.observe { [weak engine] event in
             engine?.appLifecycleChanged(event, lifecycle: lifecycle)
@@ -94,16 +91,12 @@ public final class SegmentsClient: Sendable {
             onUploaded: { [weak engine] in engine?.reloadAfterUpload() })
         integration.ports.tracking = pipeline
         engine.configure(integration.ports, flushingMode: configuration.namesFlushingMode ? configuration.flushingMode : nil)
-        protectedDataRetry.retarget(
-            integration.claim.flatMap { claim in
-                integration.ports.storageID.map { storageID in
-                    ProtectedDataRetry.Target(
-                        stores: claim.stores, lock: claim.lock, storageID: storageID, pipeline: pipeline, engine: engine)
-                }
-            })
-        // After the engine queued its baseline's load: a cold start's first read waits for the
-        // baseline only, not for the journal behind it (see Behaviour R3; benchmark 6).
-        pipeline.startLoading()
+    }
+
+    /// A client let go of without ``stop()`` gives its storage folder back as a stop does, with the
+    /// customer it ended with, but keeps what it stored (<doc:Behaviour#P5>, <doc:Behaviour#R1>).
+    deinit {
+        engine.clientReleased()
     }
 
     /// Whether ``configure(_:)`` succeeded and ``stop()`` did not follow.

@@ -12,7 +12,9 @@ import SegmentsData
 /// listeners are told a list — the first load, even when it is `[]` or equal to the list shown, and
 /// every change — and never for another category. The model listens through its client's listener
 /// API, so it holds the same lists, in the same order, as any other listener of the category, and
-/// it stops listening when it is released.
+/// it stops listening when it is released. It lives as long as the app holds it, whatever the client
+/// does meanwhile: after ``SegmentsClient/stop()`` its lists read `[]`, and after the next configure
+/// they follow that configuration, its first load included.
 ///
 /// ```swift
 /// struct DiscoveryView: View {
@@ -68,10 +70,14 @@ public final class SegmentsModel {
         self.lists = lists
         // The handlers hold each list weakly and never the model: the client keeps no model alive,
         // and a hop still queued when the model goes finds nothing to update.
+        // Kept across stops: after a stop the lists read `[]`, and the next configuration fills
+        // them (its first load included).
         tokens = unique.map { category in
-            client.addListener(category: category, includeFirstLoad: true) { [weak list = lists[category]] segments in
-                ObservedSegments.tell(list, segments)
-            }
+            client.engine.addListener(
+                SegmentListener(category: category, includeFirstLoad: true) { [weak list = lists[category]] segments in
+                    ObservedSegments.tell(list, segments)
+                },
+                lifetime: .acrossStops)
         }
     }
 

@@ -76,7 +76,7 @@ import Testing
             case .scheduleTimer(_, let delay): "timer(\(delay))"
             case .cancelTimer: "cancelTimer"
             case .release: nil
-            case .perform(let action), .performBeforeReturning(let action):
+            case .perform(let action):
                 switch action {
                 case .log, .logLinkFailure: nil
                 case .startFlight: "fetch"
@@ -86,8 +86,9 @@ import Testing
                 case .saveBaseline: "saveBaseline"
                 case .loadBaseline: "loadBaseline"
                 case .setFlushingMode(_, let mode): "mode(\(mode))"
-                case .stopTracking: "stopTracking"
-                case .releaseStorage: "releaseStorage"
+                case .startTracking: "startTracking"
+                case .redoRefusedStorage: "redoRefusedStorage"
+                case .endStreams(let ends): "endStreams(\(ends.count))"
                 case .storageWritesQueued: "storageWritesQueued"
                 }
             }
@@ -428,6 +429,6 @@ import Testing
         var reconfigured = Machine.Actions()
         (_, reconfigured) = machine.configure(Self.ports("project-b", storage: "folder-b"), namedMode: nil, stored: .some(Self.customer), newCookie: nil, at: Self.at(10))
         #expect(Self.released(reconfigured) == 1)  // the previous configuration: ports, pipeline, flight
-        #expect(Self.released(machine.stop()) == 2)  // the configuration, and every listener
+        #expect(Self.released(machine.stop().1) == 2)  // the configuration, and every listener
     }
 }

@@ -95,7 +95,6 @@ import Testing
             case .scheduleTimer(let timer, let delay): "schedule(timer \(timer.rawValue), \(delay))"
             case .cancelTimer(let timer): "cancel(timer \(timer.rawValue))"
             case .release: "release"
-            case .performBeforeReturning: preconditionFailure("the tracking machine carries out every action in order")
             case .perform(let action):
                 switch action {
                 case .upload(let event): "upload(\(Machine.name(event)))"

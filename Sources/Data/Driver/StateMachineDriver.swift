@@ -39,12 +39,6 @@ struct TimerID: Hashable, Sendable {
 enum Step<Action: Sendable>: Sendable {
     /// One of the machine's actions.
     case perform(Action)
-    /// One of the machine's actions that the call which decided it carries out before it returns,
-    /// even while another thread is carrying out the outbox: for an effect the caller's next call
-    /// depends on (the tracking pipeline `stop()` stops, and the storage folder it frees for
-    /// another client, <doc:Behaviour#P5>). It may therefore run before steps decided earlier, so
-    /// it must not depend on them.
-    case performBeforeReturning(Action)
     /// Start a timer; when it fires the machine gets `timerFired`.
     case scheduleTimer(TimerID, after: TimeInterval)
     /// Withdraw a timer.
@@ -69,8 +63,6 @@ struct Steps<Action: Sendable>: Sequence, Sendable {
 
     /// Appends one of the machine's actions.
     mutating func append(_ action: Action) { append(step: .perform(action)) }
-    /// Appends an action the deciding call carries out before it returns (``Step/performBeforeReturning(_:)``).
-    mutating func appendBeforeReturning(_ action: Action) { append(step: .performBeforeReturning(action)) }
     /// Starts a timer.
     mutating func schedule(_ timer: TimerID, after delay: TimeInterval) { append(step: .scheduleTimer(timer, after: delay)) }
     /// Withdraws a timer.
@@ -117,8 +109,8 @@ protocol DrivenStateMachine: Sendable {
 /// Both the segmentation engine and the tracking pipeline are this driver plus a function that
 /// carries out their machine's actions. The driver owns what is the same for both: the lock, the
 /// ordered outbox (a thread that finds another one draining leaves its steps to it, so steps keep
-/// the order of the state changes that decided them — all but the few a call must have carried out
-/// before it returns), the timers (scheduled through the runtime's
+/// the order of the state changes that decided them, with no exception; what a call must have
+/// done before it returns is the transition's result, which the caller carries out), the timers (scheduled through the runtime's
 /// ``SegmentsScheduler``, their tokens kept while they may still be cancelled), the time and jitter handed
 /// to every transition, and releasing what a transition dropped outside the lock. Nothing the
 /// SDK does not own — an app's handler, a store, a logger, a scheduler, a repository — runs
@@ -167,37 +159,22 @@ final class StateMachineDriver<Machine: DrivenStateMachine>: Sendable {
         at now: Moment? = nil, _ body: (inout Machine, Moment) -> (Result, Steps<Machine.Action>)
     ) -> Result {
         let moment = now ?? self.now
-        let (result, mine) = core.withLock { core -> (Result, Mine) in
+        let (result, mine) = core.withLock { core -> (Result, Steps<Machine.Action>?) in
             let (result, steps) = body(&core.machine, moment)
-            guard !steps.isEmpty else { return (result, .beforeReturning([])) }
+            guard !steps.isEmpty else { return (result, nil) }
             guard !core.draining else {
-                // The draining thread carries them out, in order; this call, only what it must
-                // have done before it returns.
-                var beforeReturning: [Step<Machine.Action>] = []
-                for step in steps {
-                    if case .performBeforeReturning = step { beforeReturning.append(step) } else { core.outbox.append(step) }
-                }
-                return (result, .beforeReturning(beforeReturning))
+                // The draining thread carries them out, in order.
+                for step in steps { core.outbox.append(step) }
+                return (result, nil)
             }
             core.draining = true
-            return (result, .all(steps))  // nothing is queued before them: carried out here, first
+            return (result, steps)  // nothing is queued before them: carried out here, first
         }
-        switch mine {
-        case .all(let steps):
-            for step in steps { run(step) }
+        if let mine {
+            for step in mine { run(step) }
             drainOutbox()
-        case .beforeReturning(let steps):
-            for step in steps { run(step) }
         }
         return result
-    }
-
-    /// What a transition's own thread carries out: all its steps and then the outbox (it became
-    /// the draining thread), or only those it must carry out before it returns (another thread is
-    /// draining).
-    private enum Mine {
-        case all(Steps<Machine.Action>)
-        case beforeReturning([Step<Machine.Action>])
     }
 
     /// A transition without a result.
@@ -226,7 +203,7 @@ final class StateMachineDriver<Machine: DrivenStateMachine>: Sendable {
 
     private func run(_ step: Step<Machine.Action>) {
         switch step {
-        case .perform(let action), .performBeforeReturning(let action):
+        case .perform(let action):
             perform(action, self)
         case .scheduleTimer(let timer, let delay):
             core.withLock { $0.timers[timer] = .scheduling }

@@ -26,6 +26,19 @@ package struct SegmentListener: Sendable {
     }
 }
 
+/// How long a registration lasts besides its removal and its owner (<doc:Behaviour#M5>,
+/// <doc:Behaviour#A3>).
+package enum ListenerLifetime: Sendable {
+    /// Until it is removed or the client stops: an app's listener.
+    case untilStop
+    /// Across stops: at a stop it is told `[]` (when it was told segments) and its first-load
+    /// promise is renewed, so it follows the next configuration (a `SegmentsModel`, M5 rev 4).
+    case acrossStops
+    /// Until it is removed or the client stops, when `end` is called (once, after the lock): a
+    /// `changes(of:)` stream, whose iteration then finishes.
+    case stream(end: @Sendable () -> Void)
+}
+
 /// A weak reference to the object a listener is tied to. Only read and cleared atomically by the
 /// Swift runtime, which makes it safe to share.
 final class WeakOwner: @unchecked Sendable {
@@ -90,6 +103,7 @@ struct ListenerRegistry: Sendable {
         /// Groups the registrations of one value so removing the value removes all of them.
         let group: UUID?
         let owner: WeakOwner?
+        let lifetime: ListenerLifetime
         /// Closed when the registration ends; deliveries run through it.
         let gate = ListenerGate()
 
@@ -121,11 +135,13 @@ struct ListenerRegistry: Sendable {
 
     init() {}
 
-    mutating func add(_ listener: SegmentListener, group: UUID?, owner: AnyObject?) -> ListenerToken {
+    mutating func add(
+        _ listener: SegmentListener, group: UUID?, owner: AnyObject?, lifetime: ListenerLifetime = .untilStop
+    ) -> ListenerToken {
         let token = ListenerToken(rawValue: nextToken)
         nextToken += 1
         byToken[token.rawValue] = Registration(
-            token: token, listener: listener, group: group, owner: owner.map(WeakOwner.init))
+            token: token, listener: listener, group: group, owner: owner.map(WeakOwner.init), lifetime: lifetime)
         byCategory[listener.category, default: CategoryIndex()].tokens.append(token.rawValue)
         byCategory[listener.category]?.lastDelivered.append(nil)
         if let group { tokensByGroup[group, default: []].insert(token.rawValue) }
@@ -171,13 +187,46 @@ struct ListenerRegistry: Sendable {
         (tokensByGroup[group] ?? []).sorted().compactMap { remove(ListenerToken(rawValue: $0)) }
     }
 
-    /// Removes every registration and closes their gates; returns the registry's old content.
-    mutating func removeAll() -> ListenerRegistry {
-        for registration in byToken.values { registration.gate.close() }
-        var emptied = ListenerRegistry()
-        emptied.nextToken = nextToken
-        swap(&self, &emptied)
-        return emptied
+    /// What a stop did to the registry (<doc:Behaviour#A3>, <doc:Behaviour#M5>).
+    struct Stopped: Sendable {
+        /// The registrations removed, to let go of after the lock.
+        var removed: [Registration] = []
+        /// The ends of the streams removed, to call after the lock.
+        var streamEnds: [@Sendable () -> Void] = []
+        /// `[]` for the registrations kept across the stop that were told segments.
+        var deliveries: [Delivery] = []
+    }
+
+    /// Stops: removes every registration but those kept across stops and closes their gates; a
+    /// kept one that was told segments is told `[]`, and every kept one made with includeFirstLoad
+    /// awaits its first load again, from the next configuration.
+    mutating func stop() -> Stopped {
+        var stopped = Stopped()
+        for token in byToken.keys.sorted() {
+            guard let registration = byToken[token] else { continue }
+            switch registration.lifetime {
+            case .acrossStops:
+                continue
+            case .untilStop:
+                break
+            case .stream(let end):
+                stopped.streamEnds.append(end)
+            }
+            if let removed = remove(registration.token) { stopped.removed.append(removed) }
+        }
+        for category in Array(byCategory.keys) {
+            guard var index = byCategory.removeValue(forKey: category) else { continue }
+            for position in index.tokens.indices {
+                guard let registration = byToken[index.tokens[position]] else { continue }
+                if let told = index.lastDelivered[position], !told.isEmpty {
+                    stopped.deliveries.append(registration.delivery(of: []))
+                }
+                index.lastDelivered[position] = nil
+                if registration.listener.includeFirstLoad { awaitingFirstLoad.insert(registration.token.rawValue) }
+            }
+            byCategory[category] = index
+        }
+        return stopped
     }
 
     /// Drops registrations whose owner is gone and returns them; the owners found alive go into

@@ -67,13 +67,16 @@ package final class SegmentationEngine: Sendable {
         /// Gives the storage back when the configuration ends — stopped, or replaced by one on
         /// other storage (<doc:Behaviour#P5>); `nil` when nothing is held.
         package var handOver: (any StorageHandOver)?
+        /// Redoes what the storage refused before protected data was available
+        /// (<doc:Behaviour#P8>); `nil` for storage that never refuses.
+        package var refusedStorageRedo: (any RefusedStorageRedo)?
 
         /// Creates the ports of an integration.
         package init(
             repository: any SegmentRepository, customerStore: any CustomerStore,
             baselineStore: any SegmentBaselineStore, tracking: TrackingPipeline? = nil,
             integrationID: String = "", storageID: String? = nil, handedOverCustomer: CustomerIds? = nil,
-            handOver: (any StorageHandOver)? = nil
+            handOver: (any StorageHandOver)? = nil, refusedStorageRedo: (any RefusedStorageRedo)? = nil
         ) {
             self.repository = repository
             self.customerStore = customerStore
@@ -83,6 +86,7 @@ package final class SegmentationEngine: Sendable {
             self.storageID = storageID
             self.handedOverCustomer = handedOverCustomer
             self.handOver = handOver
+            self.refusedStorageRedo = refusedStorageRedo
         }
     }
 
@@ -101,7 +105,8 @@ package final class SegmentationEngine: Sendable {
     package enum IdentifyOutcome: Sendable, Equatable {
         /// The ids were merged (or were there already): the customer now.
         case identified(CustomerIds)
-        /// The customer is no longer the one expected: stamp again and queue the update again.
+        /// The customer is no longer the one expected: another call replaced it, and the identify
+        /// counts as made before that call (<doc:Behaviour#A4>).
         case customerChanged
         /// Not configured.
         case notConfigured
@@ -152,7 +157,9 @@ package final class SegmentationEngine: Sendable {
             switch driver.transition({ machine, now in
                 machine.configure(ports, namedMode: flushingMode, stored: stored, newCookie: newCookie, at: now)
             }) {
-            case .configured: return
+            case .configured(let ending):
+                ending.carryOut()
+                return
             case .needsStoredCustomer: stored = .some(ports.customerStore.load())
             case .needsNewCookie: newCookie = dependencies.makeCookie()
             }
@@ -172,7 +179,20 @@ package final class SegmentationEngine: Sendable {
     /// D7), answers pending reads with `.stopped`, stops the tracking pipeline, and rejects work until
     /// configured again.
     package func stop() {
-        driver.transition { machine, _ in machine.stop() }
+        driver.transition { machine, _ in machine.stop() }.carryOut()
+    }
+
+    /// The client was let go of without ``stop()``: the configuration ends as at a stop, but what
+    /// it stored stays (<doc:Behaviour#P5>, <doc:Behaviour#R1>): the next owner of its folder in
+    /// this process is handed the customer it ended with.
+    package func clientReleased() {
+        driver.transition { machine, _ in machine.clientReleased() }.carryOut()
+    }
+
+    /// Protected data became available (<doc:Behaviour#P8>): the configuration in force redoes, on
+    /// the storage queue, what its storage refused.
+    package func protectedDataBecameAvailable() {
+        driver.transition { machine, _ in machine.protectedDataBecameAvailable() }
     }
 
     /// Switches to a new anonymous customer (<doc:Behaviour#A1>, <doc:Behaviour#A2>): new cookie,
@@ -195,9 +215,9 @@ package final class SegmentationEngine: Sendable {
     /// customer update was queued stamped with (<doc:Behaviour#E1>, <doc:Behaviour#T4>,
     /// <doc:Behaviour#A4>) — or unconditionally when `expected` is `nil`.
     ///
-    /// - Returns: `.customerChanged` when the customer is no longer `expected`: the caller stamps
-    ///   again and queues the update again (up to 3 times, then merges unconditionally), so the
-    ///   update normally carries the ids it adds to.
+    /// - Returns: `.customerChanged` when the customer is no longer `expected`: another call
+    ///   replaced it after the update was stamped, so the identify counts as made before that call
+    ///   and changes nothing now.
     @discardableResult
     package func identify(hardIds: [String: String], expecting expected: CustomerIds? = nil) -> IdentifyOutcome {
         driver.transition { machine, now in machine.identify(hardIds: hardIds, expecting: expected, at: now) }
@@ -242,8 +262,10 @@ package final class SegmentationEngine: Sendable {
     ///   - owner: when given, the registration ends by itself once `owner` is deallocated.
     /// - Returns: the token that removes this one registration.
     @discardableResult
-    package func addListener(_ listener: SegmentListener, group: UUID? = nil, owner: AnyObject? = nil) -> ListenerToken {
-        driver.transition { machine, now in machine.addListener(listener, group: group, owner: owner, at: now) }
+    package func addListener(
+        _ listener: SegmentListener, group: UUID? = nil, owner: AnyObject? = nil, lifetime: ListenerLifetime = .untilStop
+    ) -> ListenerToken {
+        driver.transition { machine, now in machine.addListener(listener, group: group, owner: owner, lifetime: lifetime, at: now) }
     }
 
     /// Removes one registration; unknown tokens are ignored. Never waits: once this returns no
@@ -267,7 +289,8 @@ package final class SegmentationEngine: Sendable {
     }
 
     /// The changes of `category` as a stream: each element is the category's full list, as a
-    /// listener would receive it. Ending the iteration removes the registration.
+    /// listener would receive it. Ending the iteration removes the registration; ``stop()`` finishes
+    /// the stream (<doc:Behaviour#M5>).
     ///
     /// The stream keeps only the newest list when the consumer falls behind: each element is a
     /// complete list, so an older one is never needed once a newer one arrived, and a consumer
@@ -275,7 +298,8 @@ package final class SegmentationEngine: Sendable {
     package func changes(of category: SegmentCategory, includeFirstLoad: Bool = false) -> AsyncStream<[Segment]> {
         AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let token = addListener(
-                SegmentListener(category: category, includeFirstLoad: includeFirstLoad) { continuation.yield($0) })
+                SegmentListener(category: category, includeFirstLoad: includeFirstLoad) { continuation.yield($0) },
+                lifetime: .stream(end: { continuation.finish() }))
             continuation.onTermination = { [weak self] _ in self?.removeListener(token) }
         }
     }
@@ -380,12 +404,22 @@ package final class SegmentationEngine: Sendable {
             }
         case .setFlushingMode(let pipeline, let mode):
             pipeline.mode = mode
-        case .stopTracking(let pipeline):
-            pipeline.stop()
-        case .releaseStorage(let handOver, let customer):
-            handOver.release(endingWith: customer)
+        case .startTracking(let pipeline):
+            pipeline.startLoading()
         case .storageWritesQueued(let handOver):
             handOver.writesQueued()
+        case .redoRefusedStorage(let redo, let storageID, let tracking):
+            dependencies.storageQueue.async { [weak driver] in
+                let redone = redo.redo()
+                if case .read(let stored) = redone.customer {
+                    driver?.transition { machine, now in machine.storedCustomerRead(stored, in: storageID, at: now) }
+                }
+                // Items the queue file held, found now: queued behind those tracked meanwhile (the
+                // pipeline ignores the ones it has).
+                for item in redone.items { tracking?.adopt(item) }
+            }
+        case .endStreams(let ends):
+            for end in ends { end() }
         }
     }
 
@@ -446,6 +480,35 @@ package final class SegmentationEngine: Sendable {
         } catch {
             finish(.failure(SegmentsError.wrapping(error)))
         }
+    }
+}
+
+/// What a configuration's storage redoes once protected data is available (<doc:Behaviour#P8>):
+/// the files it refused before the device's first unlock.
+package protocol RefusedStorageRedo: Sendable {
+    /// Redoes the refused work; runs on the client's storage queue, never under a lock.
+    func redo() -> RefusedStorageRedone
+}
+
+/// What ``RefusedStorageRedo/redo()`` found.
+package struct RefusedStorageRedone: Sendable {
+    /// The customer file, when it was read now.
+    package enum CustomerRead: Sendable {
+        /// Not read: it was read before, or is still refused.
+        case notRead
+        /// Read: the stored customer, `nil` when there is none.
+        case read(CustomerIds?)
+    }
+
+    /// The customer file's outcome.
+    package var customer: CustomerRead
+    /// The queue file's items, read now.
+    package var items: [TrackedEvent]
+
+    /// Creates an outcome.
+    package init(customer: CustomerRead, items: [TrackedEvent]) {
+        self.customer = customer
+        self.items = items
     }
 }
 

@@ -146,17 +146,35 @@ struct SegmentationStateMachine: DrivenStateMachine {
         case loadBaseline(Int, from: any SegmentBaselineStore)
         /// Apply a flushing mode to a tracking pipeline (<doc:Behaviour#E2>).
         case setFlushingMode(TrackingPipeline, FlushingMode)
-        /// Stop a tracking pipeline: its items stay on disk. Carried out before the call that
-        /// stopped or replaced it returns (``Step/performBeforeReturning(_:)``), so that no upload
-        /// of it starts once the app's next call may have given its folder to another client.
-        case stopTracking(TrackingPipeline)
-        /// A configuration ended: free its storage (its folder) for another client, with the
-        /// customer it ended with. Carried out before the ending call returns
-        /// (``Step/performBeforeReturning(_:)``).
-        case releaseStorage(any StorageHandOver, lastCustomer: CustomerIds)
+        /// Queue the load of a new configuration's event queue, behind its baseline's
+        /// (<doc:Behaviour#R3>).
+        case startTracking(TrackingPipeline)
         /// Every write the ended configuration decided has been queued: its storage's next owner
         /// may read once they are done.
         case storageWritesQueued(any StorageHandOver)
+        /// Redo on the storage queue what the configuration's storage refused before protected
+        /// data was available; a stored customer read is handed to
+        /// ``storedCustomerRead(_:in:at:)``, stored items to `tracking` (<doc:Behaviour#P8>).
+        case redoRefusedStorage(any RefusedStorageRedo, storageID: String, tracking: TrackingPipeline?)
+        /// Finish the `changes(of:)` streams a stop removed (<doc:Behaviour#M5>).
+        case endStreams([@Sendable () -> Void])
+    }
+
+    /// What the end of a configuration — stopped, replaced, or its client released — leaves for
+    /// the call that ended it to carry out once its transition returned, before that call returns
+    /// (<doc:Behaviour#P5>): the app's next call may give the folder to another client, so no upload
+    /// of the old pipeline may start after it, and the folder must be free by then.
+    struct Ending: Sendable {
+        /// The pipeline to stop: its items stay on disk.
+        var tracking: TrackingPipeline?
+        /// The storage to give back, with the customer the configuration ended with.
+        var storage: (handOver: any StorageHandOver, lastCustomer: CustomerIds)?
+
+        /// Stops the pipeline, then frees the storage.
+        func carryOut() {
+            tracking?.stop()
+            if let storage { storage.handOver.release(endingWith: storage.lastCustomer) }
+        }
     }
 
     /// A customer save not written yet: until it is, the customer in memory is the truth for that
@@ -272,13 +290,25 @@ struct SegmentationStateMachine: DrivenStateMachine {
     // MARK: - Configure (unconfigured, running or stopped → loading → running)
 
     /// What `configure` decided.
-    enum ConfigureOutcome: Sendable {
-        case configured
+    enum ConfigureOutcome: Sendable, Equatable {
+        /// Configured; the previous configuration's ending, if it ended, for the caller.
+        case configured(Ending)
         /// The customer is not known in memory: read `ports.customerStore` (off the lock) and
         /// configure again with it.
         case needsStoredCustomer
         /// The customer has no cookie: configure again with a new one.
         case needsNewCookie
+
+        /// Outcomes compare by their case: what an ending holds is objects, not values.
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            switch (lhs, rhs) {
+            case (.configured, .configured), (.needsStoredCustomer, .needsStoredCustomer), (.needsNewCookie, .needsNewCookie): true
+            default: false
+            }
+        }
+
+        /// A configured outcome, whatever its ending (for comparisons).
+        static var configured: Self { .configured(Ending()) }
     }
 
     /// Configures (or re-configures) with `ports` (<doc:Behaviour#T2>, <doc:Behaviour#T6>,
@@ -295,7 +325,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         at now: Moment
     ) -> (ConfigureOutcome, Actions) {
         var actions = Actions()
-        let current = configured.flatMap { $0.ports.storageID != nil && $0.ports.storageID == ports.storageID ? $0.customer : nil }
+        let current = configured.flatMap { Self.sameStorage($0.ports, ports) ? $0.customer : nil }
         let known: CustomerIds? = ports.storageID.flatMap { unsavedCustomers[$0]?.latest } ?? current ?? ports.handedOverCustomer
         let found: CustomerIds?
         if let known {
@@ -322,6 +352,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
         }
 
         let previous = state
+        var ending = Ending()
         var reloadWasPending = false
         var otherIntegration = false
         var burstStarted: TimeInterval?
@@ -341,16 +372,15 @@ struct SegmentationStateMachine: DrivenStateMachine {
             case .idle: break
             }
             if let timer = currentTimer { actions.cancel(timer) }
-            otherIntegration = otherIntegration || old.ports.integrationID != ports.integrationID || old.ports.storageID != ports.storageID
-            if let pipeline = old.ports.tracking, pipeline !== ports.tracking { actions.appendBeforeReturning(.stopTracking(pipeline)) }
-            if old.ports.storageID == nil || old.ports.storageID != ports.storageID {
-                endConfiguration(old, &actions)
-            }
+            otherIntegration = otherIntegration || old.ports.integrationID != ports.integrationID || !Self.sameStorage(old.ports, ports)
+            if let pipeline = old.ports.tracking, pipeline !== ports.tracking { ending.tracking = pipeline }
+            if !Self.sameStorage(old.ports, ports) { ending.storage = endConfiguration(old, &actions) }
         case .unconfigured, .stopped:
             break
         case .modifying:
             preconditionFailure("configure started while another transition was modifying the state")
         }
+        let previousTracking = configured?.ports.tracking
         counters.load += 1
         let load = BaselineLoad(
             id: counters.load, reloadOwed: reloadWasPending, otherIntegration: otherIntegration, discardLoaded: false,
@@ -366,17 +396,28 @@ struct SegmentationStateMachine: DrivenStateMachine {
         if let pipeline = ports.tracking { actions.append(.setFlushingMode(pipeline, flushingMode)) }
         if flushingMode == .immediate { flushing.warnedNotImmediate = false }
         actions.append(.loadBaseline(load.id, from: ports.baselineStore))
+        // After the baseline's load: a cold start's first read waits for the baseline only, not
+        // for the journal behind it (see Behaviour R3; benchmark 6).
+        if let pipeline = ports.tracking, pipeline !== previousTracking { actions.append(.startTracking(pipeline)) }
         warnIfTrackingNotImmediate(&actions)
-        return (.configured, actions)
+        return (.configured(ending), actions)
     }
 
-    /// Ends `old` (stopped, or replaced by a configuration on other storage): its storage is freed
-    /// before the ending call returns, and its writes are queued in their place among the steps
-    /// (<doc:Behaviour#P5>, <doc:Behaviour#R1>).
-    private func endConfiguration(_ old: Configured, _ actions: inout Actions) {
-        guard let handOver = old.ports.handOver else { return }
-        actions.appendBeforeReturning(.releaseStorage(handOver, lastCustomer: old.customer))
+    /// Whether two configurations store the customer in the same place. `nil` names storage that
+    /// is new at every configure (memory), so it is never the same (<doc:Behaviour#T2>).
+    static func sameStorage(_ old: SegmentationEngine.Ports, _ new: SegmentationEngine.Ports) -> Bool {
+        old.storageID != nil && old.storageID == new.storageID
+    }
+
+    /// Ends `old` (stopped, replaced by a configuration on other storage, or its client released):
+    /// its writes are queued in their place among the steps, and the storage to free is returned
+    /// for the ending call (<doc:Behaviour#P5>, <doc:Behaviour#R1>).
+    private func endConfiguration(
+        _ old: Configured, _ actions: inout Actions
+    ) -> (handOver: any StorageHandOver, lastCustomer: CustomerIds)? {
+        guard let handOver = old.ports.handOver else { return nil }
         actions.append(.storageWritesQueued(handOver))
+        return (handOver, old.customer)
     }
 
     /// The baseline that `configure` asked for is in (<doc:Behaviour#R3>): the initial reload is
@@ -442,6 +483,18 @@ struct SegmentationStateMachine: DrivenStateMachine {
         }
         actions.append(.log(.warning, SegmentsLogText.storedCustomerAdopted))
         if !listeners.isEmpty { requestReload(at: now, &actions) }
+        return actions
+    }
+
+    /// Protected data became available (<doc:Behaviour#P8>): the configuration in force redoes
+    /// what its storage refused, in this place of the order — a configuration that ended meanwhile
+    /// redoes nothing.
+    mutating func protectedDataBecameAvailable() -> Actions {
+        var actions = Actions()
+        guard let current = configured, let redo = current.ports.refusedStorageRedo, let storageID = current.ports.storageID else {
+            return actions
+        }
+        actions.append(.redoRefusedStorage(redo, storageID: storageID, tracking: current.ports.tracking))
         return actions
     }
 
@@ -547,11 +600,11 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     /// Registers a listener; when configured, requests a reload (<doc:Behaviour#T1>).
     mutating func addListener(
-        _ listener: SegmentListener, group: UUID?, owner: AnyObject?, at now: Moment
+        _ listener: SegmentListener, group: UUID?, owner: AnyObject?, lifetime: ListenerLifetime = .untilStop, at now: Moment
     ) -> (ListenerToken, Actions) {
         var actions = Actions()
         pruneReleasedOwners(&actions)
-        let token = listeners.add(listener, group: group, owner: owner)
+        let token = listeners.add(listener, group: group, owner: owner, lifetime: lifetime)
         if configured != nil {
             requestReload(at: now, &actions)
             warnIfTrackingNotImmediate(&actions)
@@ -979,18 +1032,39 @@ struct SegmentationStateMachine: DrivenStateMachine {
     /// memory, removes every listener, fails pending reads with `.stopped`, stops the tracking
     /// pipeline, ends the configuration, and rejects work until configured again. Everything the
     /// app gave is let go of after the lock.
-    mutating func stop() -> Actions {
+    mutating func stop() -> (Ending, Actions) {
         var actions = Actions()
         if cancelReload(&actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
         forgetSegments(&actions)
         answerReads(with: .failure(SegmentsError.stopped), &actions)
+        let ending = end(&actions)
+        let stopped = listeners.stop()
+        if !stopped.deliveries.isEmpty { actions.append(.deliver(stopped.deliveries)) }
+        if !stopped.streamEnds.isEmpty { actions.append(.endStreams(stopped.streamEnds)) }
+        if !stopped.removed.isEmpty { actions.release(stopped.removed) }
+        return (ending, actions)
+    }
+
+    /// The client was let go of without a stop: its configuration ends as at a stop — the pipeline
+    /// stopped, the storage given back with the customer it ended with (<doc:Behaviour#P5>,
+    /// <doc:Behaviour#R1>) — but what it stored stays, for the next owner or launch.
+    mutating func clientReleased() -> (Ending, Actions) {
+        var actions = Actions()
+        _ = cancelReload(&actions)
+        answerReads(with: .failure(SegmentsError.stopped), &actions)
+        return (end(&actions), actions)
+    }
+
+    /// Ends the configuration, if any (→ stopped): what the caller carries out is returned; the
+    /// configuration's ports — stores, backend, pipeline — are let go of after the lock.
+    private mutating func end(_ actions: inout Actions) -> Ending {
+        var ending = Ending()
         if let old = configured {
-            if let pipeline = old.ports.tracking { actions.appendBeforeReturning(.stopTracking(pipeline)) }
-            endConfiguration(old, &actions)
+            ending.tracking = old.ports.tracking
+            ending.storage = endConfiguration(old, &actions)
         }
         actions.release(state)
         state = .stopped
-        actions.release(listeners.removeAll())
-        return actions
+        return ending
     }
 }
