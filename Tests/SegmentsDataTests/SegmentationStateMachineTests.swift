@@ -42,7 +42,7 @@ import Testing
         }
         #expect(outcome == .configured)
         let load = steps.compactMap { step -> Int? in
-            if case .perform(.loadBaseline(let id, _)) = step { id } else { nil }
+            if case .perform(.lifecycle(.loadBaseline(let id, _))) = step { id } else { nil }
         }
         let loaded = machine.baselineLoaded(load.first ?? -1, baseline, at: at(seconds))
         return describe(steps) + describe(loaded)
@@ -78,18 +78,18 @@ import Testing
             case .release: nil
             case .perform(let action):
                 switch action {
-                case .log, .logLinkFailure: nil
+                case .log, .logLinkFailure, .lifecycle(.log): nil
                 case .startFlight: "fetch"
                 case .deliver(let deliveries): "deliver(\(deliveries.count))"
-                case .answer(let reads, let result): "answer(\(reads.count), \((try? result.get()) == nil ? "failure" : "success"))"
-                case .saveCustomer: "saveCustomer"
-                case .saveBaseline: "saveBaseline"
-                case .loadBaseline: "loadBaseline"
-                case .setFlushingMode(_, let mode): "mode(\(mode))"
-                case .startTracking: "startTracking"
-                case .redoRefusedStorage: "redoRefusedStorage"
+                case .reads(.answer(let reads, let result)): "answer(\(reads.count), \((try? result.get()) == nil ? "failure" : "success"))"
+                case .lifecycle(.saveCustomer): "saveCustomer"
+                case .lifecycle(.saveBaseline): "saveBaseline"
+                case .lifecycle(.loadBaseline): "loadBaseline"
+                case .lifecycle(.setFlushingMode(_, let mode)): "mode(\(mode))"
+                case .lifecycle(.startTracking): "startTracking"
+                case .lifecycle(.redoRefusedStorage): "redoRefusedStorage"
                 case .endStreams(let ends): "endStreams(\(ends.count))"
-                case .storageWritesQueued: "storageWritesQueued"
+                case .lifecycle(.storageWritesQueued): "storageWritesQueued"
                 }
             }
         }
@@ -428,7 +428,7 @@ import Testing
         #expect(machine.listenerCount.registered == 2)
         var reconfigured = Machine.Actions()
         (_, reconfigured) = machine.configure(Self.ports("project-b", storage: "folder-b"), namedMode: nil, stored: .some(Self.customer), newCookie: nil, at: Self.at(10))
-        #expect(Self.released(reconfigured) == 1)  // the previous configuration: ports, pipeline, flight
+        #expect(Self.released(reconfigured) == 2)  // the flight in progress, and the previous configuration: ports, pipeline
         #expect(Self.released(machine.stop().1) == 2)  // the configuration, and every listener
     }
 }

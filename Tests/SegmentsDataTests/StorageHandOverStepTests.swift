@@ -54,7 +54,7 @@ final class RecordingStorageHandOver: StorageHandOver {
         if let storage = ending.storage { described.append("release(\(storage.lastCustomer.cookie ?? "-")) before returning") }
         return described
             + steps.compactMap { step in
-                if case .perform(.storageWritesQueued) = step { "writesQueued" } else { nil }
+                if case .perform(.lifecycle(.storageWritesQueued)) = step { "writesQueued" } else { nil }
             }
     }
 
@@ -108,7 +108,9 @@ final class RecordingStorageHandOver: StorageHandOver {
         func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () async -> Void) -> ScheduledWork {
             if armed.withLock({ armed in defer { armed = false }; return armed }) {
                 entered.signal()
-                _ = open.wait(timeout: .now() + 30)
+                // Bounded, and longer than the suite's time limit: on a loaded machine the test may
+                // take a while to see `entered`, and the gate must stay shut until it opens it.
+                _ = open.wait(timeout: .now() + 300)
             }
             return inner.schedule(after: delay, work)
         }

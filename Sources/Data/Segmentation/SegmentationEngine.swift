@@ -371,6 +371,10 @@ package final class SegmentationEngine: Sendable {
     private static func perform(_ action: Machine.Action, on driver: StateMachineDriver<Machine>, with dependencies: Dependencies) {
         let runtime = dependencies.runtime
         switch action {
+        case .lifecycle(let action):
+            perform(action, on: driver, with: dependencies)
+        case .reads(.answer(let reads, let result)):
+            answer(reads, with: result, on: runtime.deliveryQueue)
         case .log(let level, let message):
             runtime.logger.log(level, message)
         case .logLinkFailure(let customer):
@@ -386,8 +390,18 @@ package final class SegmentationEngine: Sendable {
             runtime.deliveryQueue.async {
                 for delivery in deliveries { delivery.run() }
             }
-        case .answer(let reads, let result):
-            answer(reads, with: result, on: runtime.deliveryQueue)
+        case .endStreams(let ends):
+            for end in ends { end() }
+        }
+    }
+
+    /// Carries out one of the lifecycle's actions: the stores, the pipeline, the storage.
+    private static func perform(
+        _ action: LifecycleStateMachine.Action, on driver: StateMachineDriver<Machine>, with dependencies: Dependencies
+    ) {
+        switch action {
+        case .log(let level, let message):
+            dependencies.runtime.logger.log(level, message)
         case .saveCustomer(let customer, let store, let storageID):
             save("the customer", with: dependencies) { [weak driver] in
                 defer {
@@ -418,8 +432,6 @@ package final class SegmentationEngine: Sendable {
                 // pipeline ignores the ones it has).
                 for item in redone.items { tracking?.adopt(item) }
             }
-        case .endStreams(let ends):
-            for end in ends { end() }
         }
     }
 

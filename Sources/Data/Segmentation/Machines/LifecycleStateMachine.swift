@@ -1,0 +1,509 @@
+import Foundation
+import SegmentsDomain
+
+/// A client's life: unconfigured, loading its baseline, running, stopped — the configuration in
+/// force with its ports, the customer, the baseline, the flushing mode, the customers whose save is
+/// not written yet (<doc:Behaviour#T2>, <doc:Behaviour#R1>, <doc:Behaviour#R3>, <doc:Behaviour#A1>,
+/// <doc:Behaviour#A3>, <doc:Behaviour#A4>, <doc:Behaviour#E2>, <doc:Behaviour#P5>, <doc:Behaviour#P8>).
+///
+/// A value with one `state` whose cases carry their data, and transitions that return the
+/// ``Action``s they decided: saves, loads, the tracking pipeline's start and mode, the storage's
+/// hand-over and redo, logs. It knows nothing of listeners, reads or the reload: the client's
+/// machine (``SegmentationStateMachine``) passes in what it needs of them (whether listeners exist,
+/// whether a reload was pending) and decides what follows for them.
+struct LifecycleStateMachine: Sendable {
+    /// Where the client is in its life.
+    enum State: Sendable {
+        /// Not configured yet.
+        case unconfigured
+        /// Configured; the stored baseline is loading on the storage queue. Reads and reloads wait
+        /// for it (<doc:Behaviour#R3>).
+        case loading(Configured, BaselineLoad)
+        /// Configured, baseline in memory.
+        case running(Configured)
+        /// Stopped: work is rejected until configured again.
+        case stopped
+        /// Only while a transition mutates the configured payload in place (no copy-on-write).
+        case modifying
+    }
+
+    /// What one configuration holds.
+    struct Configured: Sendable {
+        var ports: SegmentationEngine.Ports
+        var customer: CustomerIds
+        var baseline: SegmentBaseline
+        /// When `baseline.snapshot` was fetched on the monotonic clock; `nil` for one another
+        /// process fetched, whose wall-clock `fetchedAt` is all there is (<doc:Behaviour#T10>).
+        var snapshotUptime: TimeInterval?
+        /// The customer configure made because none was known; while it is still the current one,
+        /// a stored customer read later (its file was refused for lack of protected data) replaces
+        /// it (<doc:Behaviour#P8>).
+        var madeAtConfigure: CustomerIds? = nil
+    }
+
+    /// The baseline load a configuration waits for.
+    struct BaselineLoad: Sendable {
+        let id: Int
+        /// A reload was requested (or was pending at configure) while it loaded.
+        var reloadOwed: Bool
+        /// The configuration changed integration or storage, so listeners must hear the new one
+        /// (<doc:Behaviour#T2>).
+        var otherIntegration: Bool
+        /// Anonymize deleted the baseline while it loaded: the loaded one is stale.
+        var discardLoaded: Bool
+        /// The first request of a burst the previous configuration was debouncing: the reload
+        /// owed again still starts at most the max wait after it (<doc:Behaviour#T5>,
+        /// <doc:Behaviour#T6>).
+        var burstStarted: TimeInterval?
+    }
+
+    /// What the lifecycle decided.
+    enum Action: Sendable {
+        case log(LogLevel, String)
+        /// Saves the customer; `storageID` is reported back with ``customerSaved(in:)``.
+        case saveCustomer(CustomerIds, to: any CustomerStore, storageID: String?)
+        case saveBaseline(SegmentBaseline, to: any SegmentBaselineStore)
+        /// Load the baseline on the storage queue and hand it to ``baselineLoaded(_:_:at:)``
+        /// (<doc:Behaviour#R3>).
+        case loadBaseline(Int, from: any SegmentBaselineStore)
+        /// Apply a flushing mode to a tracking pipeline (<doc:Behaviour#E2>).
+        case setFlushingMode(TrackingPipeline, FlushingMode)
+        /// Queue the load of a new configuration's event queue, behind its baseline's
+        /// (<doc:Behaviour#R3>).
+        case startTracking(TrackingPipeline)
+        /// Every write the ended configuration decided has been queued: its storage's next owner
+        /// may read once they are done.
+        case storageWritesQueued(any StorageHandOver)
+        /// Redo on the storage queue what the configuration's storage refused before protected
+        /// data was available; a stored customer read is handed to
+        /// ``SegmentationStateMachine/storedCustomerRead(_:in:at:)``, stored items to `tracking`
+        /// (<doc:Behaviour#P8>).
+        case redoRefusedStorage(any RefusedStorageRedo, storageID: String, tracking: TrackingPipeline?)
+    }
+
+    /// What the end of a configuration — stopped, replaced, or its client released — leaves for
+    /// the call that ended it to carry out once its transition returned, before that call returns
+    /// (<doc:Behaviour#P5>): the app's next call may give the folder to another client, so no upload
+    /// of the old pipeline may start after it, and the folder must be free by then.
+    struct Ending: Sendable {
+        /// The pipeline to stop: its items stay on disk.
+        var tracking: TrackingPipeline?
+        /// The storage to give back, with the customer the configuration ended with.
+        var storage: (handOver: any StorageHandOver, lastCustomer: CustomerIds)?
+
+        /// Stops the pipeline, then frees the storage.
+        func carryOut() {
+            tracking?.stop()
+            if let storage { storage.handOver.release(endingWith: storage.lastCustomer) }
+        }
+    }
+
+    /// What `configure` decided.
+    enum ConfigureOutcome: Sendable, Equatable {
+        /// Configured; the previous configuration's ending, if it ended, for the caller.
+        case configured(Ending)
+        /// The customer is not known in memory: read `ports.customerStore` (off the lock) and
+        /// configure again with it.
+        case needsStoredCustomer
+        /// The customer has no cookie: configure again with a new one.
+        case needsNewCookie
+
+        /// Outcomes compare by their case: what an ending holds is objects, not values.
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            switch (lhs, rhs) {
+            case (.configured, .configured), (.needsStoredCustomer, .needsStoredCustomer), (.needsNewCookie, .needsNewCookie): true
+            default: false
+            }
+        }
+
+        /// A configured outcome, whatever its ending (for comparisons).
+        static var configured: Self { .configured(Ending()) }
+    }
+
+    /// What ``identify(hardIds:expecting:)`` did.
+    typealias IdentifyOutcome = SegmentationEngine.IdentifyOutcome
+
+    /// A customer save not written yet: until it is, the customer in memory is the truth for that
+    /// storage (<doc:Behaviour#R1>).
+    struct UnsavedCustomer: Sendable {
+        var pending: Int
+        var latest: CustomerIds
+    }
+
+    /// The flushing mode in force (or set before configure) and whether the T8 warning was given.
+    private struct Flushing: Sendable {
+        var mode: FlushingMode?
+        var warnedNotImmediate = false
+    }
+
+    let timings: SegmentationTimings
+    private(set) var state: State = .unconfigured
+    private var flushing = Flushing()
+    private var unsavedCustomers: [String: UnsavedCustomer] = [:]
+    /// The last snapshot this process fetched per integration, with its monotonic moment: a
+    /// re-configure that loads it back ages it on the monotonic clock, not the wall clock (T10).
+    private var fetchedByThisProcess: [String: (snapshot: SegmentSnapshot, uptime: TimeInterval)] = [:]
+    private var loads = 0
+
+    init(timings: SegmentationTimings) {
+        self.timings = timings
+    }
+
+    // MARK: - Looking at the state
+
+    /// The configuration, loading or running.
+    var configured: Configured? {
+        switch state {
+        case .loading(let configured, _), .running(let configured): configured
+        case .unconfigured, .stopped: nil
+        case .modifying: preconditionFailure("the lifecycle was read while it was being modified")
+        }
+    }
+
+    /// The configuration once its baseline is in.
+    var running: Configured? {
+        if case .running(let configured) = state { configured } else { nil }
+    }
+
+    /// Whether the baseline of the configuration in force is loading.
+    var isLoading: Bool {
+        if case .loading = state { true } else { false }
+    }
+
+    /// Whether stopped.
+    var isStopped: Bool {
+        if case .stopped = state { true } else { false }
+    }
+
+    /// The current customer, or `nil` before configuration and after stop.
+    var customer: CustomerIds? { configured?.customer }
+
+    /// The flushing mode in force, or the one set before configure (`.immediate` by default).
+    var flushingMode: FlushingMode { flushing.mode ?? .immediate }
+
+    /// Whether two configurations store the customer in the same place. `nil` names storage that
+    /// is new at every configure (memory), so it is never the same (<doc:Behaviour#T2>).
+    static func sameStorage(_ old: SegmentationEngine.Ports, _ new: SegmentationEngine.Ports) -> Bool {
+        old.storageID != nil && old.storageID == new.storageID
+    }
+
+    /// Runs `body` on the running configuration in place; `nil` when not running.
+    @discardableResult
+    private mutating func withRunning<Result>(_ body: (inout Configured) -> Result) -> Result? {
+        guard case .running(var configured) = state else { return nil }
+        state = .modifying
+        defer { state = .running(configured) }
+        return body(&configured)
+    }
+
+    /// Runs `body` on the configuration, loading or running, in place; `nil` when not configured.
+    @discardableResult
+    private mutating func withConfigured<Result>(_ body: (inout Configured) -> Result) -> Result? {
+        switch state {
+        case .running:
+            return withRunning(body)
+        case .loading(var configured, let load):
+            state = .modifying
+            defer { state = .loading(configured, load) }
+            return body(&configured)
+        case .unconfigured, .stopped:
+            return nil
+        case .modifying:
+            preconditionFailure("a lifecycle transition started while another one was modifying the state")
+        }
+    }
+
+    // MARK: - Configure (unconfigured, running or stopped → loading → running)
+
+    /// Configures (or re-configures) with `ports` (<doc:Behaviour#T2>, <doc:Behaviour#T6>,
+    /// <doc:Behaviour#A4>, <doc:Behaviour#R1>, <doc:Behaviour#R3>).
+    ///
+    /// The customer comes from memory when a save to the same storage is still pending (the
+    /// store would answer an older value), or from the handover of the folder's previous owner,
+    /// or from `stored` (what the engine read from the store, off the lock); without any of
+    /// them the outcome asks for the stored one. `reload` is what the reload had pending: it is
+    /// owed again once the baseline is in. Returns the previous state, to let go of after the lock.
+    mutating func configure(
+        _ ports: SegmentationEngine.Ports, namedMode: FlushingMode?, stored: CustomerIds??, newCookie: String?,
+        reload: (owed: Bool, burstStarted: TimeInterval?), hasListeners: Bool
+    ) -> (ConfigureOutcome, [Action], dropped: State?) {
+        var actions: [Action] = []
+        let current = configured.flatMap { Self.sameStorage($0.ports, ports) ? $0.customer : nil }
+        let known: CustomerIds? = ports.storageID.flatMap { unsavedCustomers[$0]?.latest } ?? current ?? ports.handedOverCustomer
+        let found: CustomerIds?
+        if let known {
+            found = known
+        } else if let stored {
+            found = stored
+        } else {
+            return (.needsStoredCustomer, actions, nil)
+        }
+
+        var customer = found ?? CustomerIds([:])
+        // A customer made by an earlier configure of this storage stays replaceable (see Behaviour P8).
+        var made = current != nil && configured?.madeAtConfigure == customer ? customer : nil
+        if customer.cookie?.isEmpty ?? true {
+            guard let newCookie else { return (.needsNewCookie, actions, nil) }
+            if customer.cookie != nil {
+                actions.append(.log(.warning, "Segments: The stored customer had an empty cookie; a new one was made"))
+            }
+            var values = customer.values
+            values[CustomerIds.cookieKey] = newCookie
+            customer = CustomerIds(values)
+            made = customer
+            save(customer, with: ports, &actions)
+        }
+
+        let previous = state
+        var ending = Ending()
+        var reloadOwed = reload.owed
+        var otherIntegration = false
+        var burstStarted = reload.burstStarted
+        if let old = configured {
+            if case .loading(_, let load) = previous {
+                reloadOwed = reloadOwed || load.reloadOwed
+                otherIntegration = load.otherIntegration  // the listeners have not heard that one yet
+                burstStarted = burstStarted ?? load.burstStarted
+            }
+            otherIntegration = otherIntegration || old.ports.integrationID != ports.integrationID || !Self.sameStorage(old.ports, ports)
+            if let pipeline = old.ports.tracking, pipeline !== ports.tracking { ending.tracking = pipeline }
+            if !Self.sameStorage(old.ports, ports) { ending.storage = endConfiguration(old, &actions) }
+        }
+        let previousTracking = configured?.ports.tracking
+        loads += 1
+        let load = BaselineLoad(
+            id: loads, reloadOwed: reloadOwed, otherIntegration: otherIntegration, discardLoaded: false, burstStarted: burstStarted)
+        state = .loading(
+            Configured(ports: ports, customer: customer, baseline: .empty, snapshotUptime: nil, madeAtConfigure: made), load)
+
+        flushing.mode = namedMode ?? flushing.mode
+        if let pipeline = ports.tracking { actions.append(.setFlushingMode(pipeline, flushingMode)) }
+        if flushingMode == .immediate { flushing.warnedNotImmediate = false }
+        actions.append(.loadBaseline(load.id, from: ports.baselineStore))
+        // After the baseline's load: a cold start's first read waits for the baseline only, not
+        // for the journal behind it (see Behaviour R3; benchmark 6).
+        if let pipeline = ports.tracking, pipeline !== previousTracking { actions.append(.startTracking(pipeline)) }
+        actions += warnIfTrackingNotImmediate(hasListeners: hasListeners)
+        return (.configured(ending), actions, previous)
+    }
+
+    /// Ends `old` (stopped, replaced by a configuration on other storage, or its client released):
+    /// its writes are queued in their place among the actions, and the storage to free is returned
+    /// for the ending call (<doc:Behaviour#P5>, <doc:Behaviour#R1>).
+    private func endConfiguration(
+        _ old: Configured, _ actions: inout [Action]
+    ) -> (handOver: any StorageHandOver, lastCustomer: CustomerIds)? {
+        guard let handOver = old.ports.handOver else { return nil }
+        actions.append(.storageWritesQueued(handOver))
+        return (handOver, old.customer)
+    }
+
+    /// The reload the loading configuration owes once its baseline is in.
+    struct Loaded: Sendable {
+        var reloadOwed: Bool
+        var otherIntegration: Bool
+        var burstStarted: TimeInterval?
+    }
+
+    /// The baseline that `configure` asked for is in (<doc:Behaviour#R3>): running. A load that a
+    /// later configure or stop overtook is ignored (`nil`); one that anonymize overtook keeps its
+    /// empty baseline. A baseline of another integration (a storage shared by two) is not used
+    /// (D1, C4, G1).
+    mutating func baselineLoaded(_ loadID: Int, _ loaded: SegmentBaseline) -> (Loaded?, [Action]) {
+        guard case .loading(var configured, let load) = state, load.id == loadID else { return (nil, []) }
+        var actions: [Action] = []
+        let ours = loaded.integration == nil || loaded.integration == configured.ports.integrationID
+        if !ours { actions.append(.log(.verbose, SegmentsLogText.baselineOfAnotherIntegration)) }
+        if ours, !load.discardLoaded {  // (anonymize deleted it meanwhile: the empty one stays)
+            configured.baseline = loaded
+            let fetched = fetchedByThisProcess[configured.ports.integrationID]
+            if let fetched, fetched.snapshot == loaded.snapshot { configured.snapshotUptime = fetched.uptime }
+        }
+        state = .running(configured)
+        return (Loaded(reloadOwed: load.reloadOwed, otherIntegration: load.otherIntegration, burstStarted: load.burstStarted), actions)
+    }
+
+    /// A reload was requested while the baseline loads: it is owed once it is in (T2).
+    mutating func oweReload() {
+        guard case .loading(let configured, var load) = state else { return }
+        load.reloadOwed = true
+        state = .loading(configured, load)
+    }
+
+    /// A customer save was written: once none is pending for its storage, the store is the truth again.
+    mutating func customerSaved(in storageID: String) {
+        if let unsaved = unsavedCustomers[storageID], unsaved.pending > 1 {
+            unsavedCustomers[storageID]?.pending -= 1
+        } else {
+            unsavedCustomers[storageID] = nil
+        }
+    }
+
+    /// The customer file of `storageID`, refused at configure because protected data was not
+    /// available, has been read (<doc:Behaviour#P8>). When the current customer is still the one
+    /// configure made for lack of it, the stored customer (with a cookie) becomes the current one
+    /// (`true`: the caller treats it like an identify). Otherwise — identify or anonymize decided
+    /// meanwhile, or the file had no usable customer — the current customer stays and is saved
+    /// over the file.
+    mutating func storedCustomerRead(_ stored: CustomerIds?, in storageID: String) -> (adopted: Bool, actions: [Action]) {
+        var actions: [Action] = []
+        guard let current = configured, current.ports.storageID == storageID else { return (false, actions) }
+        let made = current.madeAtConfigure
+        withConfigured { $0.madeAtConfigure = nil }
+        guard let stored, !(stored.cookie?.isEmpty ?? true), made == current.customer, stored != current.customer else {
+            save(current.customer, with: current.ports, &actions)
+            return (false, actions)
+        }
+        withConfigured { $0.customer = stored }
+        actions.append(.log(.warning, SegmentsLogText.storedCustomerAdopted))
+        return (true, actions)
+    }
+
+    /// Protected data became available (<doc:Behaviour#P8>): the configuration in force redoes
+    /// what its storage refused, in this place of the order — a configuration that ended meanwhile
+    /// redoes nothing.
+    func protectedDataBecameAvailable() -> [Action] {
+        guard let current = configured, let redo = current.ports.refusedStorageRedo, let storageID = current.ports.storageID else {
+            return []
+        }
+        return [.redoRefusedStorage(redo, storageID: storageID, tracking: current.ports.tracking)]
+    }
+
+    // MARK: - The flushing mode (any state)
+
+    /// Sets the flushing mode (<doc:Behaviour#E2>, <doc:Behaviour#T8>, <doc:Behaviour#A4>): in
+    /// force at once when configured, else at the next configure unless its configuration names one.
+    mutating func setFlushingMode(_ mode: FlushingMode, hasListeners: Bool) -> [Action] {
+        flushing.mode = mode
+        if mode == .immediate { flushing.warnedNotImmediate = false }
+        var actions: [Action] = []
+        if let pipeline = configured?.ports.tracking { actions.append(.setFlushingMode(pipeline, mode)) }
+        return actions + warnIfTrackingNotImmediate(hasListeners: hasListeners)
+    }
+
+    /// One warning that segments lag when listeners exist and flushing is not immediate (T8).
+    mutating func warnIfTrackingNotImmediate(hasListeners: Bool) -> [Action] {
+        guard configured != nil, flushingMode != .immediate, !flushing.warnedNotImmediate, hasListeners else { return [] }
+        flushing.warnedNotImmediate = true
+        return [.log(.warning, SegmentsLogText.flushingNotImmediate)]
+    }
+
+    // MARK: - The customer (loading or running)
+
+    /// The current customer and the pipeline of the same configuration, or `nil` when not configured.
+    var stamp: SegmentationEngine.Stamp? {
+        configured.map { SegmentationEngine.Stamp(customer: $0.customer, storageID: $0.ports.storageID, tracking: $0.ports.tracking) }
+    }
+
+    /// Merges hard ids into the current customer (<doc:Behaviour#E1>, <doc:Behaviour#T4>,
+    /// <doc:Behaviour#A4>) when it is still `expected` — the customer the update was queued stamped
+    /// with — or unconditionally when `expected` is `nil`. `changed` says the ids changed (and were
+    /// saved).
+    mutating func identify(hardIds: [String: String], expecting expected: CustomerIds?) -> (IdentifyOutcome, changed: Bool, [Action]) {
+        var actions: [Action] = []
+        let outcome = withConfigured { configured -> (IdentifyOutcome, SegmentationEngine.Ports?) in
+            if let expected, configured.customer != expected { return (.customerChanged, nil) }
+            let merged = configured.customer.merging(hardIds: hardIds)
+            guard merged != configured.customer else { return (.identified(merged), nil) }
+            configured.customer = merged
+            return (.identified(merged), configured.ports)
+        }
+        guard let (result, changedPorts) = outcome else { return (.notConfigured, false, actions) }
+        guard let ports = changedPorts, case .identified(let merged) = result else { return (result, false, actions) }
+        save(merged, with: ports, &actions)
+        return (result, true, actions)
+    }
+
+    /// A new anonymous customer with `newCookie` (<doc:Behaviour#A1>): saved, and the baseline and
+    /// link memory deleted. Returns the customer and the categories that held segments (their
+    /// listeners are told `[]`, A2); `nil` when not configured.
+    mutating func anonymize(newCookie: String) -> (customer: CustomerIds, emptied: SegmentsByCategory, actions: [Action])? {
+        guard let old = configured else { return nil }
+        var actions: [Action] = []
+        let anonymous = CustomerIds(cookie: newCookie)
+        withConfigured { $0.customer = anonymous }
+        save(anonymous, with: old.ports, &actions)
+        let emptied = (old.baseline.snapshot?.segments ?? [:]).filter { !$0.value.isEmpty }.mapValues { _ in [Segment]() }
+        return (anonymous, emptied, actions + forgetSegments())
+    }
+
+    /// Saves `customer` to the configuration's store; until written, memory is the truth for
+    /// that storage (<doc:Behaviour#R1>).
+    private mutating func save(_ customer: CustomerIds, with ports: SegmentationEngine.Ports, _ actions: inout [Action]) {
+        if let storageID = ports.storageID {
+            unsavedCustomers[storageID, default: UnsavedCustomer(pending: 0, latest: customer)].pending += 1
+            unsavedCustomers[storageID]?.latest = customer
+        }
+        actions.append(.saveCustomer(customer, to: ports.customerStore, storageID: ports.storageID))
+    }
+
+    /// Deletes the baseline and the link memory, in memory and on disk.
+    mutating func forgetSegments() -> [Action] {
+        let store = withConfigured { configured -> any SegmentBaselineStore in
+            configured.baseline = .empty
+            configured.snapshotUptime = nil
+            return configured.ports.baselineStore
+        }
+        if case .loading(let configured, var load) = state {
+            load.discardLoaded = true
+            state = .loading(configured, load)
+        }
+        return store.map { [.saveBaseline(.empty, to: $0)] } ?? []
+    }
+
+    // MARK: - Segments (running)
+
+    /// The link of `customer` to its cookie succeeded (<doc:Behaviour#C4>): remembered and saved.
+    mutating func linked(_ customer: CustomerIds) -> [Action] {
+        let saved = withRunning { configured -> (SegmentBaseline, any SegmentBaselineStore) in
+            configured.baseline.linkedCustomers.insert(customer)
+            configured.baseline.integration = configured.ports.integrationID
+            return (configured.baseline, configured.ports.baselineStore)
+        }
+        return saved.map { [.saveBaseline($0.0, to: $0.1)] } ?? []
+    }
+
+    /// A successful fetch for `customer` replaces the baseline (<doc:Behaviour#D1>–<doc:Behaviour#D3>):
+    /// returns the categories that changed, and the saves.
+    mutating func fetched(_ segments: SegmentsByCategory, for customer: CustomerIds, at now: Moment) -> (SegmentsByCategory, [Action])? {
+        let saved = withRunning { configured -> (SegmentsByCategory, SegmentBaseline, any SegmentBaselineStore) in
+            let changes = SegmentDiff.changes(from: configured.baseline.snapshot, to: segments, for: customer)
+            configured.baseline.snapshot = SegmentSnapshot(customer: customer, segments: segments, fetchedAt: now.wall)
+            configured.baseline.integration = configured.ports.integrationID
+            configured.snapshotUptime = now.uptime
+            return (changes, configured.baseline, configured.ports.baselineStore)
+        }
+        guard let (changes, baseline, store) = saved else { return nil }
+        if let snapshot = baseline.snapshot, let integration = baseline.integration {
+            fetchedByThisProcess[integration] = (snapshot, now.uptime)
+        }
+        return (changes, [.saveBaseline(baseline, to: store)])
+    }
+
+    /// The answer of a read without `force` when the cache gives it right now (<doc:Behaviour#G1>,
+    /// T10): running, the baseline belongs to exactly the current customer and is younger than
+    /// the cache time — measured on the monotonic clock for a fetch of this process, on its
+    /// wall-clock `fetchedAt` for a loaded one. `nil` when the read must wait or fetch.
+    func cacheHit(_ category: SegmentCategory, at now: Moment) -> [Segment]? {
+        guard case .running(let configured) = state, let snapshot = configured.baseline.snapshot else { return nil }
+        let age = configured.snapshotUptime.map { now.uptime - $0 } ?? now.wall.timeIntervalSince(snapshot.fetchedAt)
+        guard timings.cache.canAnswer(from: snapshot, for: configured.customer, age: age) else { return nil }
+        return snapshot.segments(in: category)
+    }
+
+    // MARK: - Stop (→ stopped)
+
+    /// Ends the configuration, if any (→ stopped): what the ending call carries out is returned,
+    /// and the previous state, whose ports — stores, backend, pipeline — are let go of after the lock.
+    mutating func end() -> (Ending, [Action], dropped: State) {
+        var ending = Ending()
+        var actions: [Action] = []
+        if let old = configured {
+            ending.tracking = old.ports.tracking
+            ending.storage = endConfiguration(old, &actions)
+        }
+        let dropped = state
+        state = .stopped
+        return (ending, actions, dropped)
+    }
+}
