@@ -94,7 +94,7 @@ struct CoalescingBenchmark {
         engine.addListener(SegmentListener(category: .discovery(), includeFirstLoad: false) { _ in })
         let pipeline = TrackingPipeline(
             dependencies: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger)), store: InMemoryEventQueueStore(),
-            uploader: RecordingEventUploader(scheduler: scheduler), onUploaded: { engine.reloadAfterUpload() })
+            uploader: RecordingEventUploader(scheduler: scheduler), onItemUploaded: { engine.itemUploaded() })
         await scheduler.advance(by: 60)  // the reload the registration asked for
         let before = repository.fetches.count
         let seconds = 600
@@ -111,7 +111,7 @@ struct CoalescingBenchmark {
             display: "\(reloads) reloads", baseline: ("uploads, i.e. reloads without coalescing", Double(seconds), "\(seconds)"))
         figure.ratio = reloads > 0 ? Double(seconds) / Double(reloads) : nil
         figure.ratioMeaning = "uploads per reload; the 30 s max wait bounds it at 30"
-        figure.notes.append("TestScheduler, TrackingPipeline (immediate) → RecordingEventUploader → SegmentationEngine.reloadAfterUpload, documented timings 5 s / 30 s; expected about 600 / 30 = 20")
+        figure.notes.append("TestScheduler, TrackingPipeline (immediate) → RecordingEventUploader → SegmentationEngine.itemUploaded, documented timings 5 s / 30 s; expected about 600 / 30 = 20")
         figure.notes += Fixtures.notes(from: logger)
         return figure
     }

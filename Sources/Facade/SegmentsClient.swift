@@ -88,7 +88,7 @@ public final class SegmentsClient: Sendable {
             dependencies: .init(
                 runtime: options.runtime, retry: options.uploadRetry, storageQueue: storageQueue, capacity: options.eventQueueCapacity),
             store: integration.events, uploader: integration.uploader, mode: .manual, loadsAtOnce: false,
-            onUploaded: { [weak engine] in engine?.reloadAfterUpload() })
+            onItemUploaded: { [weak engine] in engine?.itemUploaded() })
         integration.ports.tracking = pipeline
         engine.configure(integration.ports, flushingMode: configuration.namesFlushingMode ? configuration.flushingMode : nil)
     }

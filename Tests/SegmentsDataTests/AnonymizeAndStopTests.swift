@@ -109,7 +109,7 @@ import Testing
         #expect(!harness.engine.isConfigured)
         #expect(harness.engine.identify(hardIds: ["registered": "x"]) == .notConfigured)
         #expect(harness.engine.anonymize() == nil)
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         await harness.advance(by: 60)
         #expect(harness.fetchCount == 0)
         #expect(recorder.count == 0)

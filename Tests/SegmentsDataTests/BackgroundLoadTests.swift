@@ -35,7 +35,7 @@ import Testing
         let (told, _) = harness.listen(.discovery(), includeFirstLoad: false)
         harness.storageQueue.suspend()
         harness.engine.configure(harness.backend)
-        harness.engine.reloadAfterUpload()  // a request during the load is kept, not lost
+        harness.engine.itemUploaded()  // a request during the load is kept, not lost
         harness.storageQueue.resume()
         await harness.advance(by: 5)
         #expect(harness.fetchCount == 1)

@@ -61,7 +61,7 @@ import Testing
         #expect(harness.repository.links.isEmpty)  // cookie only: no link
         harness.engine.identify(hardIds: ["registered": "jane"])
         await harness.advance(by: 5)
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         await harness.advance(by: 5)
         #expect(harness.repository.links == [Self.jane])
         #expect(harness.repository.fetches == [Fixture.customerA, Self.jane, Self.jane])

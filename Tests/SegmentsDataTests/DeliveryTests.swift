@@ -18,7 +18,7 @@ import Testing
 
     func reload(_ harness: EngineHarness, answering segments: SegmentsByCategory) async {
         harness.repository.answer(segments)
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         await harness.advance(by: 5)
     }
 
@@ -176,7 +176,7 @@ import Testing
         harness.listen(includeFirstLoad: true)
         harness.deliveryQueue.suspend()  // as if a listener blocked the delivery queue
         await harness.scheduler.advance(by: 5)
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         await harness.scheduler.advance(by: 5)
         #expect(harness.fetchCount == 2)
         harness.deliveryQueue.resume()
@@ -204,7 +204,7 @@ import Testing
         await harness.advance(by: 5)
         let before = harness.baselineStore.load()
         harness.repository.failNextFetches(with: SegmentsError(.invalidResponse, "a JSON array where an object is expected"))
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         await harness.advance(by: 5)
         #expect(harness.fetchCount == 3)
         #expect(recorder.count == 0)
@@ -240,7 +240,7 @@ extension DeliveryTests {
         #expect(discovery.all == [[Fixture.s1]])
 
         harness.configureOtherProject(answering: [.content(): [Fixture.s3]])
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         await harness.advance(by: 5)
         #expect(discovery.all == [[Fixture.s1], []])
     }

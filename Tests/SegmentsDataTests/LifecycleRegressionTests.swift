@@ -177,14 +177,14 @@ private let a1 = Segment(id: "a1", segmentationId: "ga")
             lifecyclePorts(
                 repository: repositoryA, customer: RecordingCustomerStore(CustomerIds(cookie: "cookie-a")),
                 baseline: RecordingSegmentBaselineStore()))
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         await harness.advance(by: 5)
         #expect(repositoryA.fetches.count == 1)
         #expect(told.last == [a1])
 
         // Back to B: its stored baseline already holds [b1], the answer is still [b1].
         harness.engine.configure(projectB)
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         await harness.advance(by: 5)
         await harness.advance(by: 30)
         #expect(repositoryB.fetches.count == 2)

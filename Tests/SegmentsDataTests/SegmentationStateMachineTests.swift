@@ -104,7 +104,7 @@ import Testing
 
     /// Requests a reload the way an upload does (see Behaviour T3).
     static func request(_ machine: inout Machine, at seconds: TimeInterval) -> Steps<Machine.Action> {
-        machine.uploadSucceeded(at: at(seconds))
+        machine.itemUploaded(at: at(seconds))
     }
 
     static func flight(_ machine: Machine) -> Machine.Flight? {

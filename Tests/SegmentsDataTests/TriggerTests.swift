@@ -57,7 +57,7 @@ import Testing
     @Test func t3_uploadWithoutListenersLogsAndDoesNotReload() async {
         let harness = EngineHarness()
         harness.configure()
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         await harness.advance(by: 60)
         #expect(harness.fetchCount == 0)
         #expect(
@@ -69,7 +69,7 @@ import Testing
         let harness = EngineHarness()
         harness.listen()
         harness.configure()
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         await harness.advance(by: 5)
         #expect(harness.fetchCount == 1)
     }
@@ -97,7 +97,7 @@ import Testing
         harness.listen()
         harness.configure()
         for _ in 0..<33 {
-            harness.engine.reloadAfterUpload()
+            harness.engine.itemUploaded()
             await harness.advance(by: 0.1)
         }
         await harness.advance(by: 60)
@@ -112,7 +112,7 @@ import Testing
         // a fixed window (5 s after the first) or one restarted only once would have fired.
         for _ in 0..<3 {
             await harness.advance(by: 4)
-            harness.engine.reloadAfterUpload()
+            harness.engine.itemUploaded()
         }
         await harness.advance(by: 4.9)  // 16.9 s: 4.9 s after the last trigger
         #expect(harness.fetchCount == 0)
@@ -130,7 +130,7 @@ import Testing
         let start = harness.scheduler.now()
         for _ in 0..<30 {
             let before = harness.fetchCount
-            harness.engine.reloadAfterUpload()
+            harness.engine.itemUploaded()
             for _ in 0..<4 {
                 await harness.advance(by: 1)
                 if harness.fetchCount > before && fetchTimes.count < harness.fetchCount {
@@ -152,7 +152,7 @@ import Testing
         await harness.advance(by: 5)
         #expect(harness.fetchCount == 1)  // out from 5 s to 25 s
         for second in 0..<5 {
-            harness.engine.reloadAfterUpload()
+            harness.engine.itemUploaded()
             await harness.advance(by: second == 4 ? 1 : 3)  // requests at 5, 8, 11, 14 and 17 s
         }
         await harness.advance(by: 6)  // 24 s: still in flight, nothing else started
@@ -240,7 +240,7 @@ import Testing
         let harness = EngineHarness()
         let (_, token) = harness.listen()
         harness.configure()
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         harness.engine.removeListener(token)
         await harness.advance(by: 60)
         #expect(harness.fetchCount == 0)
@@ -303,7 +303,7 @@ import Testing
         #expect(harness.fetchCount == 1)
         harness.engine.stop()
         await harness.advance(by: 2)
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         #expect(harness.scheduler.pendingWorkCount == 0)
         #expect(recorder.count == 0)
         #expect(harness.baselineStore.load() == .empty)
@@ -321,7 +321,7 @@ import Testing
         harness.repository.failNextFetches(with: Fixture.permanent)
         let read = harness.read(force: true)  // fetch 2, t = 5…7
         await harness.advance(by: 1)
-        harness.engine.reloadAfterUpload()  // during the flight: one follow-up is owed
+        harness.engine.itemUploaded()  // during the flight: one follow-up is owed
         await harness.advance(by: 1)
         #expect(read.all.first?.error?.httpStatus == 404)
         #expect(harness.fetchCount == 2)
@@ -340,7 +340,7 @@ import Testing
         harness.configure()
         harness.listen()
         for second in 0..<120 {
-            harness.engine.reloadAfterUpload()
+            harness.engine.itemUploaded()
             if second % 10 == 3 { _ = harness.read(force: true) }
             await harness.advance(by: 1)
         }
@@ -353,7 +353,7 @@ import Testing
         let harness = EngineHarness()
         harness.listen()
         harness.configure()  // no first load wanted: nothing requested (T2)
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         await harness.advance(by: 2)
         harness.configure()
         await harness.advance(by: 60)
@@ -365,7 +365,7 @@ import Testing
         harness.repository.failNextFetches(with: Fixture.transient)
         harness.listen()
         harness.configure()
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         await harness.advance(by: 5)
         #expect(harness.scheduler.pendingDelays == [2])
         harness.configure()
@@ -379,7 +379,7 @@ import Testing
         let harness = EngineHarness()
         harness.listen()
         harness.configure()
-        harness.engine.reloadAfterUpload()  // the burst starts at 0 s
+        harness.engine.itemUploaded()  // the burst starts at 0 s
         await harness.advance(by: 2)
         harness.configure()  // requested again at 2 s
         await harness.advance(by: 4.9)
@@ -400,7 +400,7 @@ import Testing
         harness.repository.answer([.discovery(): [Fixture.s1]])
         let (recorder, _) = harness.listen()
         harness.configure()
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         await harness.advance(by: 6)  // out on the first backend until 7 s
         #expect(harness.fetchCount == 1)
         let other: RecordingSegmentRepository
@@ -439,7 +439,7 @@ import Testing
         #expect(harness.scheduler.pendingWorkCount == 0)
 
         harness.repository.failNextFetches(with: Fixture.transient)
-        harness.engine.reloadAfterUpload()
+        harness.engine.itemUploaded()
         await harness.advance(by: 5)
         #expect(harness.scheduler.pendingDelays == [2])
     }
@@ -496,7 +496,7 @@ import Testing
         harness.listen()
         await harness.advance(by: 3)
         harness.scheduler.moveWallClock(by: -7200)
-        harness.engine.reloadAfterUpload()  // the burst's last request: 5 s from here
+        harness.engine.itemUploaded()  // the burst's last request: 5 s from here
         harness.scheduler.moveWallClock(by: 86_400)
         await harness.advance(by: 4.9)
         #expect(harness.fetchCount == 0)

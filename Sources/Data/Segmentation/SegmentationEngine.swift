@@ -248,8 +248,8 @@ package final class SegmentationEngine: Sendable {
     }
 
     /// Requests a reload because a tracked event or customer update was uploaded (<doc:Behaviour#T3>).
-    package func reloadAfterUpload() {
-        driver.transition { machine, now in machine.uploadSucceeded(at: now) }
+    package func itemUploaded() {
+        driver.transition { machine, now in machine.itemUploaded(at: now) }
     }
 
     // MARK: - Listeners

@@ -301,7 +301,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
     // MARK: - Reloads (running)
 
     /// A tracked event or customer update was uploaded (<doc:Behaviour#T3>).
-    mutating func uploadSucceeded(at now: Moment) -> Actions {
+    mutating func itemUploaded(at now: Moment) -> Actions {
         mutate { parts in
             var actions = Actions()
             guard parts.lifecycle.configured != nil else { return actions }

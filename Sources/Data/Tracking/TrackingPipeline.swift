@@ -54,7 +54,7 @@ package final class TrackingPipeline: Sendable {
     private struct Ports: Sendable {
         let store: any EventQueueStore
         let uploader: any EventUploader
-        let onUploaded: @Sendable () -> Void
+        let onItemUploaded: @Sendable () -> Void
         let runtime: SegmentsRuntime
         let storageQueue: DispatchQueue
     }
@@ -64,7 +64,7 @@ package final class TrackingPipeline: Sendable {
     private let clock: any SegmentsClock
     private let storageQueue: DispatchQueue
 
-    /// A pipeline over `store` that uploads with `uploader` and calls `onUploaded` after each
+    /// A pipeline over `store` that uploads with `uploader` and calls `onItemUploaded` after each
     /// success (T3). The stored items load on the storage queue, in the background
     /// (<doc:Behaviour#R3>, <doc:Behaviour#E4>): queued there at once, or, with `loadsAtOnce:
     /// false`, when ``startLoading()`` is called, so that a client can queue its baseline's load
@@ -72,10 +72,10 @@ package final class TrackingPipeline: Sendable {
     /// journal).
     package init(
         dependencies: Dependencies, store: any EventQueueStore, uploader: any EventUploader,
-        mode: FlushingMode = .immediate, loadsAtOnce: Bool = true, onUploaded: @escaping @Sendable () -> Void
+        mode: FlushingMode = .immediate, loadsAtOnce: Bool = true, onItemUploaded: @escaping @Sendable () -> Void
     ) {
         let ports = Ports(
-            store: store, uploader: uploader, onUploaded: onUploaded, runtime: dependencies.runtime,
+            store: store, uploader: uploader, onItemUploaded: onItemUploaded, runtime: dependencies.runtime,
             storageQueue: dependencies.storageQueue)
         let machine = Machine(
             mode: mode,
@@ -276,7 +276,7 @@ package final class TrackingPipeline: Sendable {
                 }
             }
         case .reportUploaded:
-            ports.onUploaded()
+            ports.onItemUploaded()
         case .completeFlushes(let waiters, let result):
             waiters.forEach { $0(result) }
         case .answerCounts(let waiters, let count):
