@@ -15,7 +15,7 @@ import SegmentsPersistence
 /// they loaded. Entries are weak: the stores close with their last user, the lock with its owner.
 enum FileStoreRegistry {
     /// One directory's file stores, by their concrete types rather than as an
-    /// ``SegmentsClient/Options/CustomStores`` of `any` stores: ``ProtectedDataRetry`` calls what
+    /// ``SegmentsClient/Options/CustomStores`` of `any` stores: ``FileStorageRedo`` calls what
     /// only file stores have (<doc:Behaviour#P8>).
     struct Stores {
         let customer: FileCustomerStore
