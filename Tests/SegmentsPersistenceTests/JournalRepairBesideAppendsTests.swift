@@ -125,8 +125,13 @@ import Darwin
             #expect(loaded.value == expected, "the load answers the append made during the repair, once, last")
             #expect(store.load() == expected)
             #expect(FileEventQueueStore(directory: dir.storage, logger: LineLog()).load() == expected, "the file holds it")
-            let lines = (dir.text(of: Self.fileName) ?? "").split(separator: "\n")
+            // The file is the header, then one line per item, in order: the appended one once, last.
+            let lines = (dir.text(of: Self.fileName) ?? "").split(separator: "\n", omittingEmptySubsequences: false)
             #expect(lines.filter { $0.contains(added.id.uuidString) }.count == 1, "in the file exactly once")
+            #expect(lines.count == expected.count + 2, "\(lines)")
+            #expect(lines.first.map(String.init) == String(decoding: JournalHeader.line.dropLast(), as: UTF8.self))
+            #expect(zip(lines.dropFirst(), expected).allSatisfy { $0.contains($1.id.uuidString) }, "\(lines)")
+            #expect(lines.last == "", "the file ends with a complete line")
             let aside = dir.entries().filter { $0.hasPrefix(Self.fileName + ".corrupt-") }
             #expect(aside.count == 1, "\(dir.entries())")
             #expect(aside.first.flatMap { dir.contents(of: $0) } == found, "the copy set aside holds the bytes found, nothing appended")

@@ -177,8 +177,10 @@ struct EventJournal: Sendable {
         /// Its length and its lines after the header.
         let size: Int
         let recordLines: Int
-        /// The repaired queue.
-        let events: QueuedEvents
+        /// The repaired queue, and its items oldest first (sorted here, not under the lock). The
+        /// queue is moved into the journal's state when published, so it is not copied there.
+        var events: QueuedEvents
+        let ordered: [TrackedEvent]
         /// The copy of the damage set aside, if one could be made.
         let asideName: String?
         /// Whether that copy is a second name of the journal itself (a hard link), which holds
@@ -242,33 +244,36 @@ struct EventJournal: Sendable {
             let compacted = try writeCompacted(ordered)
             return PreparedRepair(
                 temporary: compacted.path, size: compacted.size, recordLines: compacted.lines, events: events,
-                asideName: asideName, asideIsLink: asideIsLink, report: report)
+                ordered: ordered, asideName: asideName, asideIsLink: asideIsLink, report: report)
         } catch {
             if let asideName { POSIXFile.delete(directory.path(of: asideName)) }
             throw error
         }
     }
 
-    /// The short half of a repair, under the store's lock: the items appended since the repair
-    /// read the journal's first `readLength` bytes are added to the temporary file, which then
-    /// replaces the journal (one rename) and is opened for appending; a copy set aside by a second
-    /// name is cut back to the bytes read. An append is thus never written to a file that is no
-    /// longer the journal. On failure (before the rename) the repair is discarded and the journal
-    /// is as it was.
+    /// The short half of a repair, under the store's lock: the lines appended since the repair
+    /// read the journal's first `readLength` bytes — `appendedSince`, whose first write started
+    /// with `start` — are copied to the end of the temporary file, which then replaces the journal
+    /// (one rename) and is opened for appending; a copy set aside by a second name is cut back to
+    /// the bytes read. An append is thus never written to a file that is no longer the journal,
+    /// and nothing is encoded or sorted under the lock. On failure (before the rename) the repair
+    /// is discarded and the journal is as it was.
+    ///
+    /// - Returns: whether the queue's items, oldest first, are `repair.ordered + appendedSince`
+    ///   (no item appended twice), so the caller can build them after the lock.
     func publishRepair(
-        _ repair: PreparedRepair, readLength: Int, appendedSince: [TrackedEvent], into state: inout JournalState
-    ) throws {
-        var events = repair.events
-        var tail = Data()
+        _ repair: inout PreparedRepair, readLength: Int, start: JournalState.Start, appendedSince: [TrackedEvent],
+        into state: inout JournalState
+    ) throws -> Bool {
+        var tailLength = 0
         do {
-            for event in appendedSince {
-                tail.append(try JournalEntry.append(event).line())
-                events.append(event)
-            }
-            if !tail.isEmpty {
+            let from = readLength + (appendedSince.isEmpty ? 0 : start.bytes.count)
+            if from < state.size {
+                let tail = try POSIXFile.bytes(of: path, in: from..<state.size)
                 let fd = try POSIXFile.openForAppending(repair.temporary)
                 defer { POSIXFile.closeQuietly(fd) }
                 try POSIXFile.writeAll(fd, tail, path: repair.temporary)
+                tailLength = tail.count
             }
             try directory.publish(repair.temporary, as: Self.fileName)
         } catch {
@@ -279,12 +284,19 @@ struct EventJournal: Sendable {
             POSIXFile.cut(state.fd, to: readLength, path: path)  // the copy holds what was found, no more
         }
         close(&state)
-        state.events = events
-        state.size = repair.size + tail.count
+        // An item appended again meanwhile moved to the end: then the queue says the order.
+        let inOrder =
+            Set(appendedSince.map(\.id)).count == appendedSince.count
+            && !appendedSince.contains { repair.events.contains($0.id) }
+        state.events = repair.events
+        repair.events = QueuedEvents()  // the state's queue is the only reference: appended in place
+        for event in appendedSince { state.events.append(event) }
+        state.size = repair.size + tailLength
         state.recordLines = repair.recordLines + appendedSince.count
         state.next = .sound
         // Should this fail, the journal is closed; the next change re-opens it by reading it whole.
         state.fd = (try? POSIXFile.openForAppending(path)) ?? -1
+        return inOrder
     }
 
     /// Undoes a prepared repair that will not be published: its temporary file and the copy it set

@@ -194,7 +194,7 @@ public final class FileEventQueueStore: EventQueueStore {
                 // copy set aside holds only the bytes this instance found, not what it appended.
                 return .damaged(
                     Repair(
-                        length: state.journal.size, generation: state.journal.generation,
+                        length: state.journal.size, start: state.journal.next, generation: state.journal.generation,
                         originalLength: state.appendedBeforeLoad.isEmpty ? nil : state.originalLength,
                         appended: state.appendedBeforeLoad.map(\.event)))
             } else {
@@ -219,10 +219,12 @@ public final class FileEventQueueStore: EventQueueStore {
         case damaged(Repair)
     }
 
-    /// A damaged journal as the load found it: its length then (the bytes the repair reads), its
-    /// descriptor's generation, and the appends made before it was read.
+    /// A damaged journal as the load found it: its length then (the bytes the repair reads), what
+    /// the next append's write starts with, its descriptor's generation, and the appends made
+    /// before it was read.
     private struct Repair {
         let length: Int
+        let start: JournalState.Start
         let generation: Int
         let originalLength: Int?
         let appended: [TrackedEvent]
@@ -236,37 +238,54 @@ public final class FileEventQueueStore: EventQueueStore {
     /// made that way — its write failed, or the journal was re-opened meanwhile — the full open
     /// runs under the lock, as before this repair existed (rare: a full disk, an I/O error).
     private func repair(_ repair: Repair) -> [TrackedEvent] {
-        let prepared = try? journal.prepareRepair(
+        var prepared = try? journal.prepareRepair(
             length: repair.length, originalLength: repair.originalLength, appended: repair.appended)
-        let (items, published) = state.withLock { state -> ([TrackedEvent], EventJournal.PreparedRepair?) in
+        let answer = state.withLock { state -> RepairAnswer in
             guard !state.loaded else {
                 if let prepared { journal.discard(prepared) }
-                return (Self.knownItems(&state), nil)
+                return .read(Self.knownItems(&state))
             }
-            if let prepared {
+            // `prepared` is used in place, never bound to a copy: its queue moves into the state
+            // without being copied (see `EventJournal.publishRepair`).
+            if prepared != nil {
                 if state.journal.isOpen, state.journal.generation == repair.generation, state.journal.size >= repair.length {
                     let since = state.appendedBeforeLoad.filter { $0.offset >= repair.length }.map(\.event)
                     do {
-                        try journal.publishRepair(prepared, readLength: repair.length, appendedSince: since, into: &state.journal)
+                        let inOrder = try journal.publishRepair(
+                            &prepared!, readLength: repair.length, start: repair.start, appendedSince: since,
+                            into: &state.journal)
                         state.compactionWanted = false
                         finishLoading(&state)
-                        return (Self.knownItems(&state), prepared)
+                        return .repaired(prepared!, since: since, held: state.held, read: inOrder ? nil : Self.knownItems(&state))
                     } catch {
                         // Discarded: the full open below.
                     }
                 } else {
-                    journal.discard(prepared)
+                    journal.discard(prepared!)
                 }
             }
             openFullyForLoad(&state)
-            return (Self.knownItems(&state), nil)
+            return .read(Self.knownItems(&state))
         }
-        if let published {
+        switch answer {
+        case .read(let items):
+            return items
+        case .repaired(let prepared, let since, let held, let read):
             journal.directory.syncDirectory()
-            published.report.forEach { $0() }
-            try? sync()  // the items carried over were written after the repaired file's sync
+            prepared.report.forEach { $0() }
+            try? sync()  // the lines carried over were written after the repaired file's sync
+            return read ?? prepared.ordered + since + held
         }
-        return items
+    }
+
+    /// What the repair's step under the lock found.
+    private enum RepairAnswer {
+        /// The queue as the lock left it (the repair was not published).
+        case read([TrackedEvent])
+        /// The repair was published: the queue is its items, then `since` (appended meanwhile),
+        /// then `held` (<doc:Behaviour#P8>) — put together after the lock — or, when an item was
+        /// appended twice, `read`.
+        case repaired(EventJournal.PreparedRepair, since: [TrackedEvent], held: [TrackedEvent], read: [TrackedEvent]?)
     }
 
     /// The load's full path under the lock: the file re-read with its recovery (see
