@@ -31,6 +31,32 @@ import Testing
         #expect(!client.isConfigured)
     }
 
+    /// T7, E3, P7 through the public options: a backoff changed after `init` — either backoff,
+    /// reloads' (`timings.retry`) or uploads' (`uploadRetry`) — is refused by
+    /// `Options.validate()` and by `configure`, naming the field and its value.
+    @Test(arguments: ["timings.retry", "uploadRetry"])
+    func p7_t7_e3_aBackoffWithAJitterOutside0To1OrItsDelaysOutOfOrderIsRefused(which: String) {
+        let changes: [(field: String, value: String, change: @Sendable (inout RetryBackoff) -> Void)] = [
+            ("jitter", "5.0", { $0.jitter = 5 }),
+            ("jitter", "-1.0", { $0.jitter = -1 }),
+            ("maximum", "1.0", { $0.maximum = 1 }),
+        ]
+        for (field, value, change) in changes {
+            let client = Self.client { options in
+                if which == "uploadRetry" { change(&options.uploadRetry) } else { change(&options.timings.retry) }
+            }
+            var options = SegmentsClient.Options(storage: .inMemory)
+            if which == "uploadRetry" { change(&options.uploadRetry) } else { change(&options.timings.retry) }
+            let early = #expect(throws: SegmentsError.self) { try options.validate() }
+            #expect(early?.code == .invalidConfiguration)
+            let error = #expect(throws: SegmentsError.self) { try client.configure(Self.bloomreach) }
+            #expect(error?.code == .invalidConfiguration)
+            #expect(error?.message.contains("(\(field)") == true, "\(which).\(field): \(error?.message ?? "")")
+            #expect(error?.message.contains(value) == true, "\(which).\(field): \(error?.message ?? "")")
+            #expect(!client.isConfigured)
+        }
+    }
+
     @Test func p7_aNonFiniteDebounceOrCacheTimeIsRefused() {
         let debounce = Self.client { $0.timings = SegmentationTimings(debounce: DebouncePolicy(delay: .nan)) }
         #expect(throws: SegmentsError.self) { try debounce.configure(Self.bloomreach) }

@@ -32,6 +32,25 @@ import Testing
         #expect(harness.uploadedTypes == ["a", "b"], "the next immediate upload is prompt")
     }
 
+    /// Every upload answered 503 with `Retry-After: 600`: over 30 s of virtual time, how many
+    /// uploads a pipeline in `mode` makes for one queued item.
+    static func uploadsDuringABackoff(_ mode: FlushingMode, seconds: Int = 30) async -> Int {
+        let harness = Harness(mode: mode)
+        harness.uploader.failNextUploads(1_000, with: SegmentsError(.httpStatus, "unavailable", httpStatus: 503, retryAfter: 600))
+        harness.track("a")
+        for _ in 0..<seconds { await harness.scheduler.advance(by: 1) }
+        return harness.uploader.attempts.count
+    }
+
+    /// E3: the server asked for 600 s; the periodic timer (every second) must not upload over it,
+    /// just as immediate mode does not.
+    @Test func e2_e3_aPeriodicPipelineHonoursAPendingBackoffAsAnImmediateOneDoes() async {
+        let immediate = await Self.uploadsDuringABackoff(.immediate)
+        let periodic = await Self.uploadsDuringABackoff(.periodic(seconds: 1))
+        #expect(immediate == 1)
+        #expect(periodic == immediate, "periodic(1 s) made \(periodic) uploads in 30 s, immediate \(immediate)")
+    }
+
     @Test func e2_switchingToManualCancelsAPendingRetry() async {
         let harness = Harness()
         harness.uploader.failNextUploads(1, with: Fixture.transient)

@@ -78,6 +78,15 @@ import Testing
         return machine
     }
 
+    /// A periodic machine (every 10 s) whose periodic flush of `a` failed with a 503 asking for
+    /// 120 s: the queue waits for retry timer 3 (attempt 1); periodic timer 2 is armed.
+    static func pausedPeriodic() -> Machine {
+        var machine = running(.periodic(seconds: 10), [item("a")])
+        _ = machine.timerFired(TimerID(rawValue: 1), at: now)
+        _ = machine.uploadFailed(ids["a"]!, throttled, at: now)
+        return machine
+    }
+
     // MARK: - Describing
 
     static func name(_ id: UUID) -> String {
@@ -254,6 +263,31 @@ import Testing
             "e2_aTimerTheMachineNoLongerWaitsForDoesNothing", { running(.periodic(seconds: 10), [item("a")]) },
             { $0.timerFired(TimerID(rawValue: 99), at: now) },
             state: "running(items: [a], periodic: timer 1)", steps: []),
+        // A pending backoff (E3) is honoured by every trigger the app did not ask for: the
+        // periodic timer only re-arms, resigning active does nothing; the retry timer ends it.
+        Row(
+            "e2_e3_thePeriodicTimerLeavesAPendingBackoffAloneAndReArms", { pausedPeriodic() },
+            { $0.timerFired(TimerID(rawValue: 2), at: now) },
+            state: "running(items: [a], retry: attempt 1 timer 3, periodic: timer 4)", steps: ["schedule(timer 4, 10.0)"]),
+        Row(
+            "e2_e3_resigningActiveLeavesAPendingBackoffAlone", { pausedPeriodic() }, { $0.appLeftForeground() },
+            state: "running(items: [a], retry: attempt 1 timer 3, periodic: timer 2)", steps: []),
+        Row(
+            "e2_e3_inPeriodicModeTheRetryTimerEndsTheBackoffAndFlushes", { pausedPeriodic() },
+            { $0.timerFired(TimerID(rawValue: 3), at: now) },
+            state: "running(items: [a], flush: a uploaded 0 waiters 0, retry: attempt 1, periodic: timer 2)",
+            steps: ["upload(a)"]),
+        // What the app asks for is not held back by a backoff: its flush (E5), and the flush on
+        // entering the background (E7: it may be the last chance before the app is suspended).
+        Row(
+            "e5_e3_theAppsFlushUploadsAtOnceDuringABackoff", { pausedPeriodic() }, { $0.flush { _ in } },
+            state: "running(items: [a], flush: a uploaded 0 waiters 1, retry: attempt 1 timer 3, periodic: timer 2)",
+            steps: ["upload(a)"]),
+        Row(
+            "e7_e3_enteringTheBackgroundFlushesAtOnceDuringABackoff", { pausedPeriodic() },
+            { $0.appEnteredBackground { _ in }.1 },
+            state: "running(items: [a], flush: a uploaded 0 waiters 1, retry: attempt 1 timer 3, periodic: timer 2)",
+            steps: ["upload(a)"]),
     ]
 
     @Test(arguments: modeRows) func e2_modes(_ row: Row) {

@@ -55,7 +55,8 @@ import Darwin
 
             let log = LineLog(level: .warning)
             let store = FileEventQueueStore(directory: dir.storage, logger: log)
-            let loaded = FileOperationLog.failing([InjectedFileFault(.write, errno: ENOSPC)], under: dir.root.path) {
+            // The disk stays full: the repair beside appends fails, and so does the full open after it.
+            let loaded = FileOperationLog.failing([InjectedFileFault(.write, errno: ENOSPC, times: .max)], under: dir.root.path) {
                 store.load()
             }
 
@@ -158,7 +159,8 @@ import Darwin
             let damaged = try Self.writeJournalWithAnUnreadableLine(stored, in: dir)
 
             let log = LineLog(level: .warning)
-            let loaded = FileOperationLog.failing([InjectedFileFault(.write, errno: ENOSPC)], under: dir.root.path) {
+            // The disk stays full: the repair beside appends fails, and so does the full open after it.
+            let loaded = FileOperationLog.failing([InjectedFileFault(.write, errno: ENOSPC, times: .max)], under: dir.root.path) {
                 FileEventQueueStore(directory: dir.storage, logger: log).load()
             }
 

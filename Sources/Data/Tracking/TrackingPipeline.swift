@@ -168,8 +168,9 @@ package final class TrackingPipeline: Sendable {
 
     /// The app resigned active or went to the background (<doc:Behaviour#E2>, <doc:Behaviour#E7>).
     ///
-    /// On resigning active, periodic and automatic flushing upload what is queued. On entering the
-    /// background, in every mode but manual, what is queued is flushed within background time asked
+    /// On resigning active, periodic and automatic flushing upload what is queued, unless an upload
+    /// backoff is pending (<doc:Behaviour#E3>). On entering the background, in every mode but
+    /// manual, what is queued is flushed — even during a backoff — within background time asked
     /// of `lifecycle`: the request is ended exactly once, when the flush finishes (whatever its
     /// outcome) or when the time runs out, whichever comes first. Running out of time drops
     /// nothing: an item leaves the queue only after its upload succeeded, so what is left is

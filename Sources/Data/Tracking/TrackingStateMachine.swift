@@ -90,8 +90,10 @@ struct TrackingStateMachine: DrivenStateMachine {
         var flush: Flush?
         /// The periodic mode's timer.
         var periodicTimer: TimerID?
-        /// The backoff after a transient or authorization failure (<doc:Behaviour#E3>): immediate
-        /// uploads wait for it; a success or switching to `.manual` ends it (E2).
+        /// The backoff after a transient or authorization failure (<doc:Behaviour#E3>): every
+        /// trigger the app did not ask for waits for it — an enqueue in immediate mode, the periodic
+        /// timer, resigning active — while the app's flush (E5) and the flush on entering the
+        /// background (E7) go ahead; a success or switching to `.manual` ends it (E2).
         var retryTimer: TimerID?
         /// Failures in a row that paused the queue; a success resets it.
         var retryAttempt = 0
@@ -234,7 +236,8 @@ struct TrackingStateMachine: DrivenStateMachine {
     }
 
     /// A flush was asked for (<doc:Behaviour#E5>): it joins a running one; while loading it waits
-    /// for the load; once stopped it fails with `.stopped`.
+    /// for the load; once stopped it fails with `.stopped`. A pending upload backoff does not hold
+    /// it back: the app asked (a failure replaces the backoff, a success ends it).
     mutating func flush(_ waiter: @escaping FlushWaiter) -> Steps<Action> {
         var steps = Steps<Action>()
         switch state {
@@ -311,8 +314,9 @@ struct TrackingStateMachine: DrivenStateMachine {
     }
 
     /// The app resigned active or went to the background (<doc:Behaviour#E2>): periodic and
-    /// automatic flushing upload what is queued (while loading, once loaded); immediate and manual
-    /// do nothing here.
+    /// automatic flushing upload what is queued (while loading, once loaded) unless an upload
+    /// backoff is pending (<doc:Behaviour#E3>: its retry uploads them; entering the background
+    /// flushes anyway, see ``appEnteredBackground(_:)``); immediate and manual do nothing here.
     mutating func appLeftForeground() -> Steps<Action> {
         switch currentMode {
         case .periodic, .automatic: break
@@ -325,7 +329,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         case .running:
             // In place (no binding of the payload, so its queue is never copied).
             modifyRunning { running in
-                if !running.items.isEmpty { running.startFlush(joining: [], &steps) }
+                if !running.items.isEmpty, running.retryTimer == nil { running.startFlush(joining: [], &steps) }
             }
         case .stopped:
             break
@@ -361,8 +365,10 @@ struct TrackingStateMachine: DrivenStateMachine {
         return (true, steps)
     }
 
-    /// A timer fired: the periodic flush re-arms itself; a retry ends the backoff and flushes. A
-    /// timer the machine no longer waits for does nothing.
+    /// A timer fired: the periodic timer re-arms itself and flushes unless an upload backoff is
+    /// pending (<doc:Behaviour#E3>: the server's `Retry-After` holds for every trigger the app did
+    /// not ask for); a retry ends the backoff and flushes. A timer the machine no longer waits for
+    /// does nothing.
     mutating func timerFired(_ timer: TimerID, at now: Moment) -> Steps<Action> {
         var steps = Steps<Action>()
         switch state {
@@ -371,7 +377,7 @@ struct TrackingStateMachine: DrivenStateMachine {
             modifyRunning { running in
                 if timer == running.periodicTimer, case .periodic(let seconds) = mode {
                     running.schedulePeriodic(every: seconds, &steps)
-                    if !running.items.isEmpty { running.startFlush(joining: [], &steps) }
+                    if !running.items.isEmpty, running.retryTimer == nil { running.startFlush(joining: [], &steps) }
                 } else if timer == running.retryTimer {
                     running.retryTimer = nil
                     if !running.items.isEmpty { running.startFlush(joining: [], &steps) }

@@ -18,10 +18,10 @@ package enum DurationRules {
         }
     }
 
-    /// `value` must be a finite number of seconds greater than 0.
+    /// `value` must be a finite number of seconds greater than 0; the refusal quotes it.
     package static func checkPositive(_ value: TimeInterval, _ name: String) throws {
         guard value.isFinite, value > 0 else {
-            throw SegmentsError(.invalidConfiguration, "\(name) must be a finite number of seconds greater than 0")
+            throw SegmentsError(.invalidConfiguration, "\(name) must be a finite number of seconds greater than 0, not \(value)")
         }
     }
 

@@ -21,16 +21,26 @@ public struct RetryBackoff: Hashable, Sendable {
         self.jitter = min(max(jitter, 0), 1)
     }
 
-    /// Checks the values (<doc:Behaviour#P7>): `initial` and `maximum` finite and greater than 0,
-    /// `jitter` a number (the initializer already clamps it to `0...1`).
+    /// Checks every field (<doc:Behaviour#P7>, <doc:Behaviour#T7>, <doc:Behaviour#E3>): ``initial``
+    /// and ``maximum`` finite and greater than 0, ``initial`` not longer than ``maximum``, and
+    /// ``jitter`` a number from 0 to 1. The initializer clamps its arguments, but the fields are
+    /// `var`s: a value set afterwards is only checked here (`SegmentsClient.Options.validate()`
+    /// calls this for both backoffs, and `configure` calls that).
     ///
-    /// - Throws: ``SegmentsError`` `.invalidConfiguration`: a zero wait would retry in a tight loop,
-    ///   an infinite one would never retry.
+    /// - Throws: ``SegmentsError`` `.invalidConfiguration` naming the field and its value: a zero
+    ///   wait would retry in a tight loop, an infinite one would never retry, and a jitter outside
+    ///   `0...1` (say 5) would make most waits 0 s.
     public func validate() throws {
-        try DurationRules.checkPositive(initial, "The first retry delay")
-        try DurationRules.checkPositive(maximum, "The longest retry delay")
-        guard jitter.isFinite else {
-            throw SegmentsError(.invalidConfiguration, "The retry jitter must be a number from 0 to 1")
+        try DurationRules.checkPositive(initial, "The first retry delay (initial)")
+        try DurationRules.checkPositive(maximum, "The longest retry delay (maximum)")
+        guard initial <= maximum else {
+            throw SegmentsError(
+                .invalidConfiguration,
+                "The first retry delay (initial, \(initial) s) must not be longer than the longest retry delay (maximum, \(maximum) s)")
+        }
+        guard (0...1).contains(jitter) else {  // NaN is in no range
+            throw SegmentsError(
+                .invalidConfiguration, "The retry jitter (jitter) must be a number from 0 to 1, not \(jitter)")
         }
     }
 

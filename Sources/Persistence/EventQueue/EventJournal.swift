@@ -165,6 +165,147 @@ struct EventJournal: Sendable {
         return state
     }
 
+    // MARK: - Repairing beside appends
+
+    /// A repair of a damaged journal, prepared without the store's lock (<doc:Behaviour#R1>): the
+    /// repaired queue is written to a temporary file and a copy of the damage is set aside, while
+    /// appends go on to the journal; ``publishRepair(_:readLength:appendedSince:into:)`` then
+    /// replaces the journal under the lock, or ``discard(_:)`` undoes it.
+    struct PreparedRepair {
+        /// The temporary file: a header and one append line per item of ``events``, synced.
+        let temporary: String
+        /// Its length and its lines after the header.
+        let size: Int
+        let recordLines: Int
+        /// The repaired queue, and its items oldest first (sorted here, not under the lock). The
+        /// queue is moved into the journal's state when published, so it is not copied there.
+        var events: QueuedEvents
+        let ordered: [TrackedEvent]
+        /// The copy of the damage set aside, if one could be made.
+        let asideName: String?
+        /// Whether that copy is a second name of the journal itself (a hard link), which holds
+        /// the appends made during the repair too until it is cut back when published.
+        let asideIsLink: Bool
+        /// What the repair found and did, logged once it is published (a discarded repair says
+        /// nothing: the full open that follows says it again).
+        let report: [() -> Void]
+    }
+
+    /// The expensive half of a repair, run without the store's lock while appends go on: the first
+    /// `length` bytes of the journal (everything written when the damage was found) are read and
+    /// replayed, the damage is set aside as ``open(originalLength:)`` would set it aside, and the
+    /// repaired queue — the readable items, then `appended` (this store's appends that the file
+    /// lost) — is written to a temporary file. Nothing that appends write to is renamed or
+    /// replaced: a copy is set aside by copying its bytes, or by a second name that
+    /// ``publishRepair(_:readLength:appendedSince:into:)`` cuts back to those bytes.
+    ///
+    /// - Returns: `nil` when those bytes need no repair after all (the file changed).
+    /// - Throws: when the bytes could not be read or the repaired queue could not be written;
+    ///   whatever the repair had made is removed, and the journal is as it was.
+    func prepareRepair(length: Int, originalLength: Int?, appended: [TrackedEvent]) throws -> PreparedRepair? {
+        let data = try POSIXFile.prefix(of: path, length: length)
+        var events = QueuedEvents()
+        var asideName: String?
+        var asideIsLink = false
+        var report: [() -> Void] = []
+        let diagnostics = self.diagnostics
+        do throws(DecodeFailure) {
+            let replay = try JournalReplay.replay(data, capacity: capacity)
+            if let problem = replay.headerProblem, let later = replay.laterHeaderOffset {
+                // As in `open`: the bytes before the later header, or the whole file as found.
+                let aside = replay.unreadableLines > 0 ? (originalLength ?? data.count) : (originalLength ?? (later - 1))
+                let name = directory.setAside(Self.fileName, contents: data.prefix(aside))
+                asideName = name
+                report.append { diagnostics.setAside(Self.fileName, problem: problem.problem, asideName: name, detail: problem.detail) }
+            } else if replay.unreadableLines > 0 {
+                let original = originalLength.map { data.prefix($0) }
+                let name = directory.setAside(Self.fileName, keepingOriginal: true, contents: original)
+                asideName = name
+                asideIsLink = original == nil
+                let disposal = name.map { "a copy was set aside as \($0)" } ?? "no copy could be kept"
+                let unreadable = replay.unreadableLines
+                report.append {
+                    diagnostics.log(
+                        .warning, "Skipped \(unreadable) unreadable records of the event queue; \(disposal) and the queue was rewritten")
+                }
+            } else {
+                return nil
+            }
+            events = replay.events
+        } catch {
+            // No line can be trusted: the whole file as found is set aside, the queue starts empty.
+            let name = directory.setAside(Self.fileName, contents: data.prefix(originalLength ?? data.count))
+            asideName = name
+            report.append { diagnostics.setAside(Self.fileName, problem: error.problem, asideName: name, detail: error.detail) }
+        }
+        for event in appended where !events.contains(event.id) { events.append(event) }
+        do {
+            let ordered = events.ordered
+            let compacted = try writeCompacted(ordered)
+            return PreparedRepair(
+                temporary: compacted.path, size: compacted.size, recordLines: compacted.lines, events: events,
+                ordered: ordered, asideName: asideName, asideIsLink: asideIsLink, report: report)
+        } catch {
+            if let asideName { POSIXFile.delete(directory.path(of: asideName)) }
+            throw error
+        }
+    }
+
+    /// The short half of a repair, under the store's lock: the lines appended since the repair
+    /// read the journal's first `readLength` bytes — `appendedSince`, whose first write started
+    /// with `start` — are copied to the end of the temporary file, which then replaces the journal
+    /// (one rename) and is opened for appending; a copy set aside by a second name is cut back to
+    /// the bytes read. An append is thus never written to a file that is no longer the journal,
+    /// and nothing is encoded or sorted under the lock. On failure (before the rename) the repair
+    /// is discarded and the journal is as it was.
+    ///
+    /// - Returns: whether the queue's items, oldest first, are `repair.ordered + appendedSince`
+    ///   (no item appended twice), so the caller can build them after the lock.
+    func publishRepair(
+        _ repair: inout PreparedRepair, readLength: Int, start: JournalState.Start, appendedSince: [TrackedEvent],
+        into state: inout JournalState
+    ) throws -> Bool {
+        var tailLength = 0
+        do {
+            let from = readLength + (appendedSince.isEmpty ? 0 : start.bytes.count)
+            if from < state.size {
+                let tail = try POSIXFile.bytes(of: path, in: from..<state.size)
+                let fd = try POSIXFile.openForAppending(repair.temporary)
+                defer { POSIXFile.closeQuietly(fd) }
+                try POSIXFile.writeAll(fd, tail, path: repair.temporary)
+                tailLength = tail.count
+            }
+            try directory.publish(repair.temporary, as: Self.fileName)
+        } catch {
+            discard(repair)
+            throw error
+        }
+        if repair.asideIsLink, repair.asideName != nil, state.size > readLength {
+            POSIXFile.cut(state.fd, to: readLength, path: path)  // the copy holds what was found, no more
+        }
+        close(&state)
+        // An item appended again meanwhile moved to the end: then the queue says the order.
+        let inOrder =
+            Set(appendedSince.map(\.id)).count == appendedSince.count
+            && !appendedSince.contains { repair.events.contains($0.id) }
+        state.events = repair.events
+        repair.events = QueuedEvents()  // the state's queue is the only reference: appended in place
+        for event in appendedSince { state.events.append(event) }
+        state.size = repair.size + tailLength
+        state.recordLines = repair.recordLines + appendedSince.count
+        state.next = .sound
+        // Should this fail, the journal is closed; the next change re-opens it by reading it whole.
+        state.fd = (try? POSIXFile.openForAppending(path)) ?? -1
+        return inOrder
+    }
+
+    /// Undoes a prepared repair that will not be published: its temporary file and the copy it set
+    /// aside go (a second name of the journal would make the next open refuse it, <doc:Behaviour#P7>).
+    func discard(_ repair: PreparedRepair) {
+        POSIXFile.delete(repair.temporary)
+        if let asideName = repair.asideName { POSIXFile.delete(directory.path(of: asideName)) }
+    }
+
     /// Keeps the damaged journal aside and writes a clean one with the readable items; returns
     /// `false` when the rewrite failed (the damaged file then stays in use: its bad lines are
     /// skipped again next time).

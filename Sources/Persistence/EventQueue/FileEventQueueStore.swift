@@ -21,7 +21,8 @@ import SegmentsDomain
 /// header line (just the header when the file is empty): the newline ends a line a crash may have
 /// left unfinished, and the header lets a reader trust the lines after it whatever came before.
 /// ``load()`` (on the storage queue) reads the file up to that point without holding the store's
-/// lock, adds the items appended meanwhile, and does whatever repair is due; ``sync()`` also
+/// lock, adds the items appended meanwhile, and does whatever repair is due — the rewrite of a
+/// damaged file without the lock too; ``sync()`` also
 /// makes the directory entry of a file the append created durable.
 ///
 /// Recovery (<doc:Behaviour#P2>): a torn last line from a crash is cut off (or, when an append has
@@ -114,8 +115,10 @@ public final class FileEventQueueStore: EventQueueStore {
     /// Every queued item, oldest first. The file is read outside the store's lock, so appends go
     /// on meanwhile; the repairs it needs (a header for a new file, cutting a torn last line,
     /// setting a damaged file aside) are made here, on the caller's queue (the storage queue),
-    /// never by ``append(_:)``. When the file cannot be opened at all (logged), the items this
-    /// instance knows of are returned.
+    /// never by ``append(_:)``. A damaged file is re-read, set aside and rewritten outside the
+    /// lock too (<doc:Behaviour#R1>): an append made meanwhile does not wait for it, and is in the
+    /// rewritten file, once, after the items found (see ``repair(_:)``). When the file cannot be
+    /// opened at all (logged), the items this instance knows of are returned.
     public func load() -> [TrackedEvent] {
         let snapshot = state.withLock { state -> (size: Int, recordLines: Int)? in
             guard !state.loaded else { return nil }
@@ -140,8 +143,8 @@ public final class FileEventQueueStore: EventQueueStore {
         // two copies of it must never be held at once (<doc:Behaviour#P7>).
         let (replay, readEmpty) = readForLoad(length: snapshot.size)
         defer { compactIfDue() }
-        let (items, wroteHeader) = state.withLock { state -> ([TrackedEvent], Bool) in
-            guard !state.loaded else { return (state.journal.events.ordered, false) }
+        let outcome = state.withLock { state -> LoadOutcome in
+            guard !state.loaded else { return .read(state.journal.events.ordered, wroteHeader: false) }
             let later = state.appendedBeforeLoad.filter { $0.offset >= snapshot.size }
             let linesSince = state.journal.recordLines - snapshot.recordLines
             var wroteHeader = false
@@ -186,19 +189,113 @@ public final class FileEventQueueStore: EventQueueStore {
                     state.journal.next = .sound  // the file was read to its end, which is sound
                 }
                 finishLoading(&state)
+            } else if state.journal.isOpen {
+                // Damage: repaired after the lock is released, so appends go on meanwhile (R1); a
+                // copy set aside holds only the bytes this instance found, not what it appended.
+                return .damaged(
+                    Repair(
+                        length: state.journal.size, start: state.journal.next, generation: state.journal.generation,
+                        originalLength: state.appendedBeforeLoad.isEmpty ? nil : state.originalLength,
+                        appended: state.appendedBeforeLoad.map(\.event)))
             } else {
-                // Damage: the full path re-reads the file under the lock, with its recovery; a copy
-                // set aside holds only the bytes this instance found, not what it appended.
-                do {
-                    try openFully(&state, originalLength: state.appendedBeforeLoad.isEmpty ? nil : state.originalLength)
-                } catch {
-                    journal.diagnostics.log(.error, "Could not open the event queue: \(error)")
+                openFullyForLoad(&state)
+            }
+            return .read(Self.knownItems(&state), wroteHeader: wroteHeader)
+        }
+        switch outcome {
+        case .read(let items, let wroteHeader):
+            if wroteHeader { try? sync() }
+            return items
+        case .damaged(let repair):
+            return self.repair(repair)
+        }
+    }
+
+    /// What the load's second look under the lock found.
+    private enum LoadOutcome {
+        /// The queue, read (or as known when the file could not be).
+        case read([TrackedEvent], wroteHeader: Bool)
+        /// Damage to repair, as the lock found the journal.
+        case damaged(Repair)
+    }
+
+    /// A damaged journal as the load found it: its length then (the bytes the repair reads), what
+    /// the next append's write starts with, its descriptor's generation, and the appends made
+    /// before it was read.
+    private struct Repair {
+        let length: Int
+        let start: JournalState.Start
+        let generation: Int
+        let originalLength: Int?
+        let appended: [TrackedEvent]
+    }
+
+    /// Repairs a damaged journal without holding the store's lock while the file is re-read, a
+    /// copy is set aside and the repaired queue is written (<doc:Behaviour#R1>, <doc:Behaviour#P2>):
+    /// an append made meanwhile goes on to the journal as usual and is carried into the repaired
+    /// file when it replaces the journal, under the lock, in one short step (see
+    /// ``EventJournal/prepareRepair(length:originalLength:appended:)``). When the repair cannot be
+    /// made that way — its write failed, or the journal was re-opened meanwhile — the full open
+    /// runs under the lock, as before this repair existed (rare: a full disk, an I/O error).
+    private func repair(_ repair: Repair) -> [TrackedEvent] {
+        var prepared = try? journal.prepareRepair(
+            length: repair.length, originalLength: repair.originalLength, appended: repair.appended)
+        let answer = state.withLock { state -> RepairAnswer in
+            guard !state.loaded else {
+                if let prepared { journal.discard(prepared) }
+                return .read(Self.knownItems(&state))
+            }
+            // `prepared` is used in place, never bound to a copy: its queue moves into the state
+            // without being copied (see `EventJournal.publishRepair`).
+            if prepared != nil {
+                if state.journal.isOpen, state.journal.generation == repair.generation, state.journal.size >= repair.length {
+                    let since = state.appendedBeforeLoad.filter { $0.offset >= repair.length }.map(\.event)
+                    do {
+                        let inOrder = try journal.publishRepair(
+                            &prepared!, readLength: repair.length, start: repair.start, appendedSince: since,
+                            into: &state.journal)
+                        state.compactionWanted = false
+                        finishLoading(&state)
+                        return .repaired(prepared!, since: since, held: state.held, read: inOrder ? nil : Self.knownItems(&state))
+                    } catch {
+                        // Discarded: the full open below.
+                    }
+                } else {
+                    journal.discard(prepared!)
                 }
             }
-            return (Self.knownItems(&state), wroteHeader)
+            openFullyForLoad(&state)
+            return .read(Self.knownItems(&state))
         }
-        if wroteHeader { try? sync() }
-        return items
+        switch answer {
+        case .read(let items):
+            return items
+        case .repaired(let prepared, let since, let held, let read):
+            journal.directory.syncDirectory()
+            prepared.report.forEach { $0() }
+            try? sync()  // the lines carried over were written after the repaired file's sync
+            return read ?? prepared.ordered + since + held
+        }
+    }
+
+    /// What the repair's step under the lock found.
+    private enum RepairAnswer {
+        /// The queue as the lock left it (the repair was not published).
+        case read([TrackedEvent])
+        /// The repair was published: the queue is its items, then `since` (appended meanwhile),
+        /// then `held` (<doc:Behaviour#P8>) — put together after the lock — or, when an item was
+        /// appended twice, `read`.
+        case repaired(EventJournal.PreparedRepair, since: [TrackedEvent], held: [TrackedEvent], read: [TrackedEvent]?)
+    }
+
+    /// The load's full path under the lock: the file re-read with its recovery (see
+    /// ``openFully(_:originalLength:)``); a copy set aside holds only the bytes this instance found.
+    private func openFullyForLoad(_ state: inout State) {
+        do {
+            try openFully(&state, originalLength: state.appendedBeforeLoad.isEmpty ? nil : state.originalLength)
+        } catch {
+            journal.diagnostics.log(.error, "Could not open the event queue: \(error)")
+        }
     }
 
     /// Replays the first `length` bytes of the file; returns the replay (`nil` when the file could

@@ -94,11 +94,22 @@ enum FileOperationLog {
         let kind: FileOperationKind
         let code: Int32
         let remaining: Locked<Int>
+        /// Set for an interception (see ``intercepting(_:under:_:_:)``): called, never used up,
+        /// and the call then goes on (or fails, when a fault is injected too).
+        let hook: (@Sendable (_ path: String) -> Void)?
         init(prefix: String, fault: InjectedFileFault) {
             self.prefix = prefix
             kind = fault.kind
             code = fault.code
             remaining = Locked(fault.times)
+            hook = nil
+        }
+        init(prefix: String, kind: FileOperationKind, hook: @escaping @Sendable (_ path: String) -> Void) {
+            self.prefix = prefix
+            self.kind = kind
+            code = 0
+            remaining = Locked(0)
+            self.hook = hook
         }
     }
 
@@ -117,13 +128,32 @@ enum FileOperationLog {
         return try body()
     }
 
+    /// Test seam: runs `body` (its work may go on on any thread) while `hook` is called with the
+    /// path before every `kind` call on a path under `directory`, on the thread making the call
+    /// and holding whatever locks it holds. The hook may block — a test holds a call midway to see
+    /// what other threads can do meanwhile — and the call goes on when it returns. Returns
+    /// `body`'s result.
+    @discardableResult
+    static func intercepting<Result>(
+        _ kind: FileOperationKind, under directory: String, _ hook: @escaping @Sendable (_ path: String) -> Void,
+        _ body: () throws -> Result
+    ) rethrows -> Result {
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        let added = Fault(prefix: prefix, kind: kind, hook: hook)
+        faults.withLock { $0.append(added) }
+        defer { faults.withLock { list in list.removeAll { $0 === added } } }
+        return try body()
+    }
+
     /// The `errno` the next `kind` call on `path` must fail with, when a test injected one (the
-    /// injection is then used up); `nil` for the real call.
+    /// injection is then used up); `nil` for the real call. A test's interceptions of the call
+    /// run first (see ``intercepting(_:under:_:_:)``), outside this seam's lock.
     static func injectedFailure(_ kind: FileOperationKind, _ path: String) -> Int32? {
         let candidates = faults.withLock { list in
             list.isEmpty ? [] : list.filter { $0.kind == kind && (path + "/").hasPrefix($0.prefix) }
         }
-        for fault in candidates {
+        for hook in candidates.compactMap(\.hook) { hook(path) }
+        for fault in candidates where fault.hook == nil {
             let taken = fault.remaining.withLock { remaining in
                 guard remaining > 0 else { return false }
                 remaining -= 1
