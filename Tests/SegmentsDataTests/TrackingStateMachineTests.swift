@@ -109,7 +109,7 @@ import Testing
                 case .upload(let event): "upload(\(Machine.name(event)))"
                 case .remove(let id): "remove(\(name(id)))"
                 case .update(let event): "update(\(Machine.name(event)))"
-                case .reportUploaded: "reportUploaded"
+                case .itemUploaded: "itemUploaded"
                 case .completeFlushes(let waiters, .success(let count)): "complete(\(waiters.count), success(\(count)))"
                 case .completeFlushes(let waiters, .failure(let error)): "complete(\(waiters.count), failure(\(describe(error))))"
                 case .answerCounts(let waiters, let count): "count(\(waiters.count), \(count))"
@@ -310,7 +310,7 @@ import Testing
             "e3_t3_aSuccessRemovesTheItemReportsItAndGoesOn", { flushing(.manual, [item("a"), item("b")]) },
             { $0.uploadSucceeded(ids["a"]!) },
             state: "running(items: [b], flush: b uploaded 1 waiters 1)",
-            steps: ["remove(a)", "reportUploaded", "upload(b)"]),
+            steps: ["remove(a)", "itemUploaded", "upload(b)"]),
         Row(
             "e5_theLastSuccessEndsTheFlushWithItsCount",
             {
@@ -319,12 +319,12 @@ import Testing
                 return machine
             },
             { $0.uploadSucceeded(ids["b"]!) },
-            state: "running(items: [])", steps: ["remove(b)", "reportUploaded", "complete(2, success(2))"]),
+            state: "running(items: [])", steps: ["remove(b)", "itemUploaded", "complete(2, success(2))"]),
         Row(
             "e5_anItemQueuedDuringAFlushIsUploadedByIt", { flushing(.manual, [item("a")]) },
             { $0.tracked("b") + $0.uploadSucceeded(ids["a"]!) },
             state: "running(items: [b], flush: b uploaded 1 waiters 1)",
-            steps: ["sync", "remove(a)", "reportUploaded", "upload(b)"]),
+            steps: ["sync", "remove(a)", "itemUploaded", "upload(b)"]),
     ]
 
     @Test(arguments: flushRows) func e5_flushes(_ row: Row) {
@@ -381,7 +381,7 @@ import Testing
             },
             { $0.uploadSucceeded(ids["a"]!) },
             state: "running(items: [])",
-            steps: ["remove(a)", "cancel(timer 1)", "reportUploaded", "complete(1, success(1))"]),
+            steps: ["remove(a)", "cancel(timer 1)", "itemUploaded", "complete(1, success(1))"]),
         Row(
             "e3_aPermanentFailureIsCountedPersistedAndTheFlushGoesOn", { flushing(.manual, [item("bad"), item("good")]) },
             { $0.uploadFailed(ids["bad"]!, rejected, at: now) },

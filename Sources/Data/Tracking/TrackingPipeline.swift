@@ -276,7 +276,7 @@ package final class TrackingPipeline: Sendable {
                     logger.log(.error, "Tracking: Syncing the event queue to disk failed: \(SegmentsError.summary(of: error))")
                 }
             }
-        case .reportUploaded:
+        case .itemUploaded:
             ports.onItemUploaded()
         case .completeFlushes(let waiters, let result):
             waiters.forEach { $0(result) }

@@ -38,7 +38,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         /// Rewrite the item (its failure count) in the stored queue, on the storage queue, in order.
         case update(TrackedEvent)
         /// One upload succeeded: the segments reload hook (<doc:Behaviour#T3>).
-        case reportUploaded
+        case itemUploaded
         /// Call flush completions with the result.
         case completeFlushes([FlushWaiter], FlushResult)
         /// Call count completions with the exact count.
@@ -405,7 +405,7 @@ struct TrackingStateMachine: DrivenStateMachine {
                 running.retryTimer = nil
                 steps.cancel(retryTimer)
             }
-            steps.append(.reportUploaded)
+            steps.append(.itemUploaded)
             running.uploadNext(after: flush.cursor, uploaded: flush.uploaded + 1, waiters: flush.waiters, &steps)
         }
     }
