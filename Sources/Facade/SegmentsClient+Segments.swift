@@ -32,7 +32,8 @@ extension SegmentsClient {
         engine.listenerCount
     }
 
-    /// The changes of `category` as an `AsyncStream`; ending the iteration removes the listener.
+    /// The changes of `category` as an `AsyncStream`; ending the iteration removes the listener, and
+    /// ``stop()`` finishes the stream (<doc:Behaviour#M5>).
     ///
     /// ```swift
     /// for await segments in client.changes(of: .discovery(), includeFirstLoad: true) { show(segments) }

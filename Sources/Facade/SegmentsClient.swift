@@ -109,9 +109,11 @@ public final class SegmentsClient: Sendable {
     public var customerIds: CustomerIds? { engine.customer }
 
     /// Stops the integration (<doc:Behaviour#A3>): segment work is cancelled, the baseline deleted,
-    /// listeners removed, pending reads failed with `.stopped`; queued events stay on disk for the
-    /// next start. When it returns, the storage folder is free: another client of the process may
-    /// configure on it at once (<doc:Behaviour#P5>).
+    /// listeners removed — a ``SegmentsModel`` excepted: its lists read `[]` and follow the next
+    /// configuration (<doc:Behaviour#M5>) — ``changes(of:includeFirstLoad:)`` streams finished, pending
+    /// reads failed with `.stopped`; queued events stay on disk for the next start. When it
+    /// returns, the storage folder is free: another client of the process may configure on it at
+    /// once, and another process once the client's queued writes are done (<doc:Behaviour#P5>).
     public func stop() {
         engine.stop()
     }

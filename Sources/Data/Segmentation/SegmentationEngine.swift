@@ -175,9 +175,10 @@ package final class SegmentationEngine: Sendable {
     }
 
     /// Stops the integration (<doc:Behaviour#A3>): cancels and discards segment work, deletes the
-    /// baseline and link memory, removes every listener (without waiting for a running handler,
-    /// D7), answers pending reads with `.stopped`, stops the tracking pipeline, and rejects work until
-    /// configured again.
+    /// baseline and link memory, removes every listener but those kept across stops (a model's,
+    /// told `[]`; <doc:Behaviour#M5>) without waiting for a running handler (D7), finishes the change
+    /// streams, answers pending reads with `.stopped`, stops the tracking pipeline and frees the
+    /// storage before it returns, and rejects work until configured again.
     package func stop() {
         driver.transition { machine, _ in machine.stop() }.carryOut()
     }
