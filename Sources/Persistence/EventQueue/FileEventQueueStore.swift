@@ -117,7 +117,7 @@ public final class FileEventQueueStore: EventQueueStore {
     /// setting a damaged file aside) are made here, on the caller's queue (the storage queue),
     /// never by ``append(_:)``. A damaged file is re-read, set aside and rewritten outside the
     /// lock too (<doc:Behaviour#R1>): an append made meanwhile does not wait for it, and is in the
-    /// rewritten file, once, after the items found (see ``repair(_:)``). When the file cannot be
+    /// rewritten file, once, after the items found (see `repair(_:)`). When the file cannot be
     /// opened at all (logged), the items this instance knows of are returned.
     public func load() -> [TrackedEvent] {
         let snapshot = state.withLock { state -> (size: Int, recordLines: Int)? in
