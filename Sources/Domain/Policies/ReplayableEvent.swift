@@ -104,8 +104,14 @@ package enum ReplayableEvent {
     /// An upper bound of the string's JSON encoding: quotes, six bytes for a control character,
     /// two for a quote, backslash or slash (`JSONEncoder` writes `\/`).
     package static func encodedSize(of text: String) -> Int {
+        // Read through the string's own buffer where it has one (the usual case): this runs for
+        // every key and string of every tracked item, on the caller's thread (R2).
+        text.utf8.withContiguousStorageIfAvailable(encodedSize(ofBytes:)) ?? encodedSize(ofBytes: text.utf8)
+    }
+
+    private static func encodedSize<Bytes: Sequence<UInt8>>(ofBytes bytes: Bytes) -> Int {
         var size = 2
-        for byte in text.utf8 {
+        for byte in bytes {
             size += byte < 0x20 ? 6 : (byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")) ? 2 : 1
             if byte == UInt8(ascii: "/") { size += 1 }
         }
