@@ -75,7 +75,7 @@ import Testing
     /// ids as `uuidString`.
     @Test func r2_numbersAndIdsAreWrittenAsSwiftPrintsThem() throws {
         let whole = [0, 7, -1, -10, 1_000_000, Int.max, Int.min]
-        let fractions = [9.99, -0.0, 0.1, 1e-7, 1e21, -2.5e-300, 5e-324, .greatestFiniteMagnitude, 722_000_000.123_456]
+        let fractions = [9.99, -0.0, 0.1, 1e-7, 1e21, -2.5e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 722_000_000.123_456]
         for number in whole {
             let event = TrackedEvent(kind: .customerUpdate, customerIds: CustomerIds(cookie: "c"), properties: ["n": .int(number)],
                 timestamp: Date(timeIntervalSinceReferenceDate: 0), failedAttempts: abs(number % 1000))

@@ -214,13 +214,12 @@ struct EventJournal: Sendable {
 
     /// Writes the line `writeLine` makes, for an entry of operation `op` (see ``write(_:to:durable:)``).
     private func write(
-        _ op: JournalEntry.Operation, to state: inout JournalState, durable: Bool, line writeLine: (inout [UInt8]) throws -> Void
+        _ op: JournalEntry.Operation, to state: inout JournalState, durable: Bool, line writeLine: (inout LineBytes) throws -> Void
     ) throws {
         let start = state.next
-        // One buffer for what must come first and the line, copied once into the `Data` written.
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(512)
-        if start != .sound { buffer += start.bytes }
+        // One buffer for what must come first and the line, which becomes the `Data` written.
+        var buffer = LineBytes()
+        if start != .sound { start.bytes.withUnsafeBytes { buffer.append($0) } }
         let lineStart = buffer.count
         try writeLine(&buffer)
         let lineLength = buffer.count - lineStart
@@ -232,7 +231,7 @@ struct EventJournal: Sendable {
                     + "\(JournalReplay.maximumLineLength >> 10) KiB a record may take to be read back at the next start "
                     + "(its properties, event type and customer ids together); the item was not queued")
         }
-        let bytes = Data(buffer)
+        let bytes = buffer.data()
         let limit = op == .append ? POSIXFile.journalAppendLimit : POSIXFile.maximumJournalSize
         if Self.wouldPassCap(state, adding: bytes.count, limit: limit) {
             throw SegmentsError(

@@ -18,25 +18,23 @@ package enum JournalLineWriter {
     /// The line appending `event`, newline included, with `maximumDepth` for its properties (the
     /// stack measurement of `segments-bench stack-probe` lifts it).
     package static func appendLine(for event: TrackedEvent, maximumDepth: Int = JournalLineWriter.maximumDepth) throws -> Data {
-        var out: [UInt8] = []
-        out.reserveCapacity(512)
+        var out = LineBytes()
         try writeAppend(of: event, to: &out, maximumDepth: maximumDepth)
-        return Data(out)
+        return out.data()
     }
 
     /// The line of `entry`, newline included.
     /// - Throws: ``SegmentsError`` `.storage` for a non-finite number or a value nested too deeply,
     ///   without quoting the value (it may be personal data, <doc:Behaviour#P4>).
     static func line(for entry: JournalEntry, maximumDepth: Int = JournalLineWriter.maximumDepth) throws -> Data {
-        var out: [UInt8] = []
-        out.reserveCapacity(512)
+        var out = LineBytes()
         try write(entry, to: &out, maximumDepth: maximumDepth)
-        return Data(out)
+        return out.data()
     }
 
     /// Appends the line of `entry`, newline included, to `out` (see ``line(for:maximumDepth:)``);
     /// on a throw, `out` may hold part of it.
-    static func write(_ entry: JournalEntry, to out: inout [UInt8], maximumDepth: Int = JournalLineWriter.maximumDepth) throws {
+    static func write(_ entry: JournalEntry, to out: inout LineBytes, maximumDepth: Int = JournalLineWriter.maximumDepth) throws {
         switch entry.op {
         case .append: literal(#"{"op":"append""#, &out)
         case .update: literal(#"{"op":"update""#, &out)
@@ -61,7 +59,7 @@ package enum JournalLineWriter {
     /// Appends the line of `JournalEntry.append(event)`, byte for byte, to `out`, read from the
     /// item itself: the store's append, on the caller's thread, builds no ``EventRecord``
     /// (<doc:Behaviour#R2>). On a throw, `out` may hold part of it.
-    static func writeAppend(of event: TrackedEvent, to out: inout [UInt8], maximumDepth: Int = JournalLineWriter.maximumDepth) throws {
+    static func writeAppend(of event: TrackedEvent, to out: inout LineBytes, maximumDepth: Int = JournalLineWriter.maximumDepth) throws {
         literal(#"{"op":"append","event":"#, &out)
         let kind: EventRecord.Kind, eventType: String?
         switch event.kind {
@@ -79,7 +77,7 @@ package enum JournalLineWriter {
     /// The event object of a line (``EventRecord``'s fields, in its order).
     private static func eventObject(
         id: UUID, kind: EventRecord.Kind, eventType: String?, customerIds: [String: String], properties: StoredProperties,
-        timestamp: Double, failedAttempts: Int, maximumDepth: Int, _ out: inout [UInt8]
+        timestamp: Double, failedAttempts: Int, maximumDepth: Int, _ out: inout LineBytes
     ) throws {
         literal(#"{"id":""#, &out)
         uuid(id, &out)
@@ -106,7 +104,7 @@ package enum JournalLineWriter {
             try object(values, depth: 1, limit: maximumDepth, &out)
         case .text(let text):
             // The text read back and checked (nested within the limit): copied, not re-encoded.
-            out += text
+            out.append(contentsOf: text)
         }
         literal(#","timestamp":"#, &out)
         try number(timestamp, &out)
@@ -116,7 +114,7 @@ package enum JournalLineWriter {
     }
 
     /// Writes `json`, an array or object at level `depth` or a value inside one at `depth - 1`.
-    private static func value(_ json: JSONValue, depth: Int, limit: Int, _ out: inout [UInt8]) throws {
+    private static func value(_ json: JSONValue, depth: Int, limit: Int, _ out: inout LineBytes) throws {
         switch json {
         case .null: literal("null", &out)
         case .bool(let flag): flag ? literal("true", &out) : literal("false", &out)
@@ -137,7 +135,7 @@ package enum JournalLineWriter {
     }
 
     /// Writes an object at level `depth` (the properties object is level 1).
-    private static func object(_ members: [String: JSONValue], depth: Int, limit: Int, _ out: inout [UInt8]) throws {
+    private static func object(_ members: [String: JSONValue], depth: Int, limit: Int, _ out: inout LineBytes) throws {
         try checkDepth(depth, limit: limit)
         out.append(UInt8(ascii: "{"))
         var first = true
@@ -158,34 +156,46 @@ package enum JournalLineWriter {
         }
     }
 
-    private static func number(_ number: Double, _ out: inout [UInt8]) throws {
+    private static func number(_ number: Double, _ out: inout LineBytes) throws {
         guard number.isFinite else {
             throw SegmentsError(.storage, "A queued item has a property JSON cannot represent (such as NaN or infinity)")
         }
         // `description`'s digits (Swift's shortest round-tripping form), written without making
         // the string: `Double.write(to:)` hands its digits to `_writeASCII` where the standard
         // library does, else to `write(_:)`.
-        var stream = ByteStream()
-        swap(&stream.bytes, &out)
-        number.write(to: &stream)
-        swap(&stream.bytes, &out)
+        var digits = Digits()
+        number.write(to: &digits)
+        digits.withUnsafeBytes { out.append($0) }
     }
 
-    /// Appends what is written to it to `bytes`.
-    private struct ByteStream: TextOutputStream {
-        var bytes: [UInt8] = []
+    /// The text of one number, on the stack: `description` of a `Double` takes at most 24 bytes
+    /// (`-2.2250738585072014e-308`); more is never written.
+    private struct Digits: TextOutputStream {
+        private var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        private var count = 0
 
         mutating func write(_ string: String) {
-            bytes += string.utf8
+            for byte in string.utf8 { append(byte) }
         }
 
         mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
-            bytes += buffer
+            for byte in buffer { append(byte) }
+        }
+
+        private mutating func append(_ byte: UInt8) {
+            let at = count
+            guard at < MemoryLayout.size(ofValue: bytes) else { return }
+            withUnsafeMutableBytes(of: &bytes) { $0[at] = byte }
+            count += 1
+        }
+
+        func withUnsafeBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
+            Swift.withUnsafeBytes(of: bytes) { body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }
     }
 
     /// `number` in decimal, as `String(number)` writes it, without making the string.
-    private static func integer(_ number: Int, _ out: inout [UInt8]) {
+    private static func integer(_ number: Int, _ out: inout LineBytes) {
         if number < 0 { out.append(UInt8(ascii: "-")) }
         var magnitude = number.magnitude
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes; Int.min has 19 digits
@@ -196,7 +206,7 @@ package enum JournalLineWriter {
                 buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            out += buffer[index...]
+            out.append(UnsafeRawBufferPointer(rebasing: buffer[index...]))
         }
     }
 
@@ -204,13 +214,13 @@ package enum JournalLineWriter {
 
     /// Appends a literal's bytes (copied in one go, unlike a `String`'s UTF-8 view).
     @inline(__always)
-    private static func literal(_ text: StaticString, _ out: inout [UInt8]) {
-        text.withUTF8Buffer { out.append(contentsOf: $0) }
+    private static func literal(_ text: StaticString, _ out: inout LineBytes) {
+        text.withUTF8Buffer { out.append($0) }
     }
 
     /// `id` as `uuidString` writes it (upper-case hex, 8-4-4-4-12), without making the string
     /// (Foundation formats it with `sprintf` on Linux): 36 bytes made on the stack, appended at once.
-    private static func uuid(_ id: UUID, _ out: inout [UInt8]) {
+    private static func uuid(_ id: UUID, _ out: inout LineBytes) {
         var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)  // 40 bytes
         withUnsafeMutableBytes(of: &text) { text in
             withUnsafeBytes(of: id.uuid) { bytes in
@@ -225,7 +235,7 @@ package enum JournalLineWriter {
                     at += 2
                 }
             }
-            out += text[0..<36]
+            out.append(UnsafeRawBufferPointer(rebasing: text[0..<36]))
         }
     }
 
@@ -233,12 +243,12 @@ package enum JournalLineWriter {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") - 10 + nibble
     }
 
-    private static func string(_ text: String, _ out: inout [UInt8]) {
+    private static func string(_ text: String, _ out: inout LineBytes) {
         out.append(UInt8(ascii: "\""))
         // Most strings need no escape: copied whole.
         let copied = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
             for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
-            out.append(contentsOf: bytes)
+            out.append(bytes)
             return true
         }
         if copied == true {
