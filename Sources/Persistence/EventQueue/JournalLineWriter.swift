@@ -165,14 +165,20 @@ package enum JournalLineWriter {
         // library does, else to `write(_:)`.
         var digits = Digits()
         number.write(to: &digits)
-        digits.withUnsafeBytes { out.append($0) }
+        if digits.overflowed {
+            out.append(contentsOf: Array(number.description.utf8))
+        } else {
+            digits.withUnsafeBytes { out.append($0) }
+        }
     }
 
     /// The text of one number, on the stack: `description` of a `Double` takes at most 24 bytes
-    /// (`-2.2250738585072014e-308`); more is never written.
+    /// (`-2.2250738585072014e-308`); should more come, the caller writes `description` instead.
     private struct Digits: TextOutputStream {
         private var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         private var count = 0
+        /// More came than the 32 bytes hold.
+        private(set) var overflowed = false
 
         mutating func write(_ string: String) {
             for byte in string.utf8 { append(byte) }
@@ -184,7 +190,10 @@ package enum JournalLineWriter {
 
         private mutating func append(_ byte: UInt8) {
             let at = count
-            guard at < MemoryLayout.size(ofValue: bytes) else { return }
+            guard at < MemoryLayout.size(ofValue: bytes) else {
+                overflowed = true
+                return
+            }
             withUnsafeMutableBytes(of: &bytes) { $0[at] = byte }
             count += 1
         }
