@@ -30,7 +30,9 @@ struct BenchRunner {
             (6, "cold start", { try await ColdStartBenchmark(options: options, template: template!).run() }),
             (7, "event queue appends", { try await EventQueueBenchmark(options: options, template: template!).run() }),
             (8, "peak memory", { try await MemoryBenchmark(options: options).run() }),
-            (9, "audience LRU cache", { try LRUCacheBenchmark(options: options).run() }),
+            (9, "audience segments: LRU cache, isQualifiedFor", {
+                try LRUCacheBenchmark(options: options).run() + (try await QualifiedForBenchmark(options: options).run())
+            }),
             (10, "cost on the caller's thread", { try await CallersThreadBenchmark(options: options, template: template!).run() }),
             (11, "draining a backlog", { try await DrainBenchmark(options: options, template: template!).run() }),
         ]

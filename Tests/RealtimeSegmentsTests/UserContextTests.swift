@@ -121,6 +121,41 @@ private let patience = AudienceHarness.generous
         #expect(harness.fetcher.callCount == 0)
     }
 
+    /// `isQualifiedFor` answers from a set built when the list is stored: after every change of
+    /// the list — a fetch, a later fetch, the setter, a cleared failure — it agrees with
+    /// `qualifiedSegments` for every name, never with an earlier list.
+    @Test func o1_isQualifiedForAgreesWithTheListStoredLast() async throws {
+        let harness = AudienceHarness()
+        let user = harness.client.createUserContext(userId: "user123")
+        let names = AudienceHarness.candidates + ["manual", "other", ""]
+        func agrees(_ step: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            for name in names {
+                #expect(
+                    user.isQualifiedFor(segment: name) == (user.qualifiedSegments?.contains(name) ?? false),
+                    "\(step): \(name)", sourceLocation: sourceLocation)
+            }
+        }
+        agrees("before any fetch")
+        harness.fetcher.answer(["seg-2", "seg-1"])
+        #expect(try await user.fetchQualifiedSegments() == ["seg-2", "seg-1"])
+        agrees("first fetch")
+        harness.fetcher.answer(["seg-3"])
+        #expect(try await user.fetchQualifiedSegments(options: [.ignoreCache]) == ["seg-3"])
+        #expect(!user.isQualifiedFor(segment: "seg-1"), "no longer qualified")
+        agrees("second fetch")
+        user.qualifiedSegments = ["manual", "seg-1", "manual"]
+        #expect(user.isQualifiedFor(segment: "manual"))
+        agrees("set")
+        user.qualifiedSegments = []
+        agrees("set empty")
+        user.qualifiedSegments = ["other"]
+        harness.fetcher.failNextFetches(1, with: SegmentsError(.httpStatus, "down", httpStatus: 503))
+        _ = await thrownSegmentsError { try await user.fetchQualifiedSegments(options: [.ignoreCache, .clearOnFailure]) }
+        #expect(user.qualifiedSegments == nil)
+        #expect(!user.isQualifiedFor(segment: "other"))
+        agrees("cleared by a failure")
+    }
+
     @Test func o1_aFailedFetchKeepsThePreviousListUnlessAskedOtherwise() async throws {
         let harness = AudienceHarness()
         let user = harness.client.createUserContext(userId: "user123")

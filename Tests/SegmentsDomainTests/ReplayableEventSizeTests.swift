@@ -78,6 +78,15 @@ import Testing
         #expect(!accepted)
     }
 
+    /// One string's count, the upper bound of its encoding: 2 for the quotes, 1 per plain byte
+    /// (each byte of a non-ASCII character too), 2 for `"`, `\` and `/` (written `\/`), 6 for a
+    /// control character (`\u0001`) — for a small string and for one stored out of line alike.
+    @Test func e6_aStringCountsAsTheUpperBoundOfItsEncoding() {
+        #expect(ReplayableEvent.encodedSize(of: "") == 2)
+        #expect(ReplayableEvent.encodedSize(of: "a\"b\\c/d\u{01}é") == 20)
+        #expect(ReplayableEvent.encodedSize(of: String(repeating: "a/\u{1F}", count: 100)) == 2 + 100 * (1 + 2 + 6))
+    }
+
     /// Empty strings in an array: each costs its quotes and a comma, nothing the check can skip.
     @Test func e6_anArrayOfEmptyStringsTwoBytesUnderTheCapIsAcceptedAndOneOverIsRefused() throws {
         let make: (String, Int) -> [String: JSONValue] = { [$0: .array(Array(repeating: .string(""), count: $1))] }

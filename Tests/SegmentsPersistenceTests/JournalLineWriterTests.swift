@@ -49,6 +49,52 @@ import Testing
         #expect(fromHand.ordered.map(\.timestamp) == [event.timestamp])
     }
 
+    /// An item as read back from a journal line: its properties held as their text.
+    private static func readBack(_ event: TrackedEvent) throws -> TrackedEvent {
+        var queue = QueuedEvents()
+        try JournalEntry(line: try JournalEntry.append(event).line()).apply(to: &queue)
+        return try #require(queue.ordered.first)
+    }
+
+    /// The store's append writes its line from the item itself (no `EventRecord`): the very bytes
+    /// of the entry's line, for events, customer updates and properties held as text.
+    @Test(arguments: [
+        TrackedEvent(kind: .event(type: "view \"item\""), customerIds: CustomerIds(["cookie": "c", "registered": "j\\n"]),
+            properties: tricky, timestamp: Date(timeIntervalSinceReferenceDate: 722_000_000.123_456), failedAttempts: 3),
+        TrackedEvent(kind: .customerUpdate, customerIds: CustomerIds(cookie: "c"), properties: ["email": "a@b.c"],
+            timestamp: Date(timeIntervalSinceReferenceDate: -5.5)),
+    ])
+    func r2_theStoresAppendLineIsTheEntrysLineByteForByte(_ event: TrackedEvent) throws {
+        for item in [event, try Self.readBack(event)] {
+            #expect(try JournalLineWriter.appendLine(for: item) == JournalEntry.append(item).line())
+        }
+    }
+
+    /// Numbers and ids are written without making strings, as Swift prints them: whole numbers
+    /// as `String(_:)`, fractions as `description` (the shortest text that reads back exactly),
+    /// ids as `uuidString`.
+    @Test func r2_numbersAndIdsAreWrittenAsSwiftPrintsThem() throws {
+        let whole = [0, 7, -1, -10, 1_000_000, Int.max, Int.min]
+        let fractions = [9.99, -0.0, 0.1, 1e-7, 1e21, -2.5e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 722_000_000.123_456]
+        for number in whole {
+            let event = TrackedEvent(kind: .customerUpdate, customerIds: CustomerIds(cookie: "c"), properties: ["n": .int(number)],
+                timestamp: Date(timeIntervalSinceReferenceDate: 0), failedAttempts: abs(number % 1000))
+            let line = String(decoding: try JournalLineWriter.appendLine(for: event), as: UTF8.self)
+            #expect(line.contains(#""n":\#(String(number))}"#), "\(line)")
+            #expect(line.contains(#""failedAttempts":\#(String(abs(number % 1000)))}"#))
+            #expect(line.contains(#"{"id":"\#(event.id.uuidString)""#))
+        }
+        for number in fractions {
+            let event = TrackedEvent(kind: .customerUpdate, customerIds: CustomerIds(cookie: "c"), properties: ["n": .double(number)],
+                timestamp: Date(timeIntervalSinceReferenceDate: number == .greatestFiniteMagnitude ? 0 : number))
+            let line = String(decoding: try JournalLineWriter.appendLine(for: event), as: UTF8.self)
+            #expect(line.contains(#""n":\#(number.description)}"#), "\(line)")
+            if number != .greatestFiniteMagnitude {
+                #expect(line.contains(#""timestamp":\#(number.description),"#), "\(line)")
+            }
+        }
+    }
+
     @Test func p4_aNonFiniteNumberIsRefusedWithoutQuotingTheValue() {
         let event = TrackedEvent(
             kind: .event(type: "x"), customerIds: CustomerIds(cookie: "c"), properties: ["secret": .double(.nan)],

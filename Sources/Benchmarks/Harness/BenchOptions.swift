@@ -36,7 +36,8 @@ struct BenchOptions: Sendable {
           6  cold start on 3 x 1,000 stored segments and 10,000 queued events
           7  durable event-queue appends per second at length 10 and 10,000 vs a rewrite-the-file store
           8  peak resident memory of `segments demo` and of benchmark 2
-          9  the audience LRU cache alone: a hit, and an insert that evicts, vs a dictionary read under a lock
+          9  the audience LRU cache alone: a hit, and an insert that evicts, vs a dictionary read under a lock;
+             isQualifiedFor (5, 20, 200 qualified segments) vs Optimizely's linear scan of the list
           10 the caller's cost of trackEvent (10 and 10,000 queued), a journal append, configure, listener
              registration and removal, cache-hit reads and customerCookie, each vs a floor
           11 draining 10,000 queued events to the emulator vs the same requests sent directly

@@ -199,8 +199,11 @@ package final class TrackingPipeline: Sendable {
         _ kind: TrackedEvent.Kind, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
     ) throws -> Written {
         try ReplayableEvent.check(properties)
+        // `RandomUUID`, not `UUID()`: on Linux the latter reads /dev/urandom with three system
+        // calls per id, which cost the caller more than the journal's write (Behaviour R2).
         let event = TrackedEvent(
-            kind: kind, customerIds: customer, properties: properties, timestamp: timestamp ?? clock.now())
+            id: RandomUUID.next(), kind: kind, customerIds: customer, properties: properties,
+            timestamp: timestamp ?? clock.now())
         try ReplayableEvent.check(timestamp: event.timestamp)
         let refusal = driver.transition(at: Self.untimed) { machine, _ -> (SegmentsError?, Steps<Machine.Action>) in
             do throws(SegmentsError) {

@@ -40,18 +40,22 @@ package enum ReplayableEvent {
     /// (``JSONReader/TextMember``).
     package static func check(_ properties: [String: JSONValue]) throws(SegmentsError) {
         var size = 2  // {}
+        // Only containers are stacked: flat properties, the usual event, are checked without
+        // allocating (the caller's cost, <doc:Behaviour#R2>).
         var stack: [(value: JSONValue, depth: Int)] = []
-        stack.reserveCapacity(min(properties.count, 1024))
         for (key, value) in properties {
             size += encodedSize(of: key) + 2
             try checkSize(size)
-            stack.append((value, 2))
+            switch value {
+            case .array, .object:
+                stack.append((value, 2))
+            default:
+                size += try scalarSize(of: value)
+                try checkSize(size)
+            }
         }
         while let (value, depth) = stack.popLast() {
             switch value {
-            case .double(let number) where !number.isFinite:
-                throw SegmentsError(
-                    .invalidConfiguration, "The event holds a non-finite number (\(number)), which JSON cannot carry")
             case .array(let items):
                 guard depth <= maximumDepth else { throw tooDeep() }
                 size += 2 + items.count
@@ -66,10 +70,20 @@ package enum ReplayableEvent {
                 }
                 for item in members.values { stack.append((item, depth + 1)) }
             default:
-                size += encodedSize(of: value)
+                size += try scalarSize(of: value)
             }
             try checkSize(size)
         }
+    }
+
+    /// What a scalar adds to the count (``encodedSize(of:)-(JSONValue)``); throws for a non-finite
+    /// number.
+    private static func scalarSize(of value: JSONValue) throws(SegmentsError) -> Int {
+        if case .double(let number) = value, !number.isFinite {
+            throw SegmentsError(
+                .invalidConfiguration, "The event holds a non-finite number (\(number)), which JSON cannot carry")
+        }
+        return encodedSize(of: value)
     }
 
     /// What one scalar adds to the count: an upper bound of its JSON encoding (`null` 4, `true` 4,
@@ -104,8 +118,14 @@ package enum ReplayableEvent {
     /// An upper bound of the string's JSON encoding: quotes, six bytes for a control character,
     /// two for a quote, backslash or slash (`JSONEncoder` writes `\/`).
     package static func encodedSize(of text: String) -> Int {
+        // Read through the string's own buffer where it has one (the usual case): this runs for
+        // every key and string of every tracked item, on the caller's thread (R2).
+        text.utf8.withContiguousStorageIfAvailable(encodedSize(ofBytes:)) ?? encodedSize(ofBytes: text.utf8)
+    }
+
+    private static func encodedSize<Bytes: Sequence<UInt8>>(ofBytes bytes: Bytes) -> Int {
         var size = 2
-        for byte in text.utf8 {
+        for byte in bytes {
             size += byte < 0x20 ? 6 : (byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")) ? 2 : 1
             if byte == UInt8(ascii: "/") { size += 1 }
         }

@@ -16,10 +16,26 @@ import SegmentsData
 /// Every member is usable from any thread.
 public final class SegmentsUserContext: Sendable {
     private struct State: Sendable {
-        var qualifiedSegments: [String]?
+        /// The qualified segments as answered (their order kept), and the same names as a set,
+        /// built once when they are stored (by a fetch or the setter): ``isQualifiedFor(segment:)``
+        /// is one hash lookup however long the list, where a scan of the list (Optimizely's) grows
+        /// with it.
+        var qualified: Qualified?
         /// Numbers fetches in start order, so an older fetch that ends late never overwrites a newer one.
         var nextFetch = 0
         var lastApplied = 0
+    }
+
+    /// One stored answer: the list and its set.
+    private struct Qualified: Sendable {
+        let list: [String]
+        let lookup: Set<String>
+
+        init?(_ list: [String]?) {
+            guard let list else { return nil }
+            self.list = list
+            self.lookup = Set(list)
+        }
     }
 
     /// The user id.
@@ -40,13 +56,17 @@ public final class SegmentsUserContext: Sendable {
     /// The audience segments the user qualifies for, as of the last successful fetch; `nil` before
     /// the first one. Settable, to bypass fetching in tests or to use your own service.
     public var qualifiedSegments: [String]? {
-        get { state.withLock { $0.qualifiedSegments } }
-        set { state.withLock { $0.qualifiedSegments = newValue } }
+        get { state.withLock { $0.qualified?.list } }
+        set {
+            let qualified = Qualified(newValue)  // the set is built before the lock is taken
+            state.withLock { $0.qualified = qualified }
+        }
     }
 
-    /// Whether ``qualifiedSegments`` contains `segment` (`false` before any fetch).
+    /// Whether ``qualifiedSegments`` contains `segment` (`false` before any fetch): one lookup in
+    /// a set built once per fetch, O(1) whatever the number of qualified segments.
     public func isQualifiedFor(segment: String) -> Bool {
-        state.withLock { $0.qualifiedSegments?.contains(segment) ?? false }
+        state.withLock { $0.qualified?.lookup.contains(segment) ?? false }
     }
 
     /// Fetches through the client's loader, updates ``qualifiedSegments``, then answers — on the
@@ -77,15 +97,17 @@ public final class SegmentsUserContext: Sendable {
     /// Stores the answer of fetch number `ticket` unless a later fetch already stored one: a
     /// success always, a failure only with `.clearOnFailure` (as `nil`).
     private func apply(_ result: Result<[String], SegmentsError>, ticket: Int, clearsOnFailure: Bool) {
+        // The set is built once per fetch, before the lock is taken.
+        let qualified = Qualified(try? result.get())
         state.withLock { state in
             guard ticket > state.lastApplied else { return }
             switch result {
-            case .success(let segments):
-                state.qualifiedSegments = segments
+            case .success:
+                state.qualified = qualified
                 state.lastApplied = ticket
             case .failure:
                 if clearsOnFailure {
-                    state.qualifiedSegments = nil
+                    state.qualified = nil
                     state.lastApplied = ticket
                 }
             }

@@ -69,10 +69,18 @@ struct EventJournal: Sendable {
     let directory: StorageDirectory
     let diagnostics: StoreDiagnostics
     /// The most items a replay decodes (see ``JournalReplay/replay(_:capacity:)``).
-    var capacity = EventQueueLimits.defaultCapacity
+    var capacity: Int
+    /// The journal's path, made once: building it from the directory's URL took longer than the
+    /// `write` of an append (<doc:Behaviour#R2>).
+    let path: String
 
-    /// The journal's path.
-    var path: String { directory.path(of: Self.fileName) }
+    /// The journal in `directory`, reading back at most `capacity` items.
+    init(directory: StorageDirectory, diagnostics: StoreDiagnostics, capacity: Int = EventQueueLimits.defaultCapacity) {
+        self.directory = directory
+        self.diagnostics = diagnostics
+        self.capacity = capacity
+        self.path = directory.path(of: Self.fileName)
+    }
 
     /// Opens the journal for appending without reading it (<doc:Behaviour#R1>, <doc:Behaviour#R3>),
     /// creating it when missing: the cheap open the first append pays. The first write then starts
@@ -336,19 +344,36 @@ struct EventJournal: Sendable {
     /// loaded and holds dead lines, may make room: see ``wouldPassCap(_:adding:limit:)``); an update or remove past
     /// ``POSIXFile/maximumJournalSize`` also throws, which the store avoids by compacting instead.
     func write(_ entry: JournalEntry, to state: inout JournalState, durable: Bool) throws {
+        try write(entry.op, to: &state, durable: durable) { try JournalLineWriter.write(entry, to: &$0) }
+    }
+
+    /// Appends the line adding `event`, as ``write(_:to:durable:)`` writes `.append(event)` without
+    /// syncing, written from the item itself (the append on the caller's thread, <doc:Behaviour#R2>).
+    func append(_ event: TrackedEvent, to state: inout JournalState) throws {
+        try write(.append, to: &state, durable: false) { try JournalLineWriter.writeAppend(of: event, to: &$0) }
+    }
+
+    /// Writes the line `writeLine` makes, for an entry of operation `op` (see ``write(_:to:durable:)``).
+    private func write(
+        _ op: JournalEntry.Operation, to state: inout JournalState, durable: Bool, line writeLine: (inout LineBytes) throws -> Void
+    ) throws {
         let start = state.next
-        var bytes = start.bytes
-        let line = try entry.line()
-        let lineLimit = entry.op == .append ? Self.maximumAppendLineLength : JournalReplay.maximumLineLength
-        if line.count - 1 > lineLimit {
+        // One buffer for what must come first and the line, which becomes the `Data` written.
+        var buffer = LineBytes()
+        if start != .sound { start.bytes.withUnsafeBytes { buffer.append($0) } }
+        let lineStart = buffer.count
+        try writeLine(&buffer)
+        let lineLength = buffer.count - lineStart
+        let lineLimit = op == .append ? Self.maximumAppendLineLength : JournalReplay.maximumLineLength
+        if lineLength - 1 > lineLimit {
             throw SegmentsError(
                 .storage,
-                "The item is too large to queue: its record would take \((line.count - 1) >> 10) KiB, more than the "
+                "The item is too large to queue: its record would take \((lineLength - 1) >> 10) KiB, more than the "
                     + "\(JournalReplay.maximumLineLength >> 10) KiB a record may take to be read back at the next start "
                     + "(its properties, event type and customer ids together); the item was not queued")
         }
-        bytes.append(line)
-        let limit = entry.op == .append ? POSIXFile.journalAppendLimit : POSIXFile.maximumJournalSize
+        let bytes = buffer.data()
+        let limit = op == .append ? POSIXFile.journalAppendLimit : POSIXFile.maximumJournalSize
         if Self.wouldPassCap(state, adding: bytes.count, limit: limit) {
             throw SegmentsError(
                 .storage,

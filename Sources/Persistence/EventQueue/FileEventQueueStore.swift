@@ -356,7 +356,7 @@ public final class FileEventQueueStore: EventQueueStore {
     private func write(_ event: TrackedEvent, _ state: inout State) throws {
         makeRoom(for: .append(event), limit: POSIXFile.journalAppendLimit, &state)
         let offset = state.journal.size
-        try journal.write(.append(event), to: &state.journal, durable: false)
+        try journal.append(event, to: &state.journal)
         if state.loaded {
             state.journal.events.append(event)
         } else {
@@ -366,11 +366,12 @@ public final class FileEventQueueStore: EventQueueStore {
 
     /// Compacts a loaded journal whose next line `entry` would pass `limit`, when that leaves it
     /// shorter (it holds dead lines). A failed compaction is logged; the write then decides.
-    private func makeRoom(for entry: JournalEntry, limit: Int, _ state: inout State) {
-        // Cheap test first: an append far from the cap pays no second encoding of its line
-        // (the caller's cost, Behaviour R2). A line over 1 MiB near the cap is refused uncompacted.
+    private func makeRoom(for entry: @autoclosure () -> JournalEntry, limit: Int, _ state: inout State) {
+        // Cheap test first: an append far from the cap pays no second encoding of its line, nor
+        // the making of its entry (the caller's cost, Behaviour R2). A line over 1 MiB near the cap
+        // is refused uncompacted.
         guard state.loaded, state.journal.isOpen, state.journal.deadLines > 0, limit - state.journal.size < 1 << 20,
-            let line = try? entry.line(),
+            let line = try? entry().line(),
             EventJournal.wouldPassCap(state.journal, adding: line.count + state.journal.next.bytes.count, limit: limit)
         else { return }
         do {
