@@ -87,14 +87,16 @@ struct QualifiedForBenchmark {
         var figure = Figure(
             id: id, title: "isQualifiedFor, \(count) qualified of \(candidates.count) candidates (half hits)",
             value: ours.median, unit: "ns/call", display: Format.duration(ns: ours.median) + "/call",
-            baseline: ("Optimizely's linear scan of the list, under Locked", scan.median, Format.duration(ns: scan.median)))
+            baseline: (
+                "Optimizely's read: sync on a concurrent DispatchQueue, then a linear scan", queued.median,
+                Format.duration(ns: queued.median)))
         figure.details = [
             "batches": Double(batches), "callsPerBatch": Double(calls), "qualified": Double(count),
-            "candidates": Double(candidates.count), "p90": ours.percentile(90), "floorP90": scan.percentile(90),
-            "optimizelyQueueScanNs": queued.median, "targetSpeedup": 3,
+            "candidates": Double(candidates.count), "p90": ours.percentile(90), "optimizelyP90": queued.percentile(90),
+            "sameLockScanNs": scan.median, "targetSpeedup": 3,
         ]
         figure.notes.append(
-            "\(count) qualified segments (\(project)): median of \(batches) batches of \(calls) calls, each candidate in turn, interleaved with the scan; the scan under the same lock takes \(Format.fixed(scan.median / ours.median, 1))× the set lookup (target ≥ 3×, issue 32); read as Optimizely reads it (sync on a concurrent DispatchQueue, then the scan) it takes \(Format.duration(ns: queued.median)), \(Format.fixed(queued.median / ours.median, 1))×")
+            "\(count) qualified segments (\(project)): median of \(batches) batches of \(calls) calls, each candidate in turn, interleaved with both scans; Optimizely's read (its AtomicArray: sync on a concurrent queue, then contains) takes \(Format.fixed(queued.median / ours.median, 1))× the set lookup (target ≥ 3×, issue 32); the same scan under our own lock takes \(Format.duration(ns: scan.median)), \(Format.fixed(scan.median / ours.median, 1))×: what the set alone saves")
         return figure
     }
 }
