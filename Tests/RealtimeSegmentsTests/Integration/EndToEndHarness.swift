@@ -35,7 +35,8 @@ final class EndToEndHarness: Sendable {
         authorization: BloomreachAuthorization = .token("key"),
         stream: (any BloomreachAuthorizationProvider)? = nil, timings: SegmentationTimings = EndToEndHarness.timings,
         requestTimeout: TimeInterval = 5, clock: any SegmentsClock = SystemClock(),
-        scheduler: any SegmentsScheduler = TaskScheduler(), storage: SegmentsClient.Options.Storage? = nil
+        scheduler: any SegmentsScheduler = TaskScheduler(), deliveryQueue: DispatchQueue = DispatchQueue(label: "e2e.delivery"),
+        storage: SegmentsClient.Options.Storage? = nil
     ) throws -> SegmentsClient {
         try SegmentsClient(
             configuration: .init(
@@ -44,7 +45,7 @@ final class EndToEndHarness: Sendable {
                         integration: integration, baseURL: baseURL.absoluteString, authorization: authorization,
                         authorizationProvider: stream, requestTimeout: requestTimeout))),
             options: .init(
-                runtime: SegmentsRuntime(scheduler: scheduler, clock: clock, logger: logger), timings: timings,
+                runtime: SegmentsRuntime(scheduler: scheduler, clock: clock, logger: logger, deliveryQueue: deliveryQueue), timings: timings,
                 uploadRetry: RetryBackoff(initial: 0.05, maximum: 0.2), transport: URLSessionSegmentsTransport(),
                 storage: storage ?? .directory(directory.url)))
     }
