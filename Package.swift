@@ -49,6 +49,8 @@ let package = Package(
         // Persistence: the E4 crash test restarts on a copy of a real journal.
         .testTarget(name: "SegmentsDataTests", dependencies: ["SegmentsData", "SegmentsTesting", "SegmentsPersistence"]),
         .testTarget(name: "SegmentsTestingTests", dependencies: ["SegmentsTesting"]),
+        // The test kit under XCTest (SPEC X4): XCTestCase subclasses, run by `swift test` too.
+        .testTarget(name: "SegmentsTestingXCTests", dependencies: ["SegmentsTesting", "SegmentsDomain"]),
         .testTarget(name: "SegmentsNetworkingTests", dependencies: ["SegmentsNetworking", "SegmentsTesting", "SegmentsEmulator"]),
         .testTarget(name: "SegmentsPersistenceTests", dependencies: ["SegmentsPersistence", "SegmentsTesting"]),
         // `segments` so the crash test finds the CLI built beside the test bundle. macOS and Linux

@@ -117,6 +117,9 @@ import Testing
         await harness.advance(by: 2)
         #expect(Self.uploadedTypes(harness) == ["a", "b"])
         #expect(harness.lifecycle.backgroundTimeRequests == [.init(name: "RealtimeSegments flush", ended: true, expired: false)])
+        // Counted, not a flag: the flush's end and the request's release must not both end it.
+        await harness.advance(by: 60)
+        #expect(harness.lifecycle.backgroundTimeEndCounts == [1], "ended \(harness.lifecycle.backgroundTimeEndCounts) times")
     }
 
     @Test func e7_theRequestEndsWhenTheFlushFailsToo() async throws {

@@ -8,23 +8,24 @@ import SegmentsTesting
 import Testing
 
 /// The app code under test: a banner shown to customers in the "vip" discovery segment. It takes
-/// the facade as parameters, `.shared` by default, so a test can hand it its own.
+/// the facade as parameters, `.shared` by default, so a test can hand it its own. It uses no type
+/// of `SegmentsTesting`, which an app never links: its text is guarded by a plain lock.
 final class PromoBanner: Sendable {
     private let exponea: Exponea
     private let segmentation: SegmentationManager
     private let callback: SegmentCallbackData
-    private let shown = LockedValue<String?>(nil)    // written on the delivery queue, read by the UI
+    private let shown = BannerText()    // written on the delivery queue, read by the UI
 
     init(exponea: Exponea = .shared, segmentation: SegmentationManager = .shared) {
         self.exponea = exponea
         self.segmentation = segmentation
         callback = SegmentCallbackData(category: .discovery(), isIncludeFirstLoad: true) { [shown] segments in
-            shown.withLock { $0 = PromoBanner.text(for: segments) }
+            shown.set(PromoBanner.text(for: segments))
         }
     }
 
     /// What the banner says, or `nil` while it is hidden.
-    var text: String? { shown.value }
+    var text: String? { shown.get() }
 
     func appear() { segmentation.addCallback(callbackData: callback) }
     func disappear() { segmentation.removeCallback(callbackData: callback) }
@@ -32,12 +33,31 @@ final class PromoBanner: Sendable {
     /// Pull to refresh: asks the backend now.
     func refresh() {
         exponea.getSegments(force: true, category: .discovery()) { [shown] segments in
-            shown.withLock { $0 = PromoBanner.text(for: segments) }
+            shown.set(PromoBanner.text(for: segments))
         }
     }
 
     static func text(for segments: [Segment]) -> String? {
         segments.contains { $0.id == "vip" } ? "20% off for VIP members" : nil
+    }
+}
+
+/// The banner's text, set on the delivery queue and read on the main thread: every access holds
+/// `lock`, which is what makes the `@unchecked Sendable` true.
+final class BannerText: @unchecked Sendable {
+    private let lock = NSLock()
+    private var text: String?
+
+    func set(_ newText: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        text = newText
+    }
+
+    func get() -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return text
     }
 }
 

@@ -99,11 +99,22 @@ import Testing
         #expect(content.all == [[]])  // told [] by the first load only (D3), not again
     }
 
+    /// The listener was told the first load and a reload is in flight when stop comes: neither the
+    /// flight's answer nor a later trigger reaches it, and no fetch starts after stop.
     @Test func a3_stopRemovesListenersAndRejectsWorkUntilConfiguredAgain() async {
         let harness = EngineHarness()
         harness.repository.answer([.discovery(): [Fixture.s1]])
         harness.configure()
         let (recorder, _) = harness.listen(includeFirstLoad: true)
+        await harness.advance(by: 5)
+        #expect(recorder.all == [[Fixture.s1]], "the listener was not told the first load")
+        #expect(harness.fetchCount == 1)
+
+        harness.repository.delay = 10
+        harness.repository.answer([.discovery(): [Fixture.s2]])
+        harness.engine.itemUploaded()
+        await harness.advance(by: 5)
+        #expect(harness.fetchCount == 2, "no reload was in flight when stop came")
         harness.engine.stop()
         #expect(harness.engine.listenerCount == 0)
         #expect(!harness.engine.isConfigured)
@@ -111,12 +122,14 @@ import Testing
         #expect(harness.engine.anonymize() == nil)
         harness.engine.itemUploaded()
         await harness.advance(by: 60)
-        #expect(harness.fetchCount == 0)
-        #expect(recorder.count == 0)
+        harness.drainDeliveries()
+        #expect(harness.fetchCount == 2, "a fetch started after stop")
+        #expect(recorder.all == [[Fixture.s1]], "the listener was told after stop")
 
+        harness.repository.delay = 0
         harness.configure()
         let (again, _) = harness.listen(includeFirstLoad: true)
         await harness.advance(by: 5)
-        #expect(again.all == [[Fixture.s1]])
+        #expect(again.all == [[Fixture.s2]])
     }
 }

@@ -89,10 +89,19 @@ import Testing
         func expire() { block.value?(true) }
     }
 
+    /// Proven by order, not by a window of time: the activity's block is seen waiting for the
+    /// request's end, and it has not returned then; it returns once the request ends.
     @Test func e7_anExpiringActivityLastsUntilTheRequestEnds() {
         let platform = ActivityPlatform()
-        let request = ExpiringActivity.begin(named: "flush", expiration: {}, perform: platform.perform)
-        #expect(platform.finished.wait(timeout: .now() + 0.2) == .timedOut)  // still running
+        let waiting = DispatchSemaphore(value: 0)
+        let request = ExpiringActivity.begin(
+            named: "flush", expiration: {}, perform: platform.perform,
+            waitForEnd: { ended in
+                waiting.signal()
+                ended.wait()
+            })
+        #expect(waiting.wait(timeout: .now() + 30) == .success, "the activity's block did not wait for the request's end")
+        #expect(platform.finished.wait(timeout: .now()) == .timedOut, "the activity's block returned before the request ended")
         request.cancel()
         #expect(platform.finished.wait(timeout: .now() + 30) == .success)
     }

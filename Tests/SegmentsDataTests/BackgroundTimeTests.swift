@@ -27,23 +27,28 @@ import Testing
     }
 
     /// A platform whose time is already up: it calls the expiration before
-    /// `beginBackgroundTime` returns.
-    private struct ExpiringAtOnce: AppLifecycle {
+    /// `beginBackgroundTime` returns. It keeps the request it returned until ``letGo()``, so
+    /// the request's release cannot be what ends it, and counts every end the platform sees.
+    private final class ExpiringAtOnce: AppLifecycle {
         let ends = Locked(0)
+        private let kept = Locked<BackgroundTimeRequest?>(nil)
         func observe(_ handler: @escaping @Sendable (AppLifecycleEvent) -> Void) -> LifecycleObservation { LifecycleObservation {} }
         func beginBackgroundTime(named name: String, expiration: @escaping @Sendable () -> Void) -> BackgroundTimeRequest {
             let request = BackgroundTimeRequest { [ends] in ends.withLock { $0 += 1 } }
+            kept.withLock { $0 = request }
             expiration()
             return request
         }
+        func letGo() { kept.withLock { $0 = nil } }
     }
 
     @Test func e7_anExpirationBeforeTheRequestIsKeptStillEndsItOnce() {
         let lifecycle = ExpiringAtOnce()
         let time = BackgroundTime()
         time.begin(with: lifecycle)
-        #expect(lifecycle.ends.value == 1)
+        #expect(lifecycle.ends.value == 1, "the request the platform returned was not ended")
         time.end()
-        #expect(lifecycle.ends.value == 1)
+        lifecycle.letGo()
+        #expect(lifecycle.ends.value == 1, "ended \(lifecycle.ends.value) times")
     }
 }

@@ -60,29 +60,49 @@ import Darwin
         }
     }
 
+    /// Proven by a lower bound, which load only makes longer: `accept` fails six times (as at
+    /// the descriptor limit, EMFILE: the connection stays queued and the listener readable), then
+    /// works; the connection cannot be answered before the six back-offs (0.01 + 0.02 + … + 0.32 s)
+    /// have passed. A loop that spun would answer it in microseconds.
     @Test func failingAcceptBacksOffInsteadOfSpinning() throws {
-        // `accept` failing as at the descriptor limit (EMFILE): the connection stays queued and
-        // the listener stays readable.
+        let failures = 6
         let calls = EmulatorLocked(0)
         let server = try EmulatorSocketServer(
             port: 0, limits: EmulatorLimits(),
-            accept: { _ in
-                calls.withLock { $0 += 1 }
-                return .failed(EMFILE)
+            accept: { listener in
+                let call = calls.withLock { calls in
+                    calls += 1
+                    return calls
+                }
+                return call <= failures ? .failed(EMFILE) : EmulatorPOSIX.accept(listener)
             },
-            respond: { _ in .error(500, "unused") })
+            respond: { _ in .error(500, "answered") })
+        defer { server.stop() }
+        let started = Date()
+        let waiting = try RawConnection(port: server.port, timeout: 30)
+        defer { waiting.close() }
+        waiting.send(rawRequest("GET", "/webxp/projects/t/segments?cookie=c"))
+        #expect(waiting.response()?.status == 500)
+        let elapsed = Date().timeIntervalSince(started)
+
+        let backoffs = (0..<failures).map { 0.01 * pow(2, Double($0)) }.reduce(0, +)  // 0.63 s
+        #expect(server.acceptFailures.value == failures)
+        // 10% below: the wall clock and poll(2) may round the milliseconds differently.
+        #expect(elapsed >= backoffs * 0.9, "answered \(elapsed) s after connecting, before \(failures) back-offs (\(backoffs) s): spinning")
+    }
+
+    @Test func stopReturnsDuringTheAcceptBackOff() throws {
+        let server = try EmulatorSocketServer(
+            port: 0, limits: EmulatorLimits(), accept: { _ in .failed(EMFILE) }, respond: { _ in .error(500, "unused") })
         let waiting = try RawConnection(port: server.port)
         defer { waiting.close() }
-        let observed = Date()
-        while Date().timeIntervalSince(observed) < 0.5 { usleep(10_000) }
-        let count = calls.value
-
+        // At least one failure: the loop is in (or about to enter) its back-off when stop comes.
+        let deadline = Date().addingTimeInterval(30)
+        while server.acceptFailures.value == 0 && Date() < deadline { usleep(1_000) }
+        #expect(server.acceptFailures.value >= 1)
         let stopping = Date()
         server.stop()
-
-        #expect(count >= 1)
-        #expect(count < 50, "\(count) accept calls in 0.5 s: spinning")
-        #expect(Date().timeIntervalSince(stopping) < 2, "stop() wakes the back-off")
+        #expect(Date().timeIntervalSince(stopping) < 2, "stop() did not return")
     }
 
     @Test(arguments: ["evil.example", "evil.example:8080", "127.0.0.1.evil.example", "127.0.0.+1", "[::2]:80", "10.0.0.1"])

@@ -119,8 +119,11 @@ package enum ExpiringActivity {
 
     /// Asks `perform` for an activity that lasts until the returned request ends; on expiry
     /// `expiration` runs (it ends the request) and the activity's block returns.
+    /// - Parameter waitForEnd: how the activity's block waits for the semaphore the request's end
+    ///   signals; a test passes one that also reports the block is waiting.
     package static func begin(
-        named name: String, expiration: @escaping @Sendable () -> Void, perform: Perform
+        named name: String, expiration: @escaping @Sendable () -> Void, perform: Perform,
+        waitForEnd: @escaping @Sendable (DispatchSemaphore) -> Void = { $0.wait() }
     ) -> BackgroundTimeRequest {
         let ended = DispatchSemaphore(value: 0)
         let request = BackgroundTimeRequest { ended.signal() }
@@ -131,7 +134,7 @@ package enum ExpiringActivity {
             } else {
                 // The activity is the time this block runs: it waits (on the platform's own thread)
                 // for the end of the request.
-                ended.wait()
+                waitForEnd(ended)
             }
         }
         return request

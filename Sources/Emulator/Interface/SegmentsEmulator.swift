@@ -80,6 +80,12 @@ public final class SegmentsEmulator: Sendable {
         server.withLock { $0?.port }
     }
 
+    /// How many client connections the server holds open now, 0 when stopped: a test waits for
+    /// it to fall to 0 to know the server closed an idle connection, instead of sleeping.
+    package var openConnectionCount: Int {
+        server.withLock { $0?.openConnectionCount } ?? 0
+    }
+
     /// Whether the emulator is listening.
     public var isRunning: Bool {
         port != nil

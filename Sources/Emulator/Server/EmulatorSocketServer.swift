@@ -124,6 +124,13 @@ final class EmulatorSocketServer: @unchecked Sendable {
     /// How many times `accept` failed (for tests of the back-off).
     let acceptFailures = EmulatorLocked(0)
 
+    /// How many client connections are open now.
+    var openConnectionCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return connections.count
+    }
+
     /// Every descriptor the server holds now: the listener, the wake pipe and open connections.
     var descriptors: [Int32] {
         condition.lock()

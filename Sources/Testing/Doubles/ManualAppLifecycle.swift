@@ -33,7 +33,8 @@ public final class ManualAppLifecycle: AppLifecycle {
 
     private struct Record {
         var name: String
-        var ended = false
+        var ends = 0
+        var ended: Bool { ends > 0 }
         var expired = false
         var expiration: (@Sendable () -> Void)?
     }
@@ -58,7 +59,7 @@ public final class ManualAppLifecycle: AppLifecycle {
         }
         return BackgroundTimeRequest { [records] in
             records.withLock { records in
-                records[index].ended = true
+                records[index].ends += 1
                 records[index].expiration = nil
             }
         }
@@ -76,6 +77,12 @@ public final class ManualAppLifecycle: AppLifecycle {
     /// Every request for background time so far, in the order they were made.
     public var backgroundTimeRequests: [Request] {
         records.withLock { $0.map { Request(name: $0.name, ended: $0.ended, expired: $0.expired) } }
+    }
+
+    /// How many times each request for background time was ended, in the order they were made: a
+    /// request the SDK ends twice shows `2` here, where ``backgroundTimeRequests`` shows `ended`.
+    public var backgroundTimeEndCounts: [Int] {
+        records.withLock { $0.map(\.ends) }
     }
 
     /// How many requests for background time have not been ended.

@@ -1,6 +1,10 @@
 import Foundation
 import SegmentsDomain
 
+#if canImport(Testing)
+    import Testing
+#endif
+
 /// One virtual timeline that is both ``SegmentsClock`` and ``SegmentsScheduler``: time moves only when a test
 /// calls ``advance(by:)``.
 ///
@@ -37,6 +41,13 @@ import SegmentsDomain
 ///   try await audiences.createUserContext(userId: "user123").fetchQualifiedSegments()
 ///   await clock.advance(by: 600)      // the cached answer expires
 ///   ```
+///
+///   A scheduler that has work waiting while nothing advances it for a while says so, at the line
+///   that made it, naming the waiting work and the fix: under XCTest (which has no time limit, so
+///   such a test would hang for good) it fails the test; under Swift Testing it records a warning
+///   before the test's time limit ends the test with a bare time-out (a warning, because a
+///   scheduler a finished test leaked may still hold work). See
+///   ``init(now:reportingStallsAfter:fileID:filePath:line:column:)``.
 public final class TestScheduler: SegmentsClock, SegmentsScheduler, Sendable {
     private struct Item: Sendable {
         let deadline: Date
@@ -54,6 +65,10 @@ public final class TestScheduler: SegmentsClock, SegmentsScheduler, Sendable {
         /// Work started by `advance` that has neither finished nor parked in `sleep`.
         var running = 0
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Real time of the last sign of progress: an advance, or work arriving with none waiting.
+        var lastProgress = Date()
+        /// Whether the stall was reported (once per scheduler).
+        var stallReported = false
     }
 
     @TaskLocal private static var isScheduledWork = false
@@ -62,9 +77,79 @@ public final class TestScheduler: SegmentsClock, SegmentsScheduler, Sendable {
     private let origin: Date
 
     /// A timeline starting at `now` (by default 2023-11-14 22:13:20 UTC, a fixed moment).
-    public init(now: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
+    ///
+    /// - Parameters:
+    ///   - stallSeconds: how long (real time) work may wait on this scheduler while nothing
+    ///     advances it before it reports, at the line that made the scheduler, a message naming
+    ///     the waiting work and the fix (advance it): an XCTest failure, or a Swift Testing
+    ///     warning. `nil`: half the running Swift Testing test's time limit (so the message comes
+    ///     before the bare time-out), else 30 s. It reports once, and watches while the scheduler
+    ///     lives, under Swift Testing at most twice `stallSeconds`.
+    ///   - fileID, filePath, line, column: where the scheduler is made (the defaults capture it).
+    public init(
+        now: Date = Date(timeIntervalSince1970: 1_700_000_000), reportingStallsAfter stallSeconds: TimeInterval? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) {
         state = Locked(State(now: now))
         origin = now
+        let site = TestSourceSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        let threshold = stallSeconds ?? Self.defaultStallSeconds()
+        let watchEnds = site.framework == .swiftTesting ? Date().addingTimeInterval(2 * threshold) : .distantFuture
+        // A task made here inherits the running test (Swift Testing's `Test.current`), so the
+        // report it may make is that test's. It ends when the scheduler is released.
+        Task { [weak self] in
+            while Date() < watchEnds {
+                try? await Task.sleep(nanoseconds: UInt64(min(max(threshold / 4, 0.05), 1) * 1e9))
+                guard let scheduler = self else { return }
+                if let report = scheduler.stallReport(after: threshold, site: site) {
+                    site.fail(report, warningUnderSwiftTesting: true)
+                    return
+                }
+            }
+        }
+    }
+
+    /// Half the running Swift Testing test's time limit, else 30 s.
+    private static func defaultStallSeconds() -> TimeInterval {
+        #if canImport(Testing)
+            if #available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *), let limit = Test.current?.timeLimit {
+                let (seconds, attoseconds) = limit.components
+                return (Double(seconds) + Double(attoseconds) / 1e18) / 2
+            }
+        #endif
+        return 30
+    }
+
+    /// The message of a stall, when work has waited `threshold` seconds with nothing advancing
+    /// the scheduler and none was reported yet; marks it reported.
+    private func stallReport(after threshold: TimeInterval, site: TestSourceSite) -> String? {
+        state.withLock { state -> String? in
+            guard !state.stallReported else { return nil }
+            guard !state.pending.isEmpty, state.running == 0 else {
+                // Nothing waits, or work is running: not a scheduler nobody advances.
+                state.lastProgress = Date()
+                return nil
+            }
+            let waited = Date().timeIntervalSince(state.lastProgress)
+            guard waited >= threshold else { return nil }
+            state.stallReported = true
+            let now = state.now
+            let due = state.pending.map { $0.deadline.timeIntervalSince(now) }.sorted()
+                .map { $0 <= 0 ? "due now" : "due in \(Self.seconds($0))" }
+            return """
+                The TestScheduler made at \(site.fileID):\(site.line) has \(due.count) piece(s) of work waiting \
+                (\(due.joined(separator: ", "))) and nothing advanced it for \(Self.seconds(waited)) of real time. \
+                Work on a TestScheduler runs only when the test advances it, so an `await` on a read or \
+                flush that needs that work never returns. Fix: advance the scheduler while the read is \
+                awaited (start the read in a Task, then `await scheduler.advance(by:)` or \
+                `runUntilIdle()`), or pass `ImmediateSegmentsScheduler()` as the scheduler and this \
+                TestScheduler as the clock only.
+                """
+        }
+    }
+
+    private static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(String(format: "%.1f", value)) s"
     }
 
     /// The virtual wall time: the timeline, plus any ``moveWallClock(by:)``.
@@ -110,6 +195,7 @@ public final class TestScheduler: SegmentsClock, SegmentsScheduler, Sendable {
     /// deadline order, each to completion (or until it parks in ``sleep(for:)``).
     /// `advance()` with no argument runs the work that is due now.
     public func advance(by interval: TimeInterval = 0) async {
+        state.withLock { $0.lastProgress = Date() }
         let target = timeline().addingTimeInterval(max(interval, 0))
         while let item = takeNext(dueBy: target) {
             item.run()
@@ -146,6 +232,7 @@ public final class TestScheduler: SegmentsClock, SegmentsScheduler, Sendable {
     @discardableResult
     private func enqueue(after delay: TimeInterval, _ run: @escaping @Sendable () -> Void) -> Int {
         state.withLock { state in
+            if state.pending.isEmpty && state.running == 0 { state.lastProgress = Date() }
             let sequence = state.nextSequence
             state.nextSequence += 1
             state.pending.append(

@@ -1,30 +1,20 @@
 import Foundation
 import SegmentsDomain
 
-#if canImport(Testing)
-    import Testing
-#endif
-
 /// Where an `Unimplemented…` double was made: the line of the test that a failure points to.
 struct CreationSite: Sendable {
-    let fileID: StaticString
-    let filePath: StaticString
-    let line: UInt
-    let column: UInt
+    private let site: TestSourceSite
 
-    /// Reports a call to the double made here that a test did not expect: a test issue under Swift
-    /// Testing, attributed to this site, otherwise a message on standard error. The message names
-    /// this site too: the call itself comes from inside the SDK, where no test line is to be seen.
+    init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
+        site = TestSourceSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
+    /// Reports a call to the double made here that a test did not expect: it fails the running
+    /// test at this site, under Swift Testing and under XCTest alike (SPEC X4); with
+    /// neither, it writes the message on standard error. The message names this site too: the
+    /// call itself comes from inside the SDK, where no test line is to be seen.
     func reportUnimplemented(_ what: String, on double: String) {
-        let message = "Unimplemented: \(what) was called on the \(double) made at \(fileID):\(line)"
-        #if canImport(Testing)
-            Issue.record(
-                Comment(rawValue: message),
-                sourceLocation: SourceLocation(
-                    fileID: "\(fileID)", filePath: "\(filePath)", line: Int(line), column: Int(column)))
-        #else
-            FileHandle.standardError.write(Data((message + "\n").utf8))
-        #endif
+        site.fail("Unimplemented: \(what) was called on the \(double) made at \(site.fileID):\(site.line)")
     }
 }
 

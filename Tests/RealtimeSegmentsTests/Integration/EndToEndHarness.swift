@@ -35,6 +35,7 @@ final class EndToEndHarness: Sendable {
         authorization: BloomreachAuthorization = .token("key"),
         stream: (any BloomreachAuthorizationProvider)? = nil, timings: SegmentationTimings = EndToEndHarness.timings,
         requestTimeout: TimeInterval = 5, clock: any SegmentsClock = SystemClock(),
+        scheduler: any SegmentsScheduler = TaskScheduler(), deliveryQueue: DispatchQueue = DispatchQueue(label: "e2e.delivery"),
         storage: SegmentsClient.Options.Storage? = nil
     ) throws -> SegmentsClient {
         try SegmentsClient(
@@ -44,7 +45,7 @@ final class EndToEndHarness: Sendable {
                         integration: integration, baseURL: baseURL.absoluteString, authorization: authorization,
                         authorizationProvider: stream, requestTimeout: requestTimeout))),
             options: .init(
-                runtime: SegmentsRuntime(clock: clock, logger: logger), timings: timings,
+                runtime: SegmentsRuntime(scheduler: scheduler, clock: clock, logger: logger, deliveryQueue: deliveryQueue), timings: timings,
                 uploadRetry: RetryBackoff(initial: 0.05, maximum: 0.2), transport: URLSessionSegmentsTransport(),
                 storage: storage ?? .directory(directory.url)))
     }
@@ -52,6 +53,57 @@ final class EndToEndHarness: Sendable {
     func tearDown() {
         emulator.stop()
         directory.remove()
+    }
+}
+
+/// The live scheduler, counting the work that is scheduled or running on it and the sleeps in
+/// progress: every piece of the SDK's asynchronous work (timers, fetches, uploads, retries) runs
+/// through its scheduler, so `outstanding == 0` after stop means nothing of the client is left
+/// that could start a request — a proof by count, not by watching a window of time.
+final class OutstandingWorkScheduler: SegmentsScheduler {
+    private let live = TaskScheduler()
+    private let counts = LockedValue((outstanding: 0, scheduled: 0))
+
+    /// Work scheduled and neither finished nor cancelled, plus sleeps in progress.
+    var outstanding: Int { counts.withLock { $0.outstanding } }
+    /// Every `schedule` call so far.
+    var scheduled: Int { counts.withLock { $0.scheduled } }
+
+    func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () async -> Void) -> ScheduledWork {
+        enum Phase { case waiting, started, settled }
+        let phase = LockedValue(Phase.waiting)
+        let counts = self.counts
+        counts.withLock {
+            $0.outstanding += 1
+            $0.scheduled += 1
+        }
+        let token = live.schedule(after: delay) {
+            // Started unless cancelled first; then counted until it ends.
+            guard phase.withLock({ phase in
+                guard phase == .waiting else { return false }
+                phase = .started
+                return true
+            }) else { return }
+            await work()
+            phase.withLock { $0 = .settled }
+            counts.withLock { $0.outstanding -= 1 }
+        }
+        return ScheduledWork {
+            token.cancel()
+            // Cancelled before it started: it never runs. Started: its end settles it.
+            let dropped = phase.withLock { phase in
+                guard phase == .waiting else { return false }
+                phase = .settled
+                return true
+            }
+            if dropped { counts.withLock { $0.outstanding -= 1 } }
+        }
+    }
+
+    func sleep(for delay: TimeInterval) async {
+        counts.withLock { $0.outstanding += 1 }
+        await live.sleep(for: delay)
+        counts.withLock { $0.outstanding -= 1 }
     }
 }
 

@@ -110,19 +110,27 @@ import Testing
         #expect(harness.emulator.requests(on: .event).first?.query["stream_id"] == "stream-1")
     }
 
+    /// Stop comes with a reload pending (an upload's, T3): nothing of the client is left on its
+    /// scheduler afterwards, so no fetch can follow — counted, not watched for a while.
     @Test func a3_stopEndsListenersAndFailsReads() async throws {
         let harness = try EndToEndHarness()
         defer { harness.tearDown() }
-        let client = try harness.makeClient()
+        let scheduler = OutstandingWorkScheduler()
+        let client = try harness.makeClient(scheduler: scheduler)
         let told = Recorder<[Segment]>()
         client.addListener(category: .discovery(), includeFirstLoad: true) { told.record($0) }
         #expect(await eventually { told.count == 1 })
+        try client.trackEvent(properties: [:], timestamp: nil, eventType: "view_item")
+        #expect(await eventually { harness.emulator.events.count == 1 })  // its upload asks for a reload
         client.stop()
+        let fetches = harness.emulator.requests(on: .fetch).count
         await #expect(throws: SegmentsError.self) { try await client.getSegments(category: .discovery()) }
         #expect(client.listenerCount == 0)
-        let fetches = harness.emulator.requests(on: .fetch).count
-        try? await Task.sleep(nanoseconds: 300_000_000)
-        #expect(harness.emulator.requests(on: .fetch).count == fetches)
+        #expect(
+            await eventually { scheduler.outstanding == 0 },
+            "\(scheduler.outstanding) pieces of work still scheduled or running after stop")
+        #expect(harness.emulator.requests(on: .fetch).count == fetches, "a fetch was made after stop")
+        #expect(told.count == 1)
     }
 
     @Test func e4_aRestartOnTheSameDirectoryKeepsTheCookieAndUploadsWhatWasQueued() async throws {

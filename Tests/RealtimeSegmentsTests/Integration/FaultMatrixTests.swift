@@ -41,7 +41,9 @@ import Testing
     func faultLeavesStateIntactAndTheClientRecovers(_ fault: Case) async throws {
         let harness = try EndToEndHarness()
         defer { harness.tearDown() }
-        let client = try harness.makeClient(requestTimeout: fault.requestTimeout)
+        let scheduler = OutstandingWorkScheduler()
+        let deliveryQueue = DispatchQueue(label: "fault-matrix.delivery")
+        let client = try harness.makeClient(requestTimeout: fault.requestTimeout, scheduler: scheduler, deliveryQueue: deliveryQueue)
         defer { client.stop() }
         // The customer's segments are fixed on the server, so the listener's first load is the
         // only request before the fault: once it has been delivered nothing is in flight or owed,
@@ -73,7 +75,10 @@ import Testing
         var healed = try? await client.getSegments(force: true, category: .discovery())
         if healed == nil { healed = try? await client.getSegments(force: true, category: .discovery()) }
         #expect(healed == [.browsers])
-        try? await Task.sleep(nanoseconds: 200_000_000)  // room for a stray late answer or delivery
+        // No room of time for a stray late answer or delivery: every piece of the client's work
+        // (fetches, retries, timers) has ended, and then every delivery queued by it has run.
+        #expect(await eventually { scheduler.outstanding == 0 }, "\(scheduler.outstanding) pieces of work never ended")
+        await drained(deliveryQueue)
         #expect(answers.count == 1)
         #expect(told.all == toldBefore)  // never told bad data, and the baseline was never wiped
     }

@@ -260,9 +260,13 @@ extension LiveIntegrationTests {
                 .project, requestTimeout: 2, emulatorLimits: EmulatorLimits(readTimeout: 0.2))
             defer { live.stop() }
             try await live.uploader.upload(Live.purchase)
-            // The one wait of this suite that is not a fault's delay: long after the server's 0.2 s idle
-            // time-out, so the connection is surely closed (not closing) when the next request comes.
-            try await Task.sleep(nanoseconds: 800_000_000)
+            // Ordered, not slept: the next request comes once the server has closed the idle
+            // connection (its 0.2 s read time-out), so it is surely closed, not closing.
+            let deadline = Date().addingTimeInterval(30)
+            while live.emulator.openConnectionCount > 0 && Date() < deadline {
+                try await Task.sleep(nanoseconds: 10_000_000)
+            }
+            #expect(live.emulator.openConnectionCount == 0, "the server did not close the idle connection")
 
             try await live.uploader.upload(Live.purchase)
 
