@@ -28,13 +28,10 @@ import SegmentsDomain
 struct SegmentationStateMachine: DrivenStateMachine {
     // MARK: - State
 
-    /// The parts of the client, each a machine of its own.
-    private enum State: Sendable {
-        case client(Parts)
-        /// Only while a transition mutates the parts in place (no copy-on-write).
-        case modifying
-    }
-
+    /// The client's state: its parts, each a machine of its own with its own state enum. A struct
+    /// of them rather than an enum with one live case: a look at an enum's payload copies it, and
+    /// the looks made on the app's thread (the stamp of `trackEvent`, a cache hit, the cookie) paid
+    /// about 300 ns each for that copy (benchmark 10k: 571 against 261 ns).
     private struct Parts: Sendable {
         var lifecycle: LifecycleStateMachine
         var reload = ReloadStateMachine()
@@ -71,57 +68,45 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     typealias Actions = Steps<Action>
 
-    private var state: State
+    private var state: Parts
 
     init(timings: SegmentationTimings) {
-        state = .client(Parts(lifecycle: LifecycleStateMachine(timings: timings)))
+        state = Parts(lifecycle: LifecycleStateMachine(timings: timings))
     }
 
     /// Runs `body` on the parts in place.
     private mutating func mutate<Result>(_ body: (inout Parts) -> Result) -> Result {
-        guard case .client(var parts) = state else {
-            preconditionFailure("a segmentation transition started while another one was modifying the state")
-        }
-        state = .modifying
-        defer { state = .client(parts) }
-        return body(&parts)
-    }
-
-    private var parts: Parts {
-        guard case .client(let parts) = state else {
-            preconditionFailure("the segmentation state was read while it was being modified")
-        }
-        return parts
+        body(&state)
     }
 
     // MARK: - Looking at the state
 
     /// Whether configured and not stopped.
-    var isConfigured: Bool { parts.lifecycle.configured != nil }
+    var isConfigured: Bool { state.lifecycle.isConfigured }
 
     /// The current customer, or `nil` before configuration and after stop.
-    var customer: CustomerIds? { parts.lifecycle.customer }
+    var customer: CustomerIds? { state.lifecycle.customer }
 
     /// The flushing mode in force, or the one set before configure (`.immediate` by default).
-    var flushingMode: FlushingMode { parts.lifecycle.flushingMode }
+    var flushingMode: FlushingMode { state.lifecycle.flushingMode }
 
     /// How many listeners are registered, those whose owner went but that were not pruned yet
     /// included, and the owners of the registrations tied to one: ``SegmentationEngine`` looks at
     /// those after the lock (<doc:Behaviour#D7>).
-    var listenerCount: (registered: Int, owners: [WeakOwner]) { (parts.listeners.count, parts.listeners.owners) }
+    var listenerCount: (registered: Int, owners: [WeakOwner]) { (state.listeners.count, state.listeners.owners) }
 
     /// The timer the reload waits for, if any.
-    var currentTimer: TimerID? { parts.lifecycle.configured == nil ? nil : parts.reload.timer }
+    var currentTimer: TimerID? { state.lifecycle.isConfigured ? state.reload.timer : nil }
 
     /// The reload's state (for tests and diagnostics); `nil` when not configured.
-    var reload: Reload? { parts.lifecycle.configured == nil ? nil : parts.reload.state }
+    var reload: Reload? { state.lifecycle.isConfigured ? state.reload.state : nil }
 
     /// The current customer and the pipeline of the same configuration, or `nil` when not configured.
-    var stamp: SegmentationEngine.Stamp? { parts.lifecycle.stamp }
+    var stamp: SegmentationEngine.Stamp? { state.lifecycle.stamp }
 
     /// The answer of a read without `force` when the cache gives it right now (<doc:Behaviour#G1>).
     func cacheHit(_ category: SegmentCategory, at now: Moment) -> [Segment]? {
-        parts.lifecycle.cacheHit(category, at: now)
+        state.lifecycle.cacheHit(category, at: now)
     }
 
     // MARK: - Configure (unconfigured, running or stopped → loading → running)
@@ -198,7 +183,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
     /// what its storage refused, in this place of the order.
     mutating func protectedDataBecameAvailable() -> Actions {
         var actions = Actions()
-        Self.add(parts.lifecycle.protectedDataBecameAvailable(), to: &actions)
+        Self.add(state.lifecycle.protectedDataBecameAvailable(), to: &actions)
         return actions
     }
 
@@ -235,7 +220,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
     mutating func anonymize(newCookie: String, at now: Moment) -> (CustomerIds?, Actions) {
         mutate { parts in
             var actions = Actions()
-            guard parts.lifecycle.configured != nil else { return (nil, actions) }
+            guard parts.lifecycle.isConfigured else { return (nil, actions) }
             if Self.cancelReload(&parts, &actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
             guard let (anonymous, emptied, decided) = parts.lifecycle.anonymize(newCookie: newCookie) else { return (nil, actions) }
             Self.add(decided, to: &actions)
@@ -264,7 +249,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
             var actions = Actions()
             Self.pruneReleasedOwners(&parts, &actions)
             let token = parts.listeners.add(listener, group: group, owner: owner, lifetime: lifetime)
-            if parts.lifecycle.configured != nil {
+            if parts.lifecycle.isConfigured {
                 Self.requestReload(&parts, at: now, &actions)
                 Self.add(parts.lifecycle.warnIfTrackingNotImmediate(hasListeners: true), to: &actions)
             }
@@ -304,7 +289,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
     mutating func itemUploaded(at now: Moment) -> Actions {
         mutate { parts in
             var actions = Actions()
-            guard parts.lifecycle.configured != nil else { return actions }
+            guard parts.lifecycle.isConfigured else { return actions }
             Self.pruneReleasedOwners(&parts, &actions)
             guard !parts.listeners.isEmpty else {
                 actions.append(.log(.verbose, SegmentsLogText.trackedSkippedNoCallback))

@@ -160,6 +160,15 @@ struct LifecycleStateMachine: Sendable {
         }
     }
 
+    /// Whether configured: loading or running.
+    var isConfigured: Bool {
+        switch state {
+        case .loading, .running: true
+        case .unconfigured, .stopped: false
+        case .modifying: preconditionFailure("the lifecycle was read while it was being modified")
+        }
+    }
+
     /// The configuration once its baseline is in.
     var running: Configured? {
         if case .running(let configured) = state { configured } else { nil }
@@ -175,8 +184,15 @@ struct LifecycleStateMachine: Sendable {
         if case .stopped = state { true } else { false }
     }
 
-    /// The current customer, or `nil` before configuration and after stop.
-    var customer: CustomerIds? { configured?.customer }
+    /// The current customer, or `nil` before configuration and after stop. Read on the app's
+    /// thread (`customerCookie`): it projects the one field, copying no configuration.
+    var customer: CustomerIds? {
+        switch state {
+        case .loading(let configured, _), .running(let configured): configured.customer
+        case .unconfigured, .stopped: nil
+        case .modifying: preconditionFailure("the lifecycle was read while it was being modified")
+        }
+    }
 
     /// The flushing mode in force, or the one set before configure (`.immediate` by default).
     var flushingMode: FlushingMode { flushing.mode ?? .immediate }
@@ -392,7 +408,12 @@ struct LifecycleStateMachine: Sendable {
 
     /// The current customer and the pipeline of the same configuration, or `nil` when not configured.
     var stamp: SegmentationEngine.Stamp? {
-        configured.map { SegmentationEngine.Stamp(customer: $0.customer, storageID: $0.ports.storageID, tracking: $0.ports.tracking) }
+        switch state {
+        case .loading(let configured, _), .running(let configured):
+            SegmentationEngine.Stamp(customer: configured.customer, storageID: configured.ports.storageID, tracking: configured.ports.tracking)
+        case .unconfigured, .stopped: nil
+        case .modifying: preconditionFailure("the lifecycle was read while it was being modified")
+        }
     }
 
     /// Merges hard ids into the current customer (<doc:Behaviour#E1>, <doc:Behaviour#T4>,
