@@ -131,7 +131,7 @@ enum SimulationKnownDefects {
     static let triggers: [Int: String] = [
         1: "an app object (the custom uploader) whose deinit calls configure",
         2: "stop() while a SegmentsModel or a changes(of:) stream is alive",
-        3: "identifyCustomer racing anonymize on two threads",
+        3: "identifyCustomer racing anonymize (or another identifyCustomer) on two threads",
         4: "a client released without stop() after an anonymize",
         5: "another client configuring on the folder after stop() (the stopped client still alive)",
         7: "the periodic mode in a session whose uploads fail transiently",
@@ -296,7 +296,9 @@ struct SessionGenerator {
             listenersAdded += 1
             return .addListener(category: random.pick(Self.categories), includeFirstLoad: random.chance(0.4))
         case 250..<290: return .removeListener(Int(random.next(below: UInt64(listenersAdded + 1))) + 1)
-        case 290..<360: return .track
+        case 290..<360:
+            if profile.observers && random.chance(0.35) { return observerOperation() }
+            return .track
         case 360..<430: return .read(category: random.pick(Self.categories), force: random.chance(0.3))
         case 430..<470: return .setMode(mode())
         case 470..<500: return .flush
@@ -304,14 +306,18 @@ struct SessionGenerator {
         case 570..<610: return .serverFailsNextFetch(integration, failure(upload: false))
         case 610..<625: return .serverFailsNextLink(integration, .init(status: random.pick([500, 404]), retryAfter: nil))
         case 625..<640:
-            // Steady tracking, one event every few seconds for a minute (T5's max wait).
-            for _ in 0..<15 { pattern += [.track, .advance(random.pick([1.5, 3, 4.5]))] }
+            guard random.chance(0.5) else { return .track }
+            // Steady tracking, one event every few seconds for over half a minute (T5's max wait).
+            for _ in 0..<11 { pattern += [.track, .advance(random.pick([3, 4.5]))] }
             return pattern.removeFirst()
         case 640..<655:
             // The customer keeps changing under a read's fetches (C2, C3, G6).
             pattern = [.read(category: random.pick(Self.categories), force: true)]
-            for _ in 0..<5 {
-                pattern += [random.chance(0.5) ? .anonymize : .identify(random.pick(["u1", "u2"])), .advance(0.25)]
+            if random.chance(0.5) {
+                // New ids every time, so the read is retried until it gives up (G6).
+                for index in 0..<6 { pattern += [.identify(index % 2 == 0 ? "u1" : "u2"), .advance(0.25)] }
+            } else {
+                for _ in 0..<5 { pattern += [random.chance(0.5) ? .anonymize : .identify(random.pick(["u1", "u2"])), .advance(0.25)] }
             }
             return pattern.removeFirst()
         case 655..<670: return .moveWallClock(random.pick([-3600, -3, 4, 7200]))
@@ -342,38 +348,10 @@ struct SessionGenerator {
         case 850..<900:
             guard profile.races else { return .identify(random.pick(["u1", "u2"])) }
             return race(integration)
-        case 900..<940:
+        case 900..<950:
             guard profile.observers else { return .read(category: random.pick(Self.categories), force: false) }
-            switch random.next(below: 6) {
-            case 0:
-                listenersAdded += 1
-                owned.append(listenersAdded)
-                return .addOwnedListener(category: random.pick(Self.categories))
-            case 1:
-                guard let id = owned.randomElement(using: &random) else { return .track }
-                owned.removeAll { $0 == id }
-                return .releaseOwner(id)
-            case 2:
-                listenersAdded += 1
-                streams.append(listenersAdded)
-                return .openStream(category: random.pick(Self.categories), includeFirstLoad: random.chance(0.5))
-            case 3:
-                guard let id = streams.randomElement(using: &random) else { return .track }
-                streams.removeAll { $0 == id }
-                return .endStream(id)
-            case 4:
-                let categories = Self.categories.filter { _ in random.chance(0.5) }
-                guard !categories.isEmpty else { return .track }
-                listenersAdded += categories.count
-                models += 1
-                modelsAlive.append(models)
-                return .addModel(categories)
-            default:
-                guard let number = modelsAlive.randomElement(using: &random) else { return .track }
-                modelsAlive.removeAll { $0 == number }
-                return .releaseModel(number)
-            }
-        case 940..<975:
+            return observerOperation()
+        case 950..<980:
             guard profile.restarts else { return .advance(random.pick([0.25, 5, 12])) }
             return restartLike(integration)
         default:
@@ -381,6 +359,45 @@ struct SessionGenerator {
             // exact on both sides, and the timers' (whole-second) moments are met now and then.
             let base = random.pick([0.25, 1, 2.5, 4.75, 5, 5.5, 12, 30, 31, 70])
             return .advance(base + (random.chance(0.5) ? Double(random.next(below: 64)) / 64 : 0))
+        }
+    }
+
+    /// A model, a stream or an owner-tied listener made or let go (M4, M5).
+    private mutating func observerOperation() -> SimulatedOperation {
+        // More than half the time one the app lets go of, when there is one.
+        var alive: [Int] = []
+        if !owned.isEmpty { alive.append(1) }
+        if !streams.isEmpty { alive.append(3) }
+        if !modelsAlive.isEmpty { alive.append(5) }
+        let choice = !alive.isEmpty && random.chance(0.6) ? random.pick(alive) : Int(random.next(below: 6))
+        switch choice {
+        case 0:
+            listenersAdded += 1
+            owned.append(listenersAdded)
+            return .addOwnedListener(category: random.pick(Self.categories))
+        case 1:
+            guard let id = owned.randomElement(using: &random) else { return .track }
+            owned.removeAll { $0 == id }
+            return .releaseOwner(id)
+        case 2:
+            listenersAdded += 1
+            streams.append(listenersAdded)
+            return .openStream(category: random.pick(Self.categories), includeFirstLoad: random.chance(0.5))
+        case 3:
+            guard let id = streams.randomElement(using: &random) else { return .track }
+            streams.removeAll { $0 == id }
+            return .endStream(id)
+        case 4:
+            let categories = Self.categories.filter { _ in random.chance(0.5) }
+            guard !categories.isEmpty else { return .track }
+            listenersAdded += categories.count
+            models += 1
+            modelsAlive.append(models)
+            return .addModel(categories)
+        default:
+            guard let number = modelsAlive.randomElement(using: &random) else { return .track }
+            modelsAlive.removeAll { $0 == number }
+            return .releaseModel(number)
         }
     }
 
@@ -427,10 +444,19 @@ struct SessionGenerator {
         }
         if first == .track && changesCustomer(second) { first = .setMode(mode()) }
         if second == .track && changesCustomer(first) { second = .setMode(mode()) }
+        if profile.layout == .storagePerProject {
+            // The app's stores per project follow the integration configured last, as the world
+            // routes them: which one that is after a race, only the client knows.
+            if case .configure = first { first = .anonymize }
+            if case .configure = second { second = .setMode(mode()) }
+        }
         if excluded.contains(3) {
             let pair = [first, second]
-            if pair.contains(.anonymize) && pair.contains(where: { if case .identify = $0 { true } else { false } }) {
-                second = .anonymize
+            // (Another identifyCustomer changes the customer too: the same retry queues an update
+            // twice.)
+            let identifies = pair.filter { if case .identify = $0 { true } else { false } }.count
+            if identifies == 2 || (identifies == 1 && pair.contains(.anonymize)) {
+                if case .identify = first { first = .setMode(mode()) } else { second = .setMode(mode()) }
             }
         }
         if excluded.contains(11) {

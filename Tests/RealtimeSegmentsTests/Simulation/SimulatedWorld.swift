@@ -205,7 +205,7 @@ final class SimulatedWorld {
     /// The folder of the files layout (in `/dev/shm` where there is one: no disk syncs).
     let folder: URL?
     let lifecycle = ManualAppLifecycle()
-    let logger = ContractLines()
+    let logger: ContractLines
     /// Listener calls, read answers and flush results, in the order the delivery queue ran them.
     let delivered = Locked<[SpecModel.Delivery]>([])
     let probeDeinits = Locked(0)
@@ -236,6 +236,7 @@ final class SimulatedWorld {
     init(layout: SpecModel.Layout, probesConfigure: Bool = false) {
         self.layout = layout
         self.probesConfigure = probesConfigure
+        logger = ContractLines(scheduler: scheduler)
         let requests = Locked<[RequestRecord]>([])
         requestLog = requests
         let scheduler = scheduler
@@ -346,21 +347,59 @@ final class SimulatedWorld {
         guard failure == nil else { return }
         let scheduler = scheduler
         let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let answered = Locked(false)
-            let answer: @Sendable (Bool) -> Void = { value in
-                let first = answered.withLock { answered in
-                    defer { answered = true }
-                    return !answered
-                }
-                if first { continuation.resume(returning: value) }
-            }
+            let answer = Watchdog.shared.watch(within: Self.callLimit) { continuation.resume(returning: $0) }
             Task {
                 await scheduler.advance(by: seconds)
                 answer(true)
             }
-            DispatchQueue.global().asyncAfter(deadline: .now() + Self.callLimit) { answer(false) }
         }
         if !finished { failure = "work due on the scheduler did not finish within \(Int(Self.callLimit)) s: a deadlock" }
+    }
+
+    /// Gives up on waits that did not end by their deadline: one thread for all of them, so a
+    /// bounded wait costs a lock, not a timer of its own.
+    final class Watchdog: Sendable {
+        static let shared = Watchdog()
+        private let waits = Locked<(next: Int, deadlines: [Int: (deadline: Date, answer: @Sendable (Bool) -> Void)])>((0, [:]))
+
+        private init() {
+            let thread = Thread { [waits] in
+                while true {
+                    Thread.sleep(forTimeInterval: 0.5)
+                    let now = Date()
+                    let expired = waits.withLock { waits in
+                        let due = waits.deadlines.filter { $0.value.deadline < now }
+                        for key in due.keys { waits.deadlines[key] = nil }
+                        return due.values.map(\.answer)
+                    }
+                    for answer in expired { answer(false) }
+                }
+            }
+            thread.name = "simulation.watchdog"
+            thread.start()
+        }
+
+        /// Registers a wait: the returned closure answers it (once); the watchdog answers `false`
+        /// after `seconds`.
+        func watch(within seconds: TimeInterval, _ resume: @escaping @Sendable (Bool) -> Void) -> @Sendable (Bool) -> Void {
+            let answered = Locked(false)
+            let once: @Sendable (Bool) -> Void = { value in
+                let first = answered.withLock { answered in
+                    defer { answered = true }
+                    return !answered
+                }
+                if first { resume(value) }
+            }
+            let key = waits.withLock { waits in
+                waits.next += 1
+                waits.deadlines[waits.next] = (Date().addingTimeInterval(seconds), once)
+                return waits.next
+            }
+            return { [waits] value in
+                waits.withLock { _ = $0.deadlines.removeValue(forKey: key) }
+                once(value)
+            }
+        }
     }
 
     // MARK: - Queued work
@@ -379,14 +418,22 @@ final class SimulatedWorld {
     func settle() async {
         for queue in suspended { queue.resume() }
         suspended = []
+        // Work runs storage queue → work due now → storage queue → delivery queue; a round that
+        // found no work due now ends it from the second round on (work queued by storage work
+        // itself is caught by the round after).
+        let storageQueues = ([current] + previous).map(\.storageQueue)
         var rounds = 0
         repeat {
-            for queue in ([current] + previous).map(\.storageQueue) { drain(queue) }
-            await advanceScheduler(by: 0)
-            for queue in ([current] + previous).map(\.storageQueue) { drain(queue) }
+            for queue in storageQueues { drain(queue) }
+            let due = scheduler.pendingDelays.first == 0
+            if due {
+                await advanceScheduler(by: 0)
+                for queue in storageQueues { drain(queue) }
+            }
             drain(deliveryQueue)
             rounds += 1
-        } while failure == nil && (rounds < 3 || (rounds < 20 && scheduler.pendingDelays.first == 0))
+            if !due && rounds >= 2 { break }
+        } while failure == nil && rounds < 20
     }
 
     /// Moves virtual time on one due piece of work at a time, letting the queues settle after
@@ -841,7 +888,7 @@ final class SimulatedWorld {
     }
 
     /// The contract's log lines written so far, in order.
-    var logs: [String] { logger.lines.value }
+    var logs: [SpecModel.LogLine] { logger.lines.value }
 
     /// A logger that keeps the contract's lines (``SpecModel/Log``), a line with a prefix of
     /// ``SpecModel/Log/prefixes`` as that prefix, and drops the rest.
@@ -860,13 +907,17 @@ final class SimulatedWorld {
             }
         }
 
-        let lines = Locked<[String]>([])
+        let lines = Locked<[SpecModel.LogLine]>([])
+        let scheduler: TestScheduler
+        init(scheduler: TestScheduler) {
+            self.scheduler = scheduler
+        }
         var logLevel: LogLevel { .verbose }
         func log(_ level: LogLevel, _ message: String) {
             if SpecModel.Log.all.contains(message) {
-                lines.withLock { $0.append(message) }
+                lines.withLock { $0.append(SpecModel.LogLine(at: scheduler.uptime(), text: message)) }
             } else if let prefix = SpecModel.Log.prefixes.first(where: { message.hasPrefix($0) }) {
-                lines.withLock { $0.append(prefix) }
+                lines.withLock { $0.append(SpecModel.LogLine(at: scheduler.uptime(), text: prefix)) }
             }
         }
     }

@@ -179,7 +179,12 @@ struct SpecModel: Equatable {
         let number: Int
         let customer: Customer
         var failures = 0
+        /// Its place in the queue's file (appended in order; P8: items kept in memory are
+        /// written after the unread ones).
+        var written = 0
     }
+    /// Items written to queue files so far.
+    private var itemsWritten = 0
 
     /// The storage an integration's baseline and queue are in.
     private func slot(_ integration: Integration) -> Integration { layout == .storagePerProject ? integration : .a }
@@ -203,6 +208,22 @@ struct SpecModel: Equatable {
             checkCanceled, dataIgnored, cancelledMeanwhile, storedCustomerAdopted,
         ]
         static let prefixes = [itemDropped]
+    }
+
+    /// A contract line and the virtual moment it was written.
+    struct LogLine: Hashable, Sendable, CustomStringConvertible {
+        let at: Double
+        let text: String
+        var description: String { "t=\(at) \(text)" }
+        /// Lines are compared moment by moment, and within one moment as a multiset: the lines
+        /// of independent work due at one virtual instant (an upload, a fetch) come in any order.
+        static func canonical(_ lines: [LogLine]) -> [LogLine] {
+            lines.sorted { ($0.at, $0.text) < ($1.at, $1.text) }
+        }
+    }
+
+    private mutating func log(_ text: String) {
+        logs.append(LogLine(at: now, text: text))
     }
 
     // MARK: - The contract's numbers (T5, T7, T11, G1, G6, E3) and the simulated server's latency
@@ -309,6 +330,8 @@ struct SpecModel: Equatable {
         /// Whether its first request went out: not while the client's queued work waits (C2
         /// applies until then).
         var sent = true
+        /// When it was queued, while it waits to be sent.
+        var sequence = 0
     }
 
     enum Reload: Equatable {
@@ -359,8 +382,8 @@ struct SpecModel: Equatable {
     private var wallNow: Double { now + wallOffset }
     private(set) var deliveries: [Delivery] = []
     private(set) var requests: [Request] = []
-    /// The lines of ``Log`` written, in order.
-    private(set) var logs: [String] = []
+    /// The lines of ``Log`` written, with their moments, in order.
+    private(set) var logs: [LogLine] = []
     /// The rules ``applied`` counts.
     static let rulesWithABranch = [
         "T2 another integration", "T5 max wait", "T6 follow-up after success", "T6 follow-up after a permanent failure",
@@ -427,16 +450,20 @@ struct SpecModel: Equatable {
     struct EarlierFlush: Equatable {
         let integration: Integration
         let waiters: [Int]
+        let sequence: Int
     }
+    /// When the current flush was asked for: queued work runs in the order it was queued.
+    private var flushSequence = 0
     private var uploadRetry: UploadRetry?
     /// E3: the failed flushes of the current backoff chain (a success ends it).
     private var uploadAttempts = 0
     /// E2: the next periodic flush.
     private var periodicAt: (at: Double, sequence: Int)?
-    /// T11: this client's newest successful fetch.
-    private var lastFetchAt: Double?
     /// Whether the client's queued work waits (``hold()``).
     private var holding = false
+    /// What the delivery queue holds while the client's queued work waits: a listener removed
+    /// before its call runs is not called (D7).
+    private var queuedDeliveries: [(delivery: Delivery, stream: Bool)] = []
     /// Ties between pieces of work due at one moment go in the order they were scheduled.
     private var scheduled = 0
     private var reloadSequence = 0
@@ -460,12 +487,13 @@ struct SpecModel: Equatable {
             && lhs.disk == rhs.disk && lhs.queued == rhs.queued && lhs.phase == rhs.phase && lhs.current == rhs.current
             && lhs.baseline == rhs.baseline && lhs.listeners == rhs.listeners && lhs.reload == rhs.reload && lhs.reads == rhs.reads
             && lhs.mode == rhs.mode && lhs.loading == rhs.loading && lhs.protected == rhs.protected
-            && lhs.flushFor == rhs.flushFor && lhs.earlierFlushes == rhs.earlierFlushes && lhs.flushWaiters == rhs.flushWaiters && lhs.uploadRetry == rhs.uploadRetry
+            && lhs.flushFor == rhs.flushFor && lhs.flushSequence == rhs.flushSequence && lhs.earlierFlushes == rhs.earlierFlushes && lhs.flushWaiters == rhs.flushWaiters && lhs.uploadRetry == rhs.uploadRetry
             && lhs.uploadAttempts == rhs.uploadAttempts
-            && lhs.periodicAt?.at == rhs.periodicAt?.at && lhs.lastFetchAt == rhs.lastFetchAt
+            && lhs.periodicAt?.at == rhs.periodicAt?.at
             && lhs.streamValues == rhs.streamValues && lhs.finishedStreams == rhs.finishedStreams
             && lhs.backgroundTime.map(\.expired) == rhs.backgroundTime.map(\.expired)
             && lhs.cookieBindings == rhs.cookieBindings && lhs.holding == rhs.holding
+            && lhs.queuedDeliveries.map(\.delivery) == rhs.queuedDeliveries.map(\.delivery)
     }
 
     /// The customer a configured client reports (`nil` unless configured).
@@ -528,6 +556,10 @@ struct SpecModel: Equatable {
     private enum Work { case reload, uploadRetry, periodic }
 
     private var nextWork: (at: Double, work: Work)? {
+        dueWork.min { ($0.at, $0.sequence) < ($1.at, $1.sequence) }.map { ($0.at, $0.work) }
+    }
+
+    private var dueWork: [(at: Double, sequence: Int, work: Work)] {
         var candidates: [(at: Double, sequence: Int, work: Work)] = []
         let reloadDue: Double? =
             switch reload {
@@ -539,13 +571,16 @@ struct SpecModel: Equatable {
         if let reloadDue { candidates.append((reloadDue, reloadSequence, .reload)) }
         if let uploadRetry { candidates.append((uploadRetry.at, uploadRetry.sequence, .uploadRetry)) }
         if let periodicAt { candidates.append((periodicAt.at, periodicAt.sequence, .periodic)) }
-        return candidates.min { ($0.at, $0.sequence) < ($1.at, $1.sequence) }.map { ($0.at, $0.work) }
+        return candidates
     }
 
     /// Asks for a flush at the next ``settle()``. The immediate mode's asks wait for the end of
     /// the background load (R3), which uploads what is queued if the mode is still immediate then.
     private mutating func askFlush(forImmediateMode: Bool) {
         guard isConfigured, !(forImmediateMode && loading != nil) else { return }
+        // E5: a flush of an empty queue is done at once (during the load it waits for it).
+        guard flushFor != nil || queuedCount > 0 || loading != nil else { return }
+        if flushFor == nil { flushSequence = nextSequence() }
         flushFor = integration
     }
 
@@ -569,19 +604,45 @@ struct SpecModel: Equatable {
     /// they were scheduled), before anything the app does at `time` itself. The queued work of
     /// each moment runs before the next piece falls due.
     mutating func advance(to time: Double) {
+        self = advanced(to: time)[0]
+    }
+
+    /// ``advance(to:)`` as every order of the work that falls due at one same moment: the
+    /// reload machine's, the upload backoff's and the periodic flush's are independent, and the
+    /// contract orders none of them before the others.
+    func advanced(to time: Double) -> [SpecModel] {
         precondition(time >= now, "time runs forward")
-        settle()
-        while let next = nextWork, next.at <= time {
-            now = next.at
-            switch next.work {
-            case .reload: reloadFellDue()
-            case .uploadRetry: uploadRetryFellDue()
-            case .periodic: periodicFlushFellDue()
+        var model = self
+        model.settle()
+        while let next = model.nextWork, next.at <= time {
+            let tied = model.dueWork.filter { $0.at == next.at }.sorted { $0.sequence < $1.sequence }
+            if tied.count > 1 {
+                var orders: [SpecModel] = []
+                for first in tied {
+                    var fork = model
+                    fork.applied["simultaneous work in either order", default: 0] += 1
+                    fork.now = next.at
+                    fork.run(first.work)
+                    fork.settle()
+                    for result in fork.advanced(to: time) where !orders.contains(result) { orders.append(result) }
+                }
+                return Array(orders.prefix(4))
             }
-            settle()
+            model.now = next.at
+            model.run(next.work)
+            model.settle()
         }
-        now = time
-        settle()
+        model.now = time
+        model.settle()
+        return [model]
+    }
+
+    private mutating func run(_ work: Work) {
+        switch work {
+        case .reload: reloadFellDue()
+        case .uploadRetry: uploadRetryFellDue()
+        case .periodic: periodicFlushFellDue()
+        }
     }
 
     /// T10: the user sets the device's clock; no duration changes. Only what storage keeps — a
@@ -594,19 +655,33 @@ struct SpecModel: Equatable {
     /// asked for runs (E5).
     mutating func settle() {
         holding = false
+        let queued = queuedDeliveries
+        queuedDeliveries = []
+        for (delivery, stream) in queued { post(delivery, stream: stream) }
         if let loading {
             self.loading = nil
             configurationCompleted(loading)
         }
-        sendWaitingFlight()
+        // The work queued meanwhile runs in the order it was queued: earlier configurations'
+        // flushes, a flight's first request, the current flush.
+        var work: [(sequence: Int, run: Int)] = earlierFlushes.enumerated().map { ($0.element.sequence, $0.offset) }
+        if case .fetching(let flight, _) = reload, !flight.sent { work.append((flight.sequence, -1)) }
+        if flushFor != nil { work.append((flushSequence, -2)) }
         let earlier = earlierFlushes
         earlierFlushes = []
-        for flush in earlier { runFlush(flush.integration, waiters: flush.waiters, current: false) }
-        if let integration = flushFor {
-            flushFor = nil
-            let waiters = flushWaiters
-            flushWaiters = []
-            runFlush(integration, waiters: waiters, current: true)
+        for item in work.sorted(by: { $0.sequence < $1.sequence }) {
+            switch item.run {
+            case -1: sendWaitingFlight()
+            case -2:
+                guard let integration = flushFor else { continue }
+                flushFor = nil
+                let waiters = flushWaiters
+                flushWaiters = []
+                runFlush(integration, waiters: waiters, current: true)
+            default:
+                let flush = earlier[item.run]
+                runFlush(flush.integration, waiters: flush.waiters, current: false)
+            }
         }
     }
 
@@ -614,6 +689,23 @@ struct SpecModel: Equatable {
     /// its request at the next ``settle()``.
     mutating func hold() {
         holding = true
+    }
+
+    /// D8: a delivery goes on the delivery queue; it runs at once unless the client's queued work
+    /// waits. A listener's call runs only if the listener is still registered then (D7).
+    private mutating func post(_ delivery: Delivery, stream: Bool = false) {
+        if holding {
+            queuedDeliveries.append((delivery, stream))
+            return
+        }
+        if case .told(_, let id, let segments) = delivery {
+            guard listeners.contains(where: { $0.id == id && $0.registered }) else { return }
+            if stream {
+                streamValues[id, default: []].append(segments)
+                return
+            }
+        }
+        deliveries.append(delivery)
     }
 
     /// The background load ends (its storage queue ran) while work due now waits (R3).
@@ -641,7 +733,7 @@ struct SpecModel: Equatable {
                 save()
                 guard current == flight.customer else {
                     applied["C2 fetch not sent", default: 0] += 1
-                    logs.append(Log.checkCanceled)
+                    log(Log.checkCanceled)
                     setReload(.idle)
                     customerChanged(during: flight, followUpOwed: followUpOwed)
                     return
@@ -694,8 +786,10 @@ struct SpecModel: Equatable {
             uploadAttempts = 0
         }
         phase = .running(next)
+        // R3: the new pipeline loads the queue from its store, in the order it was written.
+        queued[slot(next)]!.sort { $0.written < $1.written }
         if let flushFor {
-            earlierFlushes.append(EarlierFlush(integration: flushFor, waiters: flushWaiters))
+            earlierFlushes.append(EarlierFlush(integration: flushFor, waiters: flushWaiters, sequence: flushSequence))
             self.flushFor = nil
             flushWaiters = []
         }
@@ -715,7 +809,7 @@ struct SpecModel: Equatable {
     private mutating func configurationCompleted(_ pending: Loading) {
         guard isConfigured else { return }
         if !hasListeners {
-            logs.append(Log.initialSkippedNoCallback)
+            log(Log.initialSkippedNoCallback)
         } else if pending.owed || pending.otherIntegration || pending.requested
             || listeners.contains(where: { $0.registered && $0.includeFirstLoad })
         {
@@ -728,7 +822,7 @@ struct SpecModel: Equatable {
                 requestReload()
             }
         } else {
-            logs.append(Log.initialSkippedNotRequired)
+            log(Log.initialSkippedNotRequired)
         }
         let waiting = reads
         reads = []
@@ -756,10 +850,10 @@ struct SpecModel: Equatable {
                 listeners[index].registered = false
             }
         }
-        for flush in flushWaiters { deliveries.append(.flushed(at: now, flush: flush, .error("stopped"))) }
+        for flush in flushWaiters { post(.flushed(at: now, flush: flush, .error("stopped"))) }
         flushWaiters = []
         if let flushFor {
-            earlierFlushes.append(EarlierFlush(integration: flushFor, waiters: []))
+            earlierFlushes.append(EarlierFlush(integration: flushFor, waiters: [], sequence: flushSequence))
             self.flushFor = nil
         }
         uploadRetry = nil
@@ -779,7 +873,11 @@ struct SpecModel: Equatable {
         current = makeCustomer()
         saveCustomer()
         protected?.decided = true
-        let emptied = (baseline.snapshot?.segments ?? [:]).filter { !$0.value.isEmpty }.mapValues { _ in [String]() }
+        // A2 per D4: categories non-empty in the baseline, and every listener last told a
+        // non-empty list. During a configuration's background load (R3) the baseline is not in
+        // yet: what listeners were told decides alone.
+        let stored = loading == nil ? baseline.snapshot?.segments ?? [:] : [:]
+        let emptied = stored.filter { !$0.value.isEmpty }.mapValues { _ in [String]() }
         forgetSegments()
         deliver(changed: emptied, answer: [:], firstLoad: false)
         answerReads(.segments([]))
@@ -812,6 +910,9 @@ struct SpecModel: Equatable {
 
     /// E2: immediate mode uploads promptly after each enqueue — unless an upload backoff waits.
     private mutating func enqueue(_ item: Item, in integration: Integration) {
+        var item = item
+        itemsWritten += 1
+        item.written = itemsWritten
         queued[slot(integration)]!.append(item)
         if loading != nil { applied["R3 call during the load", default: 0] += 1 }
         guard mode == .immediate else { return }
@@ -845,7 +946,7 @@ struct SpecModel: Equatable {
     mutating func flush(id: Int) {
         guard isConfigured else {
             applied["E5 flush before configure", default: 0] += 1
-            deliveries.append(.flushed(at: now, flush: id, .error("notConfigured")))
+            post(.flushed(at: now, flush: id, .error("notConfigured")))
             return
         }
         if flushPending {
@@ -853,7 +954,7 @@ struct SpecModel: Equatable {
         } else if queuedCount == 0, loading == nil {
             // Nothing queued, no flush running: done at once (during the load, R3, it waits
             // for the load and uploads what is queued then).
-            deliveries.append(.flushed(at: now, flush: id, .uploaded(0)))
+            post(.flushed(at: now, flush: id, .uploaded(0)))
             return
         }
         flushWaiters.append(id)
@@ -882,9 +983,12 @@ struct SpecModel: Equatable {
                 askFlush(forImmediateMode: false)
             }
         case .willEnterForeground:
-            // T11: a reload when the newest successful fetch of this client is older than 60 s.
+            // T11: a reload when the baseline's fetch is older than 60 s; a baseline this client
+            // did not fetch (another's, T10), or none (deleted by anonymize, A1), counts as older.
             guard hasListeners else { return }
-            if let lastFetchAt, now - lastFetchAt <= Self.foregroundRefreshAge {
+            if let snapshot = baseline.snapshot, snapshot.fetchedBy == generation,
+                now - snapshot.fetchedAt <= Self.foregroundRefreshAge
+            {
                 applied["T11 foreground, fetched recently", default: 0] += 1
             } else {
                 applied["T11 foreground reload", default: 0] += 1
@@ -933,7 +1037,7 @@ struct SpecModel: Equatable {
                 } else if hasListeners {
                     requestReload()
                 } else {
-                    logs.append(Log.trackedSkippedNoCallback)
+                    log(Log.trackedSkippedNoCallback)
                 }
                 continue
             }
@@ -947,7 +1051,7 @@ struct SpecModel: Equatable {
             if queued[slot]![index].failures >= Self.maxPermanentFailures {
                 applied["E3 item dropped after 10", default: 0] += 1
                 queued[slot]!.remove(at: index)
-                logs.append(Log.itemDropped)
+                log(Log.itemDropped)
             } else {
                 index += 1
             }
@@ -964,7 +1068,7 @@ struct SpecModel: Equatable {
             uploadAttempts = 0
         }
         let outcome: FlushOutcome = ended.map { .error($0.code) } ?? .uploaded(uploaded)
-        for flush in waiters { deliveries.append(.flushed(at: now, flush: flush, outcome)) }
+        for flush in waiters { post(.flushed(at: now, flush: flush, outcome)) }
         endBackgroundTime()
     }
 
@@ -1012,9 +1116,8 @@ extension SpecModel {
         uploadRetry = nil
         uploadAttempts = 0
         periodicAt = nil
-        lastFetchAt = nil
         // E4: the queue file keeps what was appended, in order.
-        for slot in Integration.allCases { queued[slot]!.sort { $0.number < $1.number } }
+        for slot in Integration.allCases { queued[slot]!.sort { $0.written < $1.written } }
     }
 
     /// P5: another client configures on the folder: refused (`.storage`) while this one holds it,
@@ -1052,13 +1155,20 @@ extension SpecModel {
         self.protected = nil
         if !protected.decided, let stored = savedCustomer {
             applied["P8 stored customer adopted", default: 0] += 1
-            logs.append(Log.storedCustomerAdopted)
+            log(Log.storedCustomerAdopted)
             if case .retrying = reload { setReload(.idle) }
             current = stored
             if isConfigured, hasListeners { requestReload() }
         } else {
             if protected.decided { applied["P8 decision stands", default: 0] += 1 }
             savedCustomer = current
+        }
+        // The items kept in memory are written after the ones already in the file.
+        for slot in Integration.allCases {
+            for index in queued[slot]!.indices {
+                itemsWritten += 1
+                queued[slot]![index].written = itemsWritten
+            }
         }
         if let integration {
             queued[slot(integration)]! += protected.unreadQueue
@@ -1122,7 +1232,7 @@ extension SpecModel {
     /// T7: when the debounce or backoff fires with no listener left, nothing is fetched.
     private mutating func startAutomaticReload(attempt: Int) {
         guard hasListeners else {
-            logs.append(Log.reloadSkippedNoCallback)
+            log(Log.reloadSkippedNoCallback)
             return
         }
         startFlight(forListeners: true, retryAttempt: attempt)
@@ -1143,7 +1253,7 @@ extension SpecModel {
         }
         var flight = Flight(
             integration: integration, customer: customer, forListeners: forListeners, retryAttempt: retryAttempt,
-            linking: false, endsAt: .infinity, outcome: .success([:]), sent: false)
+            linking: false, endsAt: .infinity, outcome: .success([:]), sent: false, sequence: nextSequence())
         if !holding { send(&flight) }
         setReload(.fetching(flight, followUpOwed: false))
     }
@@ -1169,7 +1279,7 @@ extension SpecModel {
         guard case .fetching(var flight, let followUpOwed) = reload, !flight.sent else { return }
         guard current == flight.customer else {
             applied["C2 fetch not sent", default: 0] += 1
-            logs.append(Log.checkCanceled)
+            log(Log.checkCanceled)
             setReload(.idle)
             customerChanged(during: flight, followUpOwed: followUpOwed)
             return
@@ -1188,7 +1298,7 @@ extension SpecModel {
     private mutating func flightFinished(_ flight: Flight, followUpOwed: Bool) {
         guard current == flight.customer else {
             applied["C3 answer discarded", default: 0] += 1
-            logs.append(Log.dataIgnored)
+            log(Log.dataIgnored)
             customerChanged(during: flight, followUpOwed: followUpOwed)
             return
         }
@@ -1207,7 +1317,6 @@ extension SpecModel {
             }
             baseline.snapshot = Snapshot(
                 customer: flight.customer, segments: segments, fetchedAt: now, fetchedAtWall: wallNow, fetchedBy: generation)
-            lastFetchAt = now
             save()
             deliver(changed: changed, answer: segments, firstLoad: true)
             answerReads(with: segments)
@@ -1252,7 +1361,7 @@ extension SpecModel {
         }
         reads = retrying
         if !givenUp.isEmpty { applied["G6 read given up", default: 0] += 1 }
-        for read in givenUp { deliveries.append(.answered(at: now, read: read.id, .error("customerChanged"))) }
+        for read in givenUp { post(.answered(at: now, read: read.id, .error("customerChanged"))) }
         if !retrying.isEmpty {
             startFlight(forListeners: owed && hasListeners, retryAttempt: 0)
         } else if owed && hasListeners {
@@ -1273,7 +1382,7 @@ extension SpecModel {
             applied["R3 call during the load", default: 0] += 1
             reads.append(read)
         case .unconfigured: reads.append(read)
-        case .stopped: deliveries.append(.answered(at: now, read: read.id, .error("stopped")))
+        case .stopped: post(.answered(at: now, read: read.id, .error("stopped")))
         }
         return read.id
     }
@@ -1284,7 +1393,7 @@ extension SpecModel {
     private mutating func serve(_ read: Read) {
         if !read.force, isConfigured, let snapshot = baseline.snapshot, snapshot.customer == current, isFresh(snapshot) {
             applied[baseline.loaded ? "G1 cache answer from a stored baseline" : "G1 cache answer", default: 0] += 1
-            deliveries.append(.answered(at: now, read: read.id, .segments((snapshot.segments[read.category] ?? []).sorted())))
+            post(.answered(at: now, read: read.id, .segments((snapshot.segments[read.category] ?? []).sorted())))
             return
         }
         var read = read
@@ -1300,12 +1409,12 @@ extension SpecModel {
     }
 
     private mutating func answerReads(with segments: Segments) {
-        for read in reads { deliveries.append(.answered(at: now, read: read.id, .segments((segments[read.category] ?? []).sorted()))) }
+        for read in reads { post(.answered(at: now, read: read.id, .segments((segments[read.category] ?? []).sorted()))) }
         reads = []
     }
 
     private mutating func answerReads(_ answer: Answer) {
-        for read in reads { deliveries.append(.answered(at: now, read: read.id, answer)) }
+        for read in reads { post(.answered(at: now, read: read.id, answer)) }
         reads = []
     }
 
@@ -1327,10 +1436,10 @@ extension SpecModel {
                     applied[owedFirstLoad ? "D6 first load, nothing changed" : "D4 told otherwise, baseline unchanged", default: 0] += 1
                 }
                 switch listener.observer {
-                case .handler: deliveries.append(.told(at: now, listener: listener.id, segments: segments))
+                case .handler: post(.told(at: now, listener: listener.id, segments: segments))
                 case .stream:
                     applied["M5 stream told", default: 0] += 1
-                    streamValues[listener.id, default: []].append(segments)
+                    post(.told(at: now, listener: listener.id, segments: segments), stream: true)
                 case .model: applied["M5 model told", default: 0] += 1
                 }
                 listeners[index].lastDelivered = segments
@@ -1347,7 +1456,7 @@ extension SpecModel {
     private mutating func cancelReload() {
         if case .idle = reload { return }
         setReload(.idle)
-        logs.append(Log.cancelledMeanwhile)
+        log(Log.cancelledMeanwhile)
     }
 
     /// D1: the configuration's baseline is written to its storage, naming its integration (P8:

@@ -127,13 +127,16 @@ extension SimulatedOperation {
 /// Runs sessions on the real client and on the model side by side (Docs/Reliability.md,
 /// "Deterministic simulation").
 enum Simulation {
+    /// `SIMULATION_TRACE=1`: print what the client and the model did after each operation.
+    static let trace = ProcessInfo.processInfo.environment["SIMULATION_TRACE"] != nil
+
     /// What the world showed after an operation.
     struct Observed {
         var customer: SpecModel.Customer?
         var configured = false
         var deliveries: [SpecModel.Delivery] = []
         var requests: [SpecModel.Request] = []
-        var logs: [String] = []
+        var logs: [SpecModel.LogLine] = []
         var queuedCount = 0
         var listenerCount = 0
         var backgroundTime: [(ended: Bool, expired: Bool)] = []
@@ -177,6 +180,12 @@ enum Simulation {
                         next.append(model)
                     }
                 }
+            }
+            if trace {
+                let model = next.first ?? candidates[0]
+                print("TRACE \(index). \(operation)  [t=\(model.now), candidates \(next.count)]")
+                print("TRACE   client: \(world.requests.suffix(3)) | \(world.delivered.value.suffix(3)) | \(world.logs.suffix(2))")
+                print("TRACE   model:  \(model.requests.suffix(3)) | \(model.deliveries.suffix(3)) | \(model.logs.suffix(2))")
             }
             if next.isEmpty {
                 result = Divergence(
@@ -257,7 +266,9 @@ enum Simulation {
         case .serverFailsNextLink(let integration, let failure): model.servers[integration]?.failNextLinks.append(failure)
         case .serverFailsNextUploads(let integration, let failure, let times):
             model.servers[integration]?.failNextUploads += Array(repeating: failure, count: times)
-        case .advance(let seconds): model.advance(to: model.now + seconds)
+        case .advance(let seconds):
+            // Work due at one moment may run in any order: one candidate per order.
+            return model.advanced(to: model.now + seconds).map { ($0, "") }
         case .moveWallClock(let seconds): model.moveWallClock(by: seconds)
         case .hold: model.hold()
         case .settle: break
@@ -379,7 +390,9 @@ enum Simulation {
                 \(context))\(full)
                 """
         }
-        if let difference = firstDifference("log lines", client: observed.logs, model: model.logs) {
+        if let difference = firstDifference(
+            "log lines", client: SpecModel.LogLine.canonical(observed.logs), model: SpecModel.LogLine.canonical(model.logs))
+        {
             return difference
         }
         if observed.queuedCount != model.queuedCount {
