@@ -81,9 +81,10 @@ final class SimulatedWorld {
     /// The backend of one configuration: the integration's server, and an app object whose
     /// `deinit` calls the SDK when the client lets the configuration go (D7).
     ///
-    /// A client the app let go without `stop()` may still finish work it had in flight (its
-    /// engine lives while a request runs) and even start its follow-up: such requests are
-    /// answered without being recorded and without using up the session's scripted failures.
+    /// A client the app let go without `stop()` may still have work in flight (its engine lives
+    /// while a request runs) and even start more: the world's servers never answer such a client
+    /// (its requests wait forever on the virtual timeline), so it neither stores what it fetched
+    /// nor uploads, nor uses up the session's scripted answers (the contract names no such path).
     final class Backend: SegmentRepository, EventUploader, Sendable {
         let server: Server
         let probe: Probe
@@ -95,19 +96,26 @@ final class SimulatedWorld {
             self.followed = followed
             self.scheduler = scheduler
         }
+        /// A request of a client the app let go: it never comes back.
+        private func never() async {
+            await scheduler.sleep(for: 1e9)
+        }
         func fetchSegments(for customer: CustomerIds) async throws -> SegmentsByCategory {
             guard followed.value else {
-                await scheduler.sleep(for: SpecModel.fetchTime)
+                await never()
                 return [:]
             }
-            return try await server.fetchSegments(for: customer)
+            let answer = try await server.fetchSegments(for: customer)
+            if !followed.value { await never() }
+            return answer
         }
         func linkCustomerIds(_ customer: CustomerIds) async throws {
-            guard followed.value else { return await scheduler.sleep(for: SpecModel.fetchTime) }
+            guard followed.value else { return await never() }
             try await server.linkCustomerIds(customer)
+            if !followed.value { await never() }
         }
         func upload(_ event: TrackedEvent) async throws {
-            guard followed.value else { return }
+            guard followed.value else { return await never() }
             try await server.upload(event)
         }
     }
