@@ -20,7 +20,8 @@ import SegmentsTesting
 final class SimulatedWorld {
     typealias Integration = SpecModel.Integration
 
-    static let callLimit: TimeInterval = 10
+    /// How long a call or a drain may take before the world calls it a deadlock.
+    let callLimit: TimeInterval
 
     /// A backend whose answers the session scripts; requests are logged with their virtual time.
     final class Server: Sendable {
@@ -241,8 +242,9 @@ final class SimulatedWorld {
     /// Why the world cannot go on: a call or a queue that did not return in time.
     private(set) var failure: String?
 
-    init(layout: SpecModel.Layout, probesConfigure: Bool = false) {
+    init(layout: SpecModel.Layout, probesConfigure: Bool = false, callLimit: TimeInterval = 10) {
         self.layout = layout
+        self.callLimit = callLimit
         self.probesConfigure = probesConfigure
         logger = ContractLines(scheduler: scheduler)
         let requests = Locked<[RequestRecord]>([])
@@ -305,8 +307,8 @@ final class SimulatedWorld {
             result.withLock { $0 = value }
             done.signal()
         }
-        guard done.wait(timeout: .now() + Self.callLimit) == .success else {
-            failure = "\(what()) did not return within \(Int(Self.callLimit)) s: a deadlock (D7, R1)"
+        guard done.wait(timeout: .now() + callLimit) == .success else {
+            failure = "\(what()) did not return within \(Int(callLimit)) s: a deadlock (D7, R1)"
             return nil
         }
         return result.value
@@ -330,11 +332,11 @@ final class SimulatedWorld {
             results.withLock { $0.0 = value }
             done.signal()
         }
-        let deadline = DispatchTime.now() + Self.callLimit
+        let deadline = DispatchTime.now() + callLimit
         guard done.wait(timeout: deadline) == .success, done.wait(timeout: deadline) == .success,
             let first = results.value.0, let second = results.value.1
         else {
-            failure = "\(what) did not return within \(Int(Self.callLimit)) s: a deadlock (A4, D7)"
+            failure = "\(what) did not return within \(Int(callLimit)) s: a deadlock (A4, D7)"
             return nil
         }
         return (first, second)
@@ -345,8 +347,8 @@ final class SimulatedWorld {
         guard failure == nil else { return }
         let done = DispatchSemaphore(value: 0)
         queue.async { done.signal() }
-        if done.wait(timeout: .now() + Self.callLimit) != .success {
-            failure = "the queue \(queue.label) did not drain within \(Int(Self.callLimit)) s: a deadlock (D7, R1)"
+        if done.wait(timeout: .now() + callLimit) != .success {
+            failure = "the queue \(queue.label) did not drain within \(Int(callLimit)) s: a deadlock (D7, R1)"
         }
     }
 
@@ -355,13 +357,13 @@ final class SimulatedWorld {
         guard failure == nil else { return }
         let scheduler = scheduler
         let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let answer = Watchdog.shared.watch(within: Self.callLimit) { continuation.resume(returning: $0) }
+            let answer = Watchdog.shared.watch(within: callLimit) { continuation.resume(returning: $0) }
             Task {
                 await scheduler.advance(by: seconds)
                 answer(true)
             }
         }
-        if !finished { failure = "work due on the scheduler did not finish within \(Int(Self.callLimit)) s: a deadlock" }
+        if !finished { failure = "work due on the scheduler did not finish within \(Int(callLimit)) s: a deadlock" }
     }
 
     /// Gives up on waits that did not end by their deadline: one thread for all of them, so a
@@ -780,14 +782,14 @@ final class SimulatedWorld {
     private func endStream(_ number: Int) {
         guard let stream = streams[number] else { return }
         stream.task.cancel()
-        if !Self.eventually({ stream.record.finished.value }) {
-            failure = "the iteration of stream #\(number) did not end within \(Int(Self.callLimit)) s after its task was cancelled"
+        if !Self.eventually(within: callLimit, { stream.record.finished.value }) {
+            failure = "the iteration of stream #\(number) did not end within \(Int(callLimit)) s after its task was cancelled"
         }
         streams[number] = nil
     }
 
     /// Polls `condition` for at most `seconds` of real time.
-    static func eventually(within seconds: TimeInterval = callLimit, _ condition: () -> Bool) -> Bool {
+    static func eventually(within seconds: TimeInterval, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition() {
             if Date() > deadline { return false }
@@ -847,7 +849,9 @@ final class SimulatedWorld {
     }
 
     private func releaseCurrent(replacingWith next: Client) async {
-        await settle()  // what the client answered before it goes is heard
+        // What the client answered before it goes is heard — unless its queued work waits: then
+        // it goes with that work still queued (its saves run when the queue does, R1, P5).
+        if !isHolding { await settle() }
         current.followed.withLock { $0 = false }
         let box = Locked<SegmentsClient?>(current.client)
         let queue = current.storageQueue
@@ -860,9 +864,10 @@ final class SimulatedWorld {
     /// Lets the client in `box` go on the caller thread (its `deinit` may call app objects, D7),
     /// once its queued work ran; `box` holds the last reference.
     private func release(_ box: Locked<SegmentsClient?>, queue: DispatchQueue) async {
-        drain(queue)
+        let held = suspended.contains { $0 === queue }
+        if !held { drain(queue) }
         call("releasing a client") { box.withLock { $0 = nil } }
-        drain(queue)
+        if !held { drain(queue) }
     }
 
     /// Ends the session: stops iterating, resumes held queues, stops every client.

@@ -397,7 +397,7 @@ struct SpecModel: Equatable {
         "E3 authorization failure", "E3 permanent failure counted", "E3 item dropped after 10", "E3 upload retry",
         "E3 enqueue waits for the backoff", "E5 flush joined", "E5 flush before configure", "E7 background time",
         "T11 foreground reload", "T11 foreground, fetched recently", "R3 call during the load", "R1 restart carries on",
-        "P5 folder refused", "P5 folder handed over", "P8 stored customer adopted", "P8 decision stands",
+        "P5 folder refused", "P5 folder handed over", "R1 restart with work queued", "P8 stored customer adopted", "P8 decision stands",
         "M5 model told", "M5 stream told", "A4 lifecycle calls raced",
     ]
     /// How often each rule with a branch of its own applied: evidence that a campaign reached it.
@@ -1100,6 +1100,8 @@ extension SpecModel {
     mutating func restart() {
         generation += 1
         applied["R1 restart carries on", default: 0] += 1
+        if holding { applied["R1 restart with work queued", default: 0] += 1 }
+        queuedDeliveries = []  // the app no longer hears the client it let go
         endBackgroundTime()
         phase = .unconfigured
         current = nil

@@ -150,9 +150,9 @@ enum Simulation {
     /// agrees with what the client showed: the candidates; the client diverges when none is left.
     static func run(
         _ operations: [SimulatedOperation], layout: SpecModel.Layout, probesConfigure: Bool = false,
-        coverage: inout SimulationCoverage
+        callLimit: TimeInterval = 10, coverage: inout SimulationCoverage
     ) async -> Divergence? {
-        let world = SimulatedWorld(layout: layout, probesConfigure: probesConfigure)
+        let world = SimulatedWorld(layout: layout, probesConfigure: probesConfigure, callLimit: callLimit)
         var candidates = [SpecModel(layout: layout)]
         var numbers = SimulatedWorld.Numbers()
         var result: Divergence?
