@@ -124,7 +124,7 @@ indirect enum SimulatedOperation: Hashable, Sendable, CustomStringConvertible {
 /// The findings of issue 32 that the lead engineer is fixing on main: until each fix lands, the
 /// random generator leaves out the trigger named below, so the campaign passes on today's code.
 /// Each finding the simulation hit is also kept as a shrunk session wrapped in
-/// `withKnownIssue("issue 32 finding N")` (``KnownDefectRegressionTests``); when its fix lands, that
+/// `withKnownIssue("issue 32 finding N")` (``SimulationKnownDefectTests``); when its fix lands, that
 /// test fails (known issue not recorded), and the finding's number is removed here.
 ///
 /// `SIMULATION_EXCLUDED_FINDINGS` (comma-separated numbers, empty for none) overrides the set,

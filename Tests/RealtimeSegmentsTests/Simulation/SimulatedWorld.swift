@@ -286,9 +286,15 @@ final class SimulatedWorld {
 
     private func newClient(protectedData: ManualProtectedDataAvailability = ManualProtectedDataAvailability(isAvailable: true)) -> Client {
         generation += 1
-        return Self.makeClient(
+        let client = Self.makeClient(
             layout: layout, scheduler: scheduler, logger: logger, deliveryQueue: deliveryQueue, lifecycle: lifecycle, stores: stores,
             customerStore: customerStore, folder: folder, generation: generation, protectedData: protectedData)
+        if isHolding {
+            // Made in a held stretch: its queued work waits like the rest.
+            client.storageQueue.suspend()
+            suspended.append(client.storageQueue)
+        }
+        return client
     }
 
     var client: SegmentsClient { current.client }
@@ -833,7 +839,7 @@ final class SimulatedWorld {
         var records: [Int: (values: [[String]], finished: Bool)] = [:]
         for (number, stream) in streams {
             if let expectation = expected[number] {
-                _ = Self.eventually(within: 2) {
+                _ = Self.eventually(within: 5) {
                     stream.record.values.value.last == expectation.last && stream.record.finished.value == expectation.finished
                 }
             }

@@ -8,7 +8,7 @@ import SegmentsTesting
 /// ("known issue was not recorded"): then remove the `withKnownIssue` wrapper here and the
 /// finding's number from ``SimulationKnownDefects/defaultExcluded``, so the random campaign
 /// drives its trigger again.
-@Suite(Hang.timeLimit(minutes: 2)) struct KnownDefectRegressionTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct SimulationKnownDefectTests {
     typealias Operation = SimulatedOperation
 
     /// The session's divergence, if any.
