@@ -455,7 +455,8 @@ struct SpecModel: Equatable {
     /// When the current flush was asked for: queued work runs in the order it was queued.
     private var flushSequence = 0
     private var uploadRetry: UploadRetry?
-    /// E3: the failed flushes of the current backoff chain (a success ends it).
+    /// E3: the failed flushes of the current backoff chain: a success ends it, and so does the
+    /// end of the pipeline (re-configure, stop, restart).
     private var uploadAttempts = 0
     /// E2: the next periodic flush.
     private var periodicAt: (at: Double, sequence: Int)?
@@ -932,9 +933,10 @@ struct SpecModel: Equatable {
         periodicAt = next.period.map { (now + $0, nextSequence()) }
         switch next {
         case .manual:
+            // The waiting retry is cancelled; the chain's count goes on until an upload succeeds
+            // (E2; the contract leaves the count open: Docs/Behaviour.md E3 should say).
             if uploadRetry != nil { applied["E2 backoff cancelled by manual", default: 0] += 1 }
             uploadRetry = nil
-            uploadAttempts = 0
         case .immediate:
             if uploadRetry == nil, queuedCount > 0 { askFlush(forImmediateMode: true) }
         case .periodic, .automatic: break
@@ -1063,9 +1065,8 @@ struct SpecModel: Equatable {
             uploadRetry = UploadRetry(
                 at: now + Self.backoff(attempt: uploadAttempts, retryAfter: ended.retryAfter), sequence: nextSequence())
         } else if ended != nil {
-            // E3: in manual mode the next flush is the retry; no backoff chain runs.
+            // E3: in manual mode the next flush is the retry; no backoff runs, none is counted.
             uploadRetry = nil
-            uploadAttempts = 0
         }
         let outcome: FlushOutcome = ended.map { .error($0.code) } ?? .uploaded(uploaded)
         for flush in waiters { post(.flushed(at: now, flush: flush, outcome)) }
@@ -1283,7 +1284,7 @@ extension SpecModel {
             applied["C2 fetch not sent", default: 0] += 1
             log(Log.checkCanceled)
             setReload(.idle)
-            customerChanged(during: flight, followUpOwed: followUpOwed)
+            customerChanged(during: flight, followUpOwed: followUpOwed, keepFollowUp: true)
             return
         }
         send(&flight)
@@ -1345,7 +1346,7 @@ extension SpecModel {
 
     /// C2, C3, G6: reads of the old customer retry for the current one, at most three times (a read
     /// made after the change is not charged); an owed reload is requested again.
-    private mutating func customerChanged(during flight: Flight, followUpOwed: Bool) {
+    private mutating func customerChanged(during flight: Flight, followUpOwed: Bool, keepFollowUp: Bool = false) {
         let owed = flight.forListeners || followUpOwed
         var retrying: [Read] = []
         var givenUp: [Read] = []
@@ -1366,6 +1367,13 @@ extension SpecModel {
         for read in givenUp { post(.answered(at: now, read: read.id, .error("customerChanged"))) }
         if !retrying.isEmpty {
             startFlight(forListeners: owed && hasListeners, retryAttempt: 0)
+            // A flight dropped before its first request went out (C2 while the client's queued
+            // work waited): the follow-up asked for meanwhile stays owed after the retry too (the
+            // SDK's choice; after a discarded answer, C3, the retry carries it).
+            if keepFollowUp, followUpOwed, hasListeners, case .fetching(let retry, _) = reload {
+                applied["T6 follow-up kept across a retry", default: 0] += 1
+                setReload(.fetching(retry, followUpOwed: true))
+            }
         } else if owed && hasListeners {
             requestReload()
         }
