@@ -261,6 +261,9 @@ struct SessionGenerator {
         case .race(let first, let second):
             note(first)
             note(second)
+            // Either order may have happened: what either leaves counts.
+            if [first, second].contains(.stop) { stopped = true }
+            if [first, second].contains(.anonymize) { anonymizedSinceRestart = true }
         case .hold: holding = true
         case .settle, .advance: holding = false
         case .track, .identify, .flush, .setMode, .lifecycle: if holding { flushMayBeQueued = true }

@@ -10,16 +10,20 @@ import Foundation
 /// choice open, the comment says which one the model makes (the SDK documents the same choice in
 /// Docs/Behaviour.md).
 ///
-/// The simulated world: one client at a time (a restart or a hand-over brings a new one over the
-/// same stores), two integrations `A` and `B`, and one of three storages (``Storage``): the app's
-/// in-memory stores, everything in one set or a baseline and an event queue per integration, or
-/// files in one folder. Servers answer fetches after ``fetchTime`` seconds and uploads at once;
-/// backoff has no jitter.
+/// The simulated world: one client at a time (a restart, a hand-over or a launch before the first
+/// unlock brings a new one over the same stores), two integrations `A` and `B`, and one of three
+/// storages (``Layout``): the app's in-memory stores, one set for both integrations or a baseline
+/// and an event queue per integration, or files in one folder. Servers answer fetches after
+/// ``fetchTime`` seconds and uploads at once; backoff has no jitter.
 ///
-/// Time: a call's own effects happen at once, except two that the contract makes asynchronous and
-/// that later calls can observe: the end of a configuration (the background load, R3, which
-/// decides T2 and serves the reads that waited) and a flush (E5: calls made meanwhile join it).
-/// Both happen at the next ``settle()``, the moment the client's queued work runs.
+/// Time: a call's own effects happen at once. What the client does on its queues happens at the
+/// next ``settle()`` — at once, unless the session holds the queued work (``hold()``): the end of a
+/// configuration's background load (R3, which decides T2 and serves the reads that waited), a
+/// flight's first request (C2 applies until it went out), flushes (E5: calls made meanwhile join
+/// them) and deliveries (D7: a listener removed before its call runs is not called), in the order
+/// they were queued. Work due at one virtual moment runs in every order (``advanced(to:)``): the
+/// contract orders the reload machine, the upload backoff and the periodic flush against none of
+/// each other.
 struct SpecModel: Equatable {
     // MARK: - The vocabulary
 

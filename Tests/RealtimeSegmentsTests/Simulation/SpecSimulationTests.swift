@@ -7,6 +7,18 @@ struct Divergence: CustomStringConvertible {
     let operation: Int
     let what: String
     var description: String { "after operation \(operation): \(what)" }
+    /// What disagreed (the customer, the requests, a race, a deadlock, …), for the shrinking.
+    var kind: String {
+        let first = what.prefix { $0 != "\n" }
+        for kind in [
+            "no order of the raced calls", "did not return", "did not drain", "did not finish", "the customer is", "isConfigured",
+            "delivery queue", "server requests", "log lines", "queuedEventCount", "listenerCount", "background time", "stream #",
+            "SegmentsModel", "refused",
+        ] where first.contains(kind) {
+            return kind
+        }
+        return String(first.prefix(20))
+    }
 }
 
 /// What a session exercised, so a campaign can prove it was not hollow.
@@ -442,8 +454,14 @@ enum Simulation {
     ) async -> [SimulatedOperation] {
         var scratch = SimulationCoverage()
         var shortest = Array(operations.prefix(index + 1))
+        // Only a divergence of the same kind counts, so the shrinking does not wander off to
+        // another one (a trigger left out of the campaign, say).
+        let kind = await run(shortest, layout: layout, probesConfigure: probesConfigure, coverage: &scratch).map(\.kind)
         func diverges(_ candidate: [SimulatedOperation]) async -> Divergence? {
-            await run(candidate, layout: layout, probesConfigure: probesConfigure, coverage: &scratch)
+            guard let divergence = await run(candidate, layout: layout, probesConfigure: probesConfigure, coverage: &scratch),
+                kind == nil || divergence.kind == kind
+            else { return nil }
+            return divergence
         }
         var chunk = max(shortest.count / 2, 1)
         while true {
