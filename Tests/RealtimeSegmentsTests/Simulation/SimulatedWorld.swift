@@ -22,6 +22,10 @@ final class SimulatedWorld {
 
     /// How long a call or a drain may take before the world calls it a deadlock.
     let callLimit: TimeInterval
+    /// Which of the client's queued work runs first when the session settles: its storage queue
+    /// (a load, a save, a retry of P8) or the work due now on the scheduler (a flush's upload, a
+    /// fetch's start). Both orders happen on a device; a session takes one.
+    let storageFirst: Bool
 
     /// A backend whose answers the session scripts; requests are logged with their virtual time.
     final class Server: Sendable {
@@ -242,9 +246,10 @@ final class SimulatedWorld {
     /// Why the world cannot go on: a call or a queue that did not return in time.
     private(set) var failure: String?
 
-    init(layout: SpecModel.Layout, probesConfigure: Bool = false, callLimit: TimeInterval = 10) {
+    init(layout: SpecModel.Layout, probesConfigure: Bool = false, callLimit: TimeInterval = 10, storageFirst: Bool = true) {
         self.layout = layout
         self.callLimit = callLimit
+        self.storageFirst = storageFirst
         self.probesConfigure = probesConfigure
         logger = ContractLines(scheduler: scheduler)
         let requests = Locked<[RequestRecord]>([])
@@ -318,6 +323,23 @@ final class SimulatedWorld {
             return nil
         }
         return result.value
+    }
+
+    /// Runs `body` on this thread: for the calls that let go of no app object (its `deinit` could
+    /// call the SDK under a lock, D7), whose only way to hang would be a plain deadlock of the SDK.
+    @discardableResult
+    func direct<T>(_ body: () -> T) -> T? {
+        guard failure == nil else { return nil }
+        return body()
+    }
+
+    /// Whether the SDK may let go of app objects in `operation` (a replaced backend, removed
+    /// handlers): such calls run on the caller thread, bounded.
+    func releasesAppObjects(_ operation: SimulatedOperation) -> Bool {
+        switch operation {
+        case .configure, .stop: true
+        default: false
+        }
     }
 
     /// Runs `first` on the caller thread and `second` on another, started together (A4).
@@ -432,24 +454,41 @@ final class SimulatedWorld {
 
     /// Lets the storage queues, work due now and the delivery queue run until nothing is left.
     func settle() async {
+        if !storageFirst, scheduler.pendingDelays.first == 0 {
+            // The work due now runs first, while the storage queue waits.
+            let held = suspended.contains { $0 === current.storageQueue }
+            if !held { current.storageQueue.suspend() }
+            await advanceScheduler(by: 0)
+            if !held { current.storageQueue.resume() }
+        }
         for queue in suspended { queue.resume() }
         suspended = []
-        // Work runs storage queue → work due now → storage queue → delivery queue; a round that
-        // found no work due now ends it from the second round on (work queued by storage work
-        // itself is caught by the round after).
-        let storageQueues = ([current] + previous).map(\.storageQueue)
+        // The clients the app keeps after a hand-over are stopped: their queues are drained once
+        // (their last saves).
+        for client in previous { drain(client.storageQueue) }
         var rounds = 0
+        if storageFirst { drainStorageThenDeliveries() }
         repeat {
-            for queue in storageQueues { drain(queue) }
-            let due = scheduler.pendingDelays.first == 0
-            if due {
-                await advanceScheduler(by: 0)
-                for queue in storageQueues { drain(queue) }
-            }
-            drain(deliveryQueue)
+            // Work due now (tasks on the scheduler), then the storage queue and what it queued,
+            // then the delivery queue — or, in a storage-first world, the storage queue before.
+            if scheduler.pendingDelays.first == 0 { await advanceScheduler(by: 0) }
+            drainStorageThenDeliveries()
             rounds += 1
-            if !due && rounds >= 2 { break }
-        } while failure == nil && rounds < 20
+        } while failure == nil && rounds < 20 && scheduler.pendingDelays.first == 0
+    }
+
+    /// Waits (at most ``callLimit``) until the current client's storage queue has run what was
+    /// queued on it, and what that queued on it in turn, then the delivery queue what was queued
+    /// by then: one wait for the three.
+    private func drainStorageThenDeliveries() {
+        guard failure == nil else { return }
+        let done = DispatchSemaphore(value: 0)
+        let storage = current.storageQueue
+        let deliveries = deliveryQueue
+        storage.async { storage.async { deliveries.async { done.signal() } } }
+        if done.wait(timeout: .now() + callLimit) != .success {
+            failure = "the storage or the delivery queue did not drain within \(Int(callLimit)) s: a deadlock (D7, R1)"
+        }
     }
 
     /// Moves virtual time on one due piece of work at a time, letting the queues settle after
@@ -546,7 +585,7 @@ final class SimulatedWorld {
     /// Performs `operation` on the real client.
     func perform(_ operation: SimulatedOperation, numbers: inout Numbers) async -> Effect {
         var effect = Effect()
-        var settleAfterRace = false
+        var settleAfter = false
         let nestedBefore = nestedConfigures.value
         defer { effect.nestedConfigures = nestedConfigures.value - nestedBefore }
         if operation.settlesBefore(layout) { await settle() }
@@ -555,13 +594,13 @@ final class SimulatedWorld {
             if case .identify = operation { numbers.items += 1 }
             if case .track = operation { numbers.items += 1 }
             let body = lifecycleCall(operation, item: numbers.items)
-            effect.refused = [call("\(operation)", body) ?? false]
+            effect.refused = [(releasesAppObjects(operation) ? call("\(operation)", body) : direct(body)) ?? false]
         case .race(let first, let second):
             // The calls' queued work waits while they race, so what follows them is decided by
             // their order alone.
             if !isHolding {
                 hold()
-                settleAfterRace = true
+                settleAfter = true
             }
             var items = [0, 0]
             for (index, call) in [first, second].enumerated() {
@@ -616,7 +655,7 @@ final class SimulatedWorld {
             let delivered = delivered
             let scheduler = scheduler
             let followed = current.followed
-            call("flush()") {
+            direct {
                 client.flush { result in
                     guard followed.value else { return }
                     let outcome: SpecModel.FlushOutcome =
@@ -636,10 +675,10 @@ final class SimulatedWorld {
                 case .willEnterForeground: .willEnterForeground
                 case .didBecomeActive: .didBecomeActive
                 }
-            call("post(.\(event))") { lifecycle.post(sdkEvent) }
+            direct { lifecycle.post(sdkEvent) }
         case .expireBackgroundTime:
             let lifecycle = lifecycle
-            call("expireBackgroundTime()") { lifecycle.expireBackgroundTime() }
+            direct { lifecycle.expireBackgroundTime() }
         case .serverAnswers(let integration, let who, let segments):
             servers[integration]!.world.withLock { $0.answers[who] = segments }
         case .serverFailsNextFetch(let integration, let failure):
@@ -692,11 +731,26 @@ final class SimulatedWorld {
             }
             let protectedData = ManualProtectedDataAvailability(isAvailable: false)
             await releaseCurrent(replacingWith: newClient(protectedData: protectedData))
+            // A launch is a new process: the clients the app kept after a hand-over are gone too.
+            let kept = previous
+            previous = []
+            for client in kept {
+                let box = Locked<SegmentsClient?>(client.client)
+                client.followed.withLock { $0 = false }
+                await release(box, queue: client.storageQueue)
+            }
             await settle()
             effect.refused = protectedLaunch(integration, calls: calls, numbers: &numbers)
+            // The retry the signal queues waits for the settle, which orders it with the work due
+            // now (``storageFirst``).
+            if !suspended.contains(where: { $0 === current.storageQueue }) {
+                current.storageQueue.suspend()
+                suspended.append(current.storageQueue)
+            }
+            settleAfter = true
             call("signalAvailable()") { protectedData.signalAvailable() }
         }
-        if !isHolding || settleAfterRace { await settle() }
+        if !isHolding || settleAfter { await settle() }
         effect.settled = !isHolding
         return effect
     }
@@ -727,7 +781,7 @@ final class SimulatedWorld {
                     if case .identify = operation { numbers.items += 1 }
                     if case .track = operation { numbers.items += 1 }
                     let body = lifecycleCall(operation, item: numbers.items)
-                    refused.append(call("\(operation)", body) ?? false)
+                    refused.append((releasesAppObjects(operation) ? call("\(operation)", body) : direct(body)) ?? false)
                 }
             }
             storageQueue.resume()
@@ -742,7 +796,7 @@ final class SimulatedWorld {
         let client = client
         let probe = Probe(client: client, deinits: probeDeinits)
         let followed = current.followed
-        return call("addListener") {
+        return direct {
             client.addListener(category: SegmentCategory(category), includeFirstLoad: includeFirstLoad, owner: owner) { segments in
                 _ = probe
                 guard followed.value else { return }
@@ -758,7 +812,7 @@ final class SimulatedWorld {
         let delivered = delivered
         let client = client
         let followed = current.followed
-        call("getSegments") {
+        direct {
             client.getSegments(force: force, category: SegmentCategory(category)) { result in
                 guard followed.value else { return }
                 let answer: SpecModel.Answer =
@@ -773,7 +827,7 @@ final class SimulatedWorld {
 
     private func openStream(category: String, includeFirstLoad: Bool, listener: Int) {
         let client = client
-        guard let stream = call("changes(of:)", { client.changes(of: SegmentCategory(category), includeFirstLoad: includeFirstLoad) }) else { return }
+        guard let stream = direct({ client.changes(of: SegmentCategory(category), includeFirstLoad: includeFirstLoad) }) else { return }
         let record = StreamRecord()
         let task = Task.detached {
             for await segments in stream {

@@ -466,6 +466,11 @@ struct SpecModel: Equatable {
     private var periodicAt: (at: Double, sequence: Int)?
     /// Whether the client's queued work waits (``hold()``).
     private var holding = false
+    /// When queued work runs, whether the storage queue's runs before the scheduler's (the world's
+    /// choice for the session: ``SimulatedWorld/storageFirst``).
+    let storageFirst: Bool
+    /// P8: protected data became available; the retry waits on the storage queue.
+    private var retryQueued = false
     /// What the delivery queue holds while the client's queued work waits: a listener removed
     /// before its call runs is not called (D7).
     private var queuedDeliveries: [(delivery: Delivery, stream: Bool)] = []
@@ -480,8 +485,9 @@ struct SpecModel: Equatable {
     /// by two raced calls — has no number in the world.
     private var cookieBindings: [Int: Int] = [:]
 
-    init(layout: Layout) {
+    init(layout: Layout, storageFirst: Bool = true) {
         self.layout = layout
+        self.storageFirst = storageFirst
     }
 
     static func == (lhs: SpecModel, rhs: SpecModel) -> Bool {
@@ -497,7 +503,7 @@ struct SpecModel: Equatable {
             && lhs.periodicAt?.at == rhs.periodicAt?.at
             && lhs.streamValues == rhs.streamValues && lhs.finishedStreams == rhs.finishedStreams
             && lhs.backgroundTime.map(\.expired) == rhs.backgroundTime.map(\.expired)
-            && lhs.cookieBindings == rhs.cookieBindings && lhs.holding == rhs.holding
+            && lhs.cookieBindings == rhs.cookieBindings && lhs.holding == rhs.holding && lhs.retryQueued == rhs.retryQueued
             && lhs.queuedDeliveries.map(\.delivery) == rhs.queuedDeliveries.map(\.delivery)
     }
 
@@ -667,8 +673,16 @@ struct SpecModel: Equatable {
             self.loading = nil
             configurationCompleted(loading)
         }
-        // The work queued meanwhile runs in the order it was queued: earlier configurations'
-        // flushes, a flight's first request, the current flush.
+        // The storage queue's own work (the protected-data retry of P8) runs before the work due
+        // now on the scheduler, or after it: both happen on a device (``storageFirst``).
+        if storageFirst { _ = runRetryIfQueued() }
+        runScheduledWork()
+        if !storageFirst, runRetryIfQueued() { runScheduledWork() }
+    }
+
+    /// The work queued on the scheduler runs in the order it was queued: earlier configurations'
+    /// flushes, a flight's first request, the current flush.
+    private mutating func runScheduledWork() {
         var work: [(sequence: Int, run: Int)] = earlierFlushes.enumerated().map { ($0.element.sequence, $0.offset) }
         if case .fetching(let flight, _) = reload, !flight.sent { work.append((flight.sequence, -1)) }
         if flushFor != nil { work.append((flushSequence, -2)) }
@@ -688,6 +702,14 @@ struct SpecModel: Equatable {
                 runFlush(flush.integration, waiters: flush.waiters, current: false)
             }
         }
+    }
+
+    /// Runs the protected-data retry if it is queued; returns whether it was.
+    private mutating func runRetryIfQueued() -> Bool {
+        guard retryQueued else { return false }
+        retryQueued = false
+        protectedDataRetried()
+        return true
     }
 
     /// From now the client's queued work waits (a held stretch): a flight started meanwhile sends
@@ -1158,6 +1180,16 @@ extension SpecModel {
     /// it, unless identify or anonymize decided meanwhile (then that one is saved); the stored
     /// queue goes behind what was tracked meanwhile.
     mutating func protectedDataBecameAvailable() {
+        guard protected != nil else { return }
+        if holding {
+            retryQueued = true
+        } else {
+            protectedDataRetried()
+        }
+    }
+
+    /// P8: the retry ran on the storage queue.
+    private mutating func protectedDataRetried() {
         guard let protected else { return }
         self.protected = nil
         if !protected.decided, let stored = savedCustomer {

@@ -162,10 +162,10 @@ enum Simulation {
     /// agrees with what the client showed: the candidates; the client diverges when none is left.
     static func run(
         _ operations: [SimulatedOperation], layout: SpecModel.Layout, probesConfigure: Bool = false,
-        callLimit: TimeInterval = 10, coverage: inout SimulationCoverage
+        callLimit: TimeInterval = 10, storageFirst: Bool = true, coverage: inout SimulationCoverage
     ) async -> Divergence? {
-        let world = SimulatedWorld(layout: layout, probesConfigure: probesConfigure, callLimit: callLimit)
-        var candidates = [SpecModel(layout: layout)]
+        let world = SimulatedWorld(layout: layout, probesConfigure: probesConfigure, callLimit: callLimit, storageFirst: storageFirst)
+        var candidates = [SpecModel(layout: layout, storageFirst: storageFirst)]
         var numbers = SimulatedWorld.Numbers()
         var result: Divergence?
         for (index, operation) in operations.enumerated() {
@@ -450,15 +450,19 @@ enum Simulation {
     /// The shortest list of operations (removing chunks, then single ones, then the calls inside
     /// races and launches) that still diverges.
     static func shrink(
-        _ operations: [SimulatedOperation], layout: SpecModel.Layout, probesConfigure: Bool = false, divergingAt index: Int
+        _ operations: [SimulatedOperation], layout: SpecModel.Layout, probesConfigure: Bool = false, storageFirst: Bool = true,
+        divergingAt index: Int
     ) async -> [SimulatedOperation] {
         var scratch = SimulationCoverage()
         var shortest = Array(operations.prefix(index + 1))
         // Only a divergence of the same kind counts, so the shrinking does not wander off to
         // another one (a trigger left out of the campaign, say).
-        let kind = await run(shortest, layout: layout, probesConfigure: probesConfigure, coverage: &scratch).map(\.kind)
+        let kind = await run(shortest, layout: layout, probesConfigure: probesConfigure, storageFirst: storageFirst, coverage: &scratch)
+            .map(\.kind)
         func diverges(_ candidate: [SimulatedOperation]) async -> Divergence? {
-            guard let divergence = await run(candidate, layout: layout, probesConfigure: probesConfigure, coverage: &scratch),
+            guard
+                let divergence = await run(
+                    candidate, layout: layout, probesConfigure: probesConfigure, storageFirst: storageFirst, coverage: &scratch),
                 kind == nil || divergence.kind == kind
             else { return nil }
             return divergence
@@ -569,14 +573,18 @@ enum Simulation {
                 coverage.profiles[feature.trimmingCharacters(in: .whitespaces), default: 0] += 1
             }
             let probesConfigure = !excluded.contains(1)
+            let storageFirst = generator.profile.storageFirst
             guard
                 let divergence = await Simulation.run(
-                    operations, layout: generator.layout, probesConfigure: probesConfigure, coverage: &coverage)
+                    operations, layout: generator.layout, probesConfigure: probesConfigure, storageFirst: storageFirst,
+                    coverage: &coverage)
             else { continue }
             let shrunk = await Simulation.shrink(
-                operations, layout: generator.layout, probesConfigure: probesConfigure, divergingAt: divergence.operation)
+                operations, layout: generator.layout, probesConfigure: probesConfigure, storageFirst: storageFirst,
+                divergingAt: divergence.operation)
             var scratch = SimulationCoverage()
-            let shrunkDivergence = await Simulation.run(shrunk, layout: generator.layout, probesConfigure: probesConfigure, coverage: &scratch)
+            let shrunkDivergence = await Simulation.run(
+                shrunk, layout: generator.layout, probesConfigure: probesConfigure, storageFirst: storageFirst, coverage: &scratch)
             Issue.record(
                 """
                 The client and the SPEC model diverge in session seed \(seed) (session \(session + 1) of the \
