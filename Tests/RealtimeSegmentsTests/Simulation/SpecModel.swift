@@ -924,6 +924,7 @@ struct SpecModel: Equatable {
             saveCustomer()
             protected?.decided = true
             if hasListeners { requestReload() }
+            dropWaitingFlightIfCustomerChanged()
         }
         return true
     }
@@ -1198,6 +1199,7 @@ extension SpecModel {
             if case .retrying = reload { setReload(.idle) }
             current = stored
             if isConfigured, hasListeners { requestReload() }
+            dropWaitingFlightIfCustomerChanged()
         } else {
             if protected.decided { applied["P8 decision stands", default: 0] += 1 }
             savedCustomer = current
@@ -1315,16 +1317,20 @@ extension SpecModel {
     /// C2: a flight whose request waited for the client's queued work goes out now — unless the
     /// customer changed meanwhile.
     private mutating func sendWaitingFlight() {
+        dropWaitingFlightIfCustomerChanged()
         guard case .fetching(var flight, let followUpOwed) = reload, !flight.sent else { return }
-        guard current == flight.customer else {
-            applied["C2 fetch not sent", default: 0] += 1
-            log(Log.checkCanceled)
-            setReload(.idle)
-            customerChanged(during: flight, followUpOwed: followUpOwed, keepFollowUp: true)
-            return
-        }
         send(&flight)
         setReload(.fetching(flight, followUpOwed: followUpOwed))
+    }
+
+    /// C2: a flight whose first request has not gone out is dropped the moment the customer
+    /// changes (its reads retried for the new customer, G6, carrying an owed reload, T6).
+    private mutating func dropWaitingFlightIfCustomerChanged() {
+        guard case .fetching(let flight, let followUpOwed) = reload, !flight.sent, current != flight.customer else { return }
+        applied["C2 fetch not sent", default: 0] += 1
+        log(Log.checkCanceled)
+        setReload(.idle)
+        customerChanged(during: flight, followUpOwed: followUpOwed)
     }
 
     private mutating func sendFetch(for customer: Customer, to integration: Integration) -> Result<Segments, Failure> {
@@ -1382,7 +1388,7 @@ extension SpecModel {
 
     /// C2, C3, G6: reads of the old customer retry for the current one, at most three times (a read
     /// made after the change is not charged); an owed reload is requested again.
-    private mutating func customerChanged(during flight: Flight, followUpOwed: Bool, keepFollowUp: Bool = false) {
+    private mutating func customerChanged(during flight: Flight, followUpOwed: Bool) {
         let owed = flight.forListeners || followUpOwed
         var retrying: [Read] = []
         var givenUp: [Read] = []
@@ -1403,13 +1409,6 @@ extension SpecModel {
         for read in givenUp { post(.answered(at: now, read: read.id, .error("customerChanged"))) }
         if !retrying.isEmpty {
             startFlight(forListeners: owed && hasListeners, retryAttempt: 0)
-            // A flight dropped before its first request went out (C2 while the client's queued
-            // work waited): the follow-up asked for meanwhile stays owed after the retry too (the
-            // SDK's choice; after a discarded answer, C3, the retry carries it).
-            if keepFollowUp, followUpOwed, hasListeners, case .fetching(let retry, _) = reload {
-                applied["T6 follow-up kept across a retry", default: 0] += 1
-                setReload(.fetching(retry, followUpOwed: true))
-            }
         } else if owed && hasListeners {
             requestReload()
         }
