@@ -336,6 +336,8 @@ struct SpecModel: Equatable {
         var sent = true
         /// When it was queued, while it waits to be sent.
         var sequence = 0
+        /// Whether a follow-up may be owed after it (see `dropWaitingFlightIfCustomerChanged`).
+        var followUpMaybe = false
     }
 
     enum Reload: Equatable {
@@ -626,6 +628,17 @@ struct SpecModel: Equatable {
         var model = self
         model.settle()
         while let next = model.nextWork, next.at <= time {
+            if case .fetching(var flight, let owed) = model.reload, flight.followUpMaybe, next.work == .reload {
+                // The retry's end: with the follow-up owed, and without.
+                flight.followUpMaybe = false
+                var orders: [SpecModel] = []
+                for followUp in owed ? [true] : [false, true] {
+                    var fork = model
+                    fork.reload = .fetching(flight, followUpOwed: followUp)
+                    for result in fork.advanced(to: time) where !orders.contains(result) { orders.append(result) }
+                }
+                return Array(orders.prefix(4))
+            }
             let tied = model.dueWork.filter { $0.at == next.at }.sorted { $0.sequence < $1.sequence }
             if tied.count > 1 {
                 var orders: [SpecModel] = []
@@ -924,7 +937,6 @@ struct SpecModel: Equatable {
             saveCustomer()
             protected?.decided = true
             if hasListeners { requestReload() }
-            dropWaitingFlightIfCustomerChanged()
         }
         return true
     }
@@ -1199,7 +1211,6 @@ extension SpecModel {
             if case .retrying = reload { setReload(.idle) }
             current = stored
             if isConfigured, hasListeners { requestReload() }
-            dropWaitingFlightIfCustomerChanged()
         } else {
             if protected.decided { applied["P8 decision stands", default: 0] += 1 }
             savedCustomer = current
@@ -1323,14 +1334,21 @@ extension SpecModel {
         setReload(.fetching(flight, followUpOwed: followUpOwed))
     }
 
-    /// C2: a flight whose first request has not gone out is dropped the moment the customer
-    /// changes (its reads retried for the new customer, G6, carrying an owed reload, T6).
+    /// C2: a flight whose first request had not gone out when the customer changed is dropped
+    /// when it would go out; its reads are retried for the new customer (G6). Whether a
+    /// follow-up asked for meanwhile (T6) is carried by the retry or still owed after it, the
+    /// contract leaves open (the SDK does either, by where the ask came from): the retry's end
+    /// runs both ways (``Flight/followUpMaybe``, ``advanced(to:)``).
     private mutating func dropWaitingFlightIfCustomerChanged() {
         guard case .fetching(let flight, let followUpOwed) = reload, !flight.sent, current != flight.customer else { return }
         applied["C2 fetch not sent", default: 0] += 1
         log(Log.checkCanceled)
         setReload(.idle)
         customerChanged(during: flight, followUpOwed: followUpOwed)
+        if followUpOwed, hasListeners, case .fetching(var retry, false) = reload {
+            retry.followUpMaybe = true
+            reload = .fetching(retry, followUpOwed: false)
+        }
     }
 
     private mutating func sendFetch(for customer: Customer, to integration: Integration) -> Result<Segments, Failure> {
