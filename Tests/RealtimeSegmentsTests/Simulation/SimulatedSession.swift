@@ -460,6 +460,10 @@ struct SessionGenerator {
         }
         if first == .track && changesCustomer(second) { first = .setMode(mode()) }
         if second == .track && changesCustomer(first) { second = .setMode(mode()) }
+        // Two raced events of one customer may be queued in one order and written to the queue's
+        // file in the other (the upload order flips at the next load): no order is promised for
+        // them, so they do not race each other.
+        if first == .track && second == .track { second = .setMode(mode()) }
         if profile.layout == .storagePerProject {
             // The app's stores per project follow the integration configured last, as the world
             // routes them: which one that is after a race, only the client knows.
