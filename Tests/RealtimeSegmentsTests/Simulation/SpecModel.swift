@@ -1,19 +1,30 @@
 import Foundation
 
-/// What SPEC sections T, C, D, G, A and E promise, as a small pure value: the reference the
-/// deterministic simulation compares a real `SegmentsClient` with (Docs/Reliability.md,
+/// What SPEC sections M, T, C, D, G, A, E, R and P promise, as a small pure value: the reference the
+/// deterministic simulation compares real `SegmentsClient`s with (Docs/Reliability.md,
 /// "Deterministic simulation").
 ///
-/// It is written from the behaviour contract, not from the engine: one `mutating` function per
-/// thing that can happen to a client (a public call, time passing, a server answer), each reading
-/// like the lines it cites. Where the contract leaves a choice open, the comment says which one
-/// the model makes (the engine documents the same choice in Docs/Behaviour.md).
+/// It is written from the behaviour contract, not from the engine or the pipeline: one `mutating`
+/// function per thing that can happen (a public call, an app lifecycle event, time passing, a
+/// server's answer, a restart), each reading like the lines it cites. Where the contract leaves a
+/// choice open, the comment says which one the model makes (the SDK documents the same choice in
+/// Docs/Behaviour.md).
 ///
-/// The simulated world: one client, two integrations `A` and `B`, and one of two storage layouts
-/// (``Layout``): everything in one storage, or a baseline and an event queue per integration (as
-/// an app's folder per project keeps them) with one customer. Servers answer after
-/// ``fetchTime`` seconds; uploads always succeed at once; backoff has no jitter.
-struct SpecModel {
+/// The simulated world: one client at a time (a restart, a hand-over or a launch before the first
+/// unlock brings a new one over the same stores), two integrations `A` and `B`, and one of three
+/// storages (``Layout``): the app's in-memory stores, one set for both integrations or a baseline
+/// and an event queue per integration, or files in one folder. Servers answer fetches after
+/// ``fetchTime`` seconds and uploads at once; backoff has no jitter.
+///
+/// Time: a call's own effects happen at once. What the client does on its queues happens at the
+/// next ``settle()`` — at once, unless the session holds the queued work (``hold()``): the end of a
+/// configuration's background load (R3, which decides T2 and serves the reads that waited), a
+/// flight's first request (C2 applies until it went out), flushes (E5: calls made meanwhile join
+/// them) and deliveries (D7: a listener removed before its call runs is not called), in the order
+/// they were queued. Work due at one virtual moment runs in every order (``advanced(to:)``): the
+/// contract orders the reload machine, the upload backoff and the periodic flush against none of
+/// each other.
+struct SpecModel: Equatable {
     // MARK: - The vocabulary
 
     enum Integration: String, CaseIterable, Hashable, Sendable, CustomStringConvertible {
@@ -39,6 +50,10 @@ struct SpecModel {
         var retryAfter: Double?
         /// 408, 429 and 5xx are transient (WIRE.md, "Status handling"); other statuses are not.
         var isTransient: Bool { status == 408 || status == 429 || (500...599).contains(status) }
+        /// E3: 401 and 403 are authorization failures.
+        var isAuthorization: Bool { status == 401 || status == 403 }
+        /// The code the SDK reports it with (a custom backend throws `.unauthorized` for 401/403).
+        var code: String { isAuthorization ? "unauthorized" : "httpStatus" }
         var description: String { "\(status)" + (retryAfter.map { " Retry-After \(Int($0))" } ?? "") }
     }
 
@@ -54,46 +69,131 @@ struct SpecModel {
         }
     }
 
-    /// What the app sees on the delivery queue, in order: listener calls and read answers.
+    /// E5: what a flush reported: how many items went up, or the error that ended it.
+    enum FlushOutcome: Hashable, Sendable, CustomStringConvertible {
+        case uploaded(Int)
+        case error(String)
+        var description: String {
+            switch self {
+            case .uploaded(let count): "uploaded \(count)"
+            case .error(let code): "error(\(code))"
+            }
+        }
+    }
+
+    /// What the app sees on the delivery queue, in order: listener calls, read answers and flush
+    /// results.
     enum Delivery: Hashable, Sendable, CustomStringConvertible {
         case told(at: Double, listener: Int, segments: [String])
         case answered(at: Double, read: Int, Answer)
+        case flushed(at: Double, flush: Int, FlushOutcome)
         var description: String {
             switch self {
             case .told(let at, let listener, let segments): "t=\(at) listener \(listener) told [\(segments.joined(separator: ","))]"
             case .answered(let at, let read, let answer): "t=\(at) read \(read) answered \(answer)"
+            case .flushed(let at, let flush, let outcome): "t=\(at) flush \(flush) reported \(outcome)"
             }
         }
     }
 
-    /// What the servers see, in order: links, fetches and uploads.
+    /// What the servers see: links, fetches and uploads. Requests made at the same moment are
+    /// compared in a canonical order (``canonical(_:)``): the contract orders uploads among
+    /// themselves (E3) and a reload's link before its fetch (C4), not an upload against a fetch
+    /// started at the same virtual instant.
     enum Request: Hashable, Sendable, CustomStringConvertible {
         case link(at: Double, Integration, Customer)
         case fetch(at: Double, Integration, Customer)
-        case upload(at: Double, Integration, Customer)
+        /// One item (E3: one request per item), with the customer it was stamped with (E1) and
+        /// the status the server answered.
+        case upload(at: Double, Integration, Customer, item: Int, status: Int)
         var description: String {
             switch self {
             case .link(let at, let integration, let customer): "t=\(at) \(integration) link \(customer)"
             case .fetch(let at, let integration, let customer): "t=\(at) \(integration) fetch \(customer)"
-            case .upload(let at, let integration, let customer): "t=\(at) \(integration) upload for \(customer)"
+            case .upload(let at, let integration, let customer, let item, let status):
+                "t=\(at) \(integration) upload of item \(item) for \(customer): \(status)"
+            }
+        }
+        var at: Double {
+            switch self {
+            case .link(let at, _, _), .fetch(let at, _, _), .upload(let at, _, _, _, _): at
+            }
+        }
+        /// Links and fetches before uploads at one moment; otherwise the order they were made in.
+        var rank: Int {
+            switch self {
+            case .link, .fetch: 0
+            case .upload: 1
+            }
+        }
+        static func canonical(_ requests: [Request]) -> [Request] {
+            requests.enumerated().sorted { ($0.element.at, $0.element.rank, $0.offset) < ($1.element.at, $1.element.rank, $1.offset) }
+                .map(\.element)
+        }
+    }
+
+    /// E2: when queued items are uploaded.
+    enum FlushingMode: Hashable, Sendable, CustomStringConvertible {
+        case immediate
+        case periodic(Double)
+        case automatic
+        case manual
+        var description: String {
+            switch self {
+            case .immediate: "immediate"
+            case .periodic(let seconds): "periodic(\(seconds))"
+            case .automatic: "automatic"
+            case .manual: "manual"
+            }
+        }
+        /// E2: a period of less than 1 s counts as 1 s.
+        var period: Double? {
+            if case .periodic(let seconds) = self { return max(seconds, 1) }
+            return nil
+        }
+        /// E2: periodic and automatic upload when the app resigns active or goes to the background.
+        var flushesOnLeavingForeground: Bool {
+            switch self {
+            case .periodic, .automatic: true
+            case .immediate, .manual: false
             }
         }
     }
 
-    enum FlushingMode: Hashable, Sendable { case immediate, manual }
-
-    /// Where the two integrations keep their baselines and queued items.
-    enum Layout: Hashable, Sendable, CaseIterable {
-        /// One storage for both (one folder, or one set of stores, for two projects).
-        case oneStorage
-        /// A baseline and an event queue per integration; the customer is shared.
-        case storagePerProject
+    /// The app lifecycle events of the port (T11, E2, E7).
+    enum LifecycleEvent: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        case willResignActive, didEnterBackground, willEnterForeground, didBecomeActive
+        var description: String { rawValue }
     }
 
-    /// The storage an integration's baseline and queue are in.
-    private func slot(_ integration: Integration) -> Integration { layout == .oneStorage ? .a : integration }
+    /// Where the stores are.
+    enum Layout: Hashable, Sendable, CaseIterable {
+        /// The app's in-memory stores, one set for both integrations (one storage for two projects).
+        case oneStorage
+        /// The app's in-memory stores, a baseline and an event queue per integration; one customer.
+        case storagePerProject
+        /// Files in one folder for both integrations (`.directory(url)`), with its owner lock (P5)
+        /// and protected-data refusals (P8).
+        case files
+    }
 
-    // MARK: - The contract's log lines (T2, T3, T7, C2, C3, A1), word for word
+    /// One queued event or customer update (E1): its number in the session, the customer it was
+    /// stamped with, and its permanent failures (E3).
+    struct Item: Hashable, Sendable {
+        let number: Int
+        let customer: Customer
+        var failures = 0
+        /// Its place in the queue's file (appended in order; P8: items kept in memory are
+        /// written after the unread ones).
+        var written = 0
+    }
+    /// Items written to queue files so far.
+    private var itemsWritten = 0
+
+    /// The storage an integration's baseline and queue are in.
+    private func slot(_ integration: Integration) -> Integration { layout == .storagePerProject ? integration : .a }
+
+    // MARK: - The contract's log lines (T2, T3, T7, C2, C3, A1, E3, P8), word for word
 
     enum Log {
         static let initialSkippedNoCallback = "Segments: Skipping initial segments update process for no callback"
@@ -103,24 +203,47 @@ struct SpecModel {
         static let checkCanceled = "Segments: Check process was canceled because customer has changed"
         static let dataIgnored = "Segments: New data are ignored because were loaded for different customer"
         static let cancelledMeanwhile = "Segments: Segments change check has been cancelled meanwhile"
+        static let storedCustomerAdopted =
+            "Segments: The stored customer could be read once protected data became available; it replaces the customer made while it could not be read"
+        /// E3: the line's start; the item's description follows.
+        static let itemDropped = "Tracking: Dropped an item after 10 failed uploads:"
         static let all: Set<String> = [
             initialSkippedNoCallback, initialSkippedNotRequired, trackedSkippedNoCallback, reloadSkippedNoCallback,
-            checkCanceled, dataIgnored, cancelledMeanwhile,
+            checkCanceled, dataIgnored, cancelledMeanwhile, storedCustomerAdopted,
         ]
+        static let prefixes = [itemDropped]
     }
 
-    // MARK: - The contract's numbers (T5, T7, G1, G6) and the simulated server's latency
+    /// A contract line and the virtual moment it was written.
+    struct LogLine: Hashable, Sendable, CustomStringConvertible {
+        let at: Double
+        let text: String
+        var description: String { "t=\(at) \(text)" }
+        /// Lines are compared moment by moment, and within one moment as a multiset: the lines
+        /// of independent work due at one virtual instant (an upload, a fetch) come in any order.
+        static func canonical(_ lines: [LogLine]) -> [LogLine] {
+            lines.sorted { ($0.at, $0.text) < ($1.at, $1.text) }
+        }
+    }
+
+    private mutating func log(_ text: String) {
+        logs.append(LogLine(at: now, text: text))
+    }
+
+    // MARK: - The contract's numbers (T5, T7, T11, G1, G6, E3) and the simulated server's latency
 
     static let debounce = 5.0
     static let maxWait = 30.0
     static let cacheAge = 5.0
     static let maxReadRetries = 3
+    static let foregroundRefreshAge = 60.0
+    static let maxPermanentFailures = 10
     /// 47/128 s: a binary fraction, so every time in a session is exact on both sides, and no
     /// multiple of it below 128 is a whole number of seconds.
     static let fetchTime = 47.0 / 128
 
-    /// T7: about 2 s doubling to 60 s (no jitter here), never shorter than a `Retry-After`, which
-    /// counts as at most 10 minutes.
+    /// T7, E3: about 2 s doubling to 60 s (no jitter here), never shorter than a `Retry-After`,
+    /// which counts as at most 10 minutes.
     static func backoff(attempt: Int, retryAfter: Double?) -> Double {
         let exponential = min(2 * pow(2, Double(attempt - 1)), 60)
         return max(exponential, min(retryAfter ?? 0, 600))
@@ -128,11 +251,12 @@ struct SpecModel {
 
     // MARK: - The servers
 
-    struct Server: Sendable {
+    struct Server: Sendable, Equatable {
         /// Answers by who the customer is: `"anonymous"` or its registered id.
         var answers: [String: Segments] = [:]
         var failNextFetches: [Failure] = []
         var failNextLinks: [Failure] = []
+        var failNextUploads: [Failure] = []
 
         /// The answer is chosen when the request starts, as a server would (and as the fake does).
         mutating func fetch(for customer: Customer) -> Result<Segments, Failure> {
@@ -143,16 +267,32 @@ struct SpecModel {
         mutating func link() -> Failure? {
             failNextLinks.isEmpty ? nil : failNextLinks.removeFirst()
         }
+
+        mutating func upload() -> Failure? {
+            failNextUploads.isEmpty ? nil : failNextUploads.removeFirst()
+        }
     }
 
     // MARK: - The client's state
 
     enum Phase: Equatable { case unconfigured, running(Integration), stopped }
 
-    struct Listener {
+    /// How the app observes a listener.
+    enum Observer: Equatable {
+        /// A handler: each call is a ``Delivery/told(at:listener:segments:)``.
+        case handler
+        /// A `changes(of:)` stream: each list is an element (M4); it finishes at stop (M5 rev 4).
+        case stream
+        /// One category of a `SegmentsModel` (M5): it reads the last list told, `[]` after stop,
+        /// and follows the next configuration (rev 4).
+        case model
+    }
+
+    struct Listener: Equatable {
         let id: Int
         let category: String
         let includeFirstLoad: Bool
+        var observer = Observer.handler
         /// D6: told once by the first successful reload after it registered.
         var awaitingFirstLoad: Bool
         /// D4: the list this listener was last delivered; `nil` before its first call.
@@ -161,7 +301,7 @@ struct SpecModel {
     }
 
     /// What a baseline holds (D1, C4), and the integration it belongs to.
-    struct Stored {
+    struct Stored: Equatable {
         var snapshot: Snapshot?
         var linked: Set<Customer> = []
         var owner: Integration?
@@ -169,17 +309,19 @@ struct SpecModel {
         var loaded = false
     }
 
-    /// D1: what the last successful fetch answered, for whom, and when on the monotonic clock:
-    /// every snapshot of a session was fetched by its one process, so no wall-clock time is
-    /// needed to age it (T10).
-    struct Snapshot {
+    /// D1: what the last successful fetch answered, for whom, and when: on the monotonic clock of
+    /// the client that fetched it, and on the wall clock (what storage keeps, T10).
+    struct Snapshot: Equatable {
         let customer: Customer
         let segments: Segments
         let fetchedAt: Double
+        let fetchedAtWall: Double
+        /// The client (``SpecModel/generation``) that fetched it: another one has only the wall clock.
+        let fetchedBy: Int
     }
 
     /// One fetch (with its link, C4) for one customer snapshot (C1).
-    struct Flight {
+    struct Flight: Equatable {
         let integration: Integration
         let customer: Customer
         /// The reload listeners are owed (T6, T7); a fetch only for one-shot reads is not retried.
@@ -189,9 +331,16 @@ struct SpecModel {
         /// When the request in progress comes back, and what it will say (chosen at its start).
         var endsAt: Double
         var outcome: Result<Segments, Failure>
+        /// Whether its first request went out: not while the client's queued work waits (C2
+        /// applies until then).
+        var sent = true
+        /// When it was queued, while it waits to be sent.
+        var sequence = 0
+        /// Whether a follow-up may be owed after it (see `dropWaitingFlightIfCustomerChanged`).
+        var followUpMaybe = false
     }
 
-    enum Reload {
+    enum Reload: Equatable {
         case idle
         /// T5: a trailing debounce with a max wait.
         case debouncing(firstRequest: Double, lastRequest: Double)
@@ -201,7 +350,7 @@ struct SpecModel {
         case fetching(Flight, followUpOwed: Bool)
     }
 
-    struct Read {
+    struct Read: Equatable {
         let id: Int
         let category: String
         let force: Bool
@@ -210,11 +359,37 @@ struct SpecModel {
         var customer: Customer?
     }
 
+    /// R3: a configuration whose background load has not finished: what T2 decides when it does.
+    struct Loading: Equatable {
+        var owed: Bool
+        var otherIntegration: Bool
+        var burstStarted: Double?
+        /// A reload requested meanwhile (T1, A1, T4): the reloads start once the load ended.
+        var requested = false
+    }
+
+    /// P8: a client configured while protected data is unavailable and its files refused.
+    struct Protected: Equatable {
+        /// Whether identify or anonymize decided the customer meanwhile.
+        var decided = false
+        /// The stored queue, unread until protected data becomes available.
+        var unreadQueue: [Item]
+    }
+
+    /// E3: an upload backoff waiting.
+    struct UploadRetry: Equatable {
+        var at: Double
+        var sequence: Int
+    }
+
     private(set) var now = 0.0
+    /// T10: how far the device's clock was set away from the monotonic timeline.
+    private var wallOffset = 0.0
+    private var wallNow: Double { now + wallOffset }
     private(set) var deliveries: [Delivery] = []
     private(set) var requests: [Request] = []
-    /// The lines of ``Log`` written, in order.
-    private(set) var logs: [String] = []
+    /// The lines of ``Log`` written, with their moments, in order.
+    private(set) var logs: [LogLine] = []
     /// The rules ``applied`` counts.
     static let rulesWithABranch = [
         "T2 another integration", "T5 max wait", "T6 follow-up after success", "T6 follow-up after a permanent failure",
@@ -222,35 +397,148 @@ struct SpecModel {
         "D6 first load, nothing changed", "G1 cache answer", "G1 cache answer from a stored baseline", "G6 read retried",
         "G6 read given up", "D1 another integration's baseline not used",
     ]
+    /// The rules with a branch of their own that the extended sessions reach (issue 32).
+    static let extendedRules = [
+        "E2 periodic flush", "E2 flush on leaving the foreground", "E2 backoff cancelled by manual", "E3 transient failure",
+        "E3 authorization failure", "E3 permanent failure counted", "E3 item dropped after 10", "E3 upload retry",
+        "E3 enqueue waits for the backoff", "E5 flush joined", "E5 flush before configure", "E7 background time",
+        "T11 foreground reload", "T11 foreground, fetched recently", "R3 call during the load", "R1 restart carries on",
+        "P5 folder refused", "P5 folder handed over", "R1 restart with work queued", "P8 stored customer adopted", "P8 decision stands",
+        "M5 model told", "M5 stream told", "A4 lifecycle calls raced",
+    ]
     /// How often each rule with a branch of its own applied: evidence that a campaign reached it.
     private(set) var applied: [String: Int] = [:]
     var servers: [Integration: Server] = [.a: Server(), .b: Server()]
-
-    private(set) var phase = Phase.unconfigured
-    /// The storage's customer: it survives stop (A3 stops segments work; the customer stays).
-    private var storedCustomer: Customer?
-    private var cookiesMade = 0
     let layout: Layout
+
+    // The stores: they outlive clients.
+
+    /// The customer store's customer.
+    private var savedCustomer: Customer?
+    private var cookiesMade = 0
     /// The baselines in storage, per ``slot(_:)``.
     private var disk: [Integration: Stored] = [.a: Stored(), .b: Stored()]
+    /// E1, E4: queued items per ``slot(_:)``, each stamped with the customer at that moment; what
+    /// the queue store holds once the client's disk work ran (the model runs it at once).
+    private var queued: [Integration: [Item]] = [.a: [], .b: []]
+    /// E7: the requests for background time, and whether each ran out before it ended.
+    private(set) var backgroundTime: [(ended: Bool, expired: Bool)] = []
+
+    // The client (a restart or hand-over brings a new one).
+
+    /// Which client this is: 0, then one more per restart or hand-over.
+    private(set) var generation = 0
+    private(set) var phase = Phase.unconfigured
+    /// The client's customer: the stored one from configure on (a new one with a new cookie when
+    /// there is none); it survives stop (A3 stops segments work; the customer stays).
+    private var current: Customer?
     /// The configuration's baseline.
     private var baseline = Stored()
     private var listeners: [Listener] = []
     private var reload = Reload.idle
     private var reads: [Read] = []
-    private var readsMade = 0
+    private(set) var readsMade = 0
     private var mode = FlushingMode.immediate
-    /// E1: queued items per ``slot(_:)``, each stamped with the customer at that moment.
-    private var queued: [Integration: [Customer]] = [.a: [], .b: []]
+    private var loading: Loading?
+    private var protected: Protected?
+    /// E5: a flush asked for (or due) that runs at the next ``settle()``; who waits for its result.
+    /// The integration whose pipeline runs it: a flush asked for before stop still runs (A3
+    /// rev 4: stopping uploads what is queued behind it; the data stays for a later start).
+    private var flushFor: Integration?
+    private var flushPending: Bool {
+        get { flushFor != nil }
+        set { flushFor = newValue ? integration : nil }
+    }
+    private var flushWaiters: [Int] = []
+    /// Flushes a configuration asked for before a re-configure or stop ended it: they still run,
+    /// each in its own pipeline, before the current one's (A3 rev 4, E5).
+    private var earlierFlushes: [EarlierFlush] = []
+    struct EarlierFlush: Equatable {
+        let integration: Integration
+        let waiters: [Int]
+        let sequence: Int
+    }
+    /// When the current flush was asked for: queued work runs in the order it was queued.
+    private var flushSequence = 0
+    private var uploadRetry: UploadRetry?
+    /// E3: the failed flushes of the current backoff chain: a success ends it, and so does the
+    /// end of the pipeline (re-configure, stop, restart).
+    private var uploadAttempts = 0
+    /// E2: the next periodic flush.
+    private var periodicAt: (at: Double, sequence: Int)?
+    /// Whether the client's queued work waits (``hold()``).
+    private var holding = false
+    /// When queued work runs, whether the storage queue's runs before the scheduler's (the world's
+    /// choice for the session: ``SimulatedWorld/storageFirst``).
+    let storageFirst: Bool
+    /// P8: protected data became available; the retry waits on the storage queue.
+    private var retryQueued = false
+    /// What the delivery queue holds while the client's queued work waits: a listener removed
+    /// before its call runs is not called (D7).
+    private var queuedDeliveries: [(delivery: Delivery, stream: Bool)] = []
+    /// Ties between pieces of work due at one moment go in the order they were scheduled.
+    private var scheduled = 0
+    private var reloadSequence = 0
+    /// What each stream was told, in order, and whether it finished (M4, M5).
+    private(set) var streamValues: [Int: [[String]]] = [:]
+    private(set) var finishedStreams: Set<Int> = []
+    /// The world's cookies (numbered in the order it first saw them) bound to the model's
+    /// (numbered in the order they were made): a customer the app never saw — made and replaced
+    /// by two raced calls — has no number in the world.
+    private var cookieBindings: [Int: Int] = [:]
 
-    init(layout: Layout) {
+    init(layout: Layout, storageFirst: Bool = true) {
         self.layout = layout
+        self.storageFirst = storageFirst
+    }
+
+    static func == (lhs: SpecModel, rhs: SpecModel) -> Bool {
+        // Two candidate orders of raced calls (A4) that agree on everything the client shows and
+        // everything it will decide.
+        lhs.now == rhs.now && lhs.deliveries == rhs.deliveries && lhs.requests == rhs.requests && lhs.logs == rhs.logs
+            && lhs.servers == rhs.servers && lhs.savedCustomer == rhs.savedCustomer && lhs.cookiesMade == rhs.cookiesMade
+            && lhs.disk == rhs.disk && lhs.queued == rhs.queued && lhs.phase == rhs.phase && lhs.current == rhs.current
+            && lhs.baseline == rhs.baseline && lhs.listeners == rhs.listeners && lhs.reload == rhs.reload && lhs.reads == rhs.reads
+            && lhs.mode == rhs.mode && lhs.loading == rhs.loading && lhs.protected == rhs.protected
+            && lhs.flushFor == rhs.flushFor && lhs.flushSequence == rhs.flushSequence && lhs.earlierFlushes == rhs.earlierFlushes && lhs.flushWaiters == rhs.flushWaiters && lhs.uploadRetry == rhs.uploadRetry
+            && lhs.uploadAttempts == rhs.uploadAttempts
+            && lhs.periodicAt?.at == rhs.periodicAt?.at
+            && lhs.streamValues == rhs.streamValues && lhs.finishedStreams == rhs.finishedStreams
+            && lhs.backgroundTime.map(\.expired) == rhs.backgroundTime.map(\.expired)
+            && lhs.cookieBindings == rhs.cookieBindings && lhs.holding == rhs.holding && lhs.retryQueued == rhs.retryQueued
+            && lhs.queuedDeliveries.map(\.delivery) == rhs.queuedDeliveries.map(\.delivery)
     }
 
     /// The customer a configured client reports (`nil` unless configured).
     var customer: Customer? {
-        if case .running = phase { return storedCustomer }
+        if case .running = phase { return current }
         return nil
+    }
+
+    var isConfigured: Bool { integration != nil }
+
+    /// Whether the world's `seen` customer is the model's `expected` one: the same hard id, and
+    /// cookies bound one to one (a cookie seen for the first time is bound to an unbound one).
+    mutating func matches(_ seen: Customer?, _ expected: Customer?) -> Bool {
+        guard let seen, let expected else { return seen == nil && expected == nil }
+        guard seen.registered == expected.registered else { return false }
+        if let bound = cookieBindings[seen.cookie] { return bound == expected.cookie }
+        guard !cookieBindings.values.contains(expected.cookie) else { return false }
+        cookieBindings[seen.cookie] = expected.cookie
+        return true
+    }
+
+    /// Whether the world's request is the model's (``matches(_:_:)`` for its customer).
+    mutating func matches(_ seen: Request, _ expected: Request) -> Bool {
+        switch (seen, expected) {
+        case (.link(let at, let integration, let customer), .link(let at2, let integration2, let customer2)),
+            (.fetch(let at, let integration, let customer), .fetch(let at2, let integration2, let customer2)):
+            return at == at2 && integration == integration2 && matches(customer, customer2)
+        case (.upload(let at, let integration, let customer, let item, let status), .upload(let at2, let integration2, let customer2, let item2, let status2)):
+            return at == at2 && integration == integration2 && item == item2 && status == status2 && matches(customer, customer2)
+        default:
+            return false
+        }
     }
 
     private var integration: Integration? {
@@ -260,61 +548,242 @@ struct SpecModel {
 
     private var hasListeners: Bool { listeners.contains { $0.registered } }
 
-    /// When the one pending piece of work — the debounce, the backoff or the flight's request —
-    /// is due: at most one exists at a time (T6).
-    var nextDue: Double? {
-        switch reload {
-        case .idle: nil
-        case .debouncing(let first, let last): min(last + Self.debounce, first + Self.maxWait)
-        case .retrying(_, let at): at
-        case .fetching(let flight, _): flight.endsAt
+    /// What `listenerCount` reports (M4: an owner-tied listener whose owner is gone does not count).
+    var listenerCount: Int { listeners.filter(\.registered).count }
+
+    /// What `queuedEventCount` reports once the queue is loaded: 0 when not configured.
+    var queuedCount: Int {
+        guard let integration else { return 0 }
+        return queued[slot(integration)]!.count
+    }
+
+    /// The list a `SegmentsModel`'s category shows (M5): the last one told, `[]` before.
+    func modelList(listener id: Int) -> [String] {
+        listeners.first { $0.id == id }?.lastDelivered ?? []
+    }
+
+    /// When the next piece of work is due: the reload's debounce, backoff or request (at most one
+    /// exists, T6), the upload backoff (E3) or the periodic flush (E2).
+    var nextDue: Double? { nextWork?.at }
+
+    private enum Work { case reload, uploadRetry, periodic }
+
+    private var nextWork: (at: Double, work: Work)? {
+        dueWork.min { ($0.at, $0.sequence) < ($1.at, $1.sequence) }.map { ($0.at, $0.work) }
+    }
+
+    private var dueWork: [(at: Double, sequence: Int, work: Work)] {
+        var candidates: [(at: Double, sequence: Int, work: Work)] = []
+        let reloadDue: Double? =
+            switch reload {
+            case .idle: nil
+            case .debouncing(let first, let last): min(last + Self.debounce, first + Self.maxWait)
+            case .retrying(_, let at): at
+            case .fetching(let flight, _): flight.endsAt
+            }
+        if let reloadDue { candidates.append((reloadDue, reloadSequence, .reload)) }
+        if let uploadRetry { candidates.append((uploadRetry.at, uploadRetry.sequence, .uploadRetry)) }
+        if let periodicAt { candidates.append((periodicAt.at, periodicAt.sequence, .periodic)) }
+        return candidates
+    }
+
+    /// Asks for a flush at the next ``settle()``. The immediate mode's asks wait for the end of
+    /// the background load (R3), which uploads what is queued if the mode is still immediate then.
+    private mutating func askFlush(forImmediateMode: Bool) {
+        guard isConfigured, !(forImmediateMode && loading != nil) else { return }
+        // E5: a flush of an empty queue is done at once (during the load it waits for it).
+        guard flushFor != nil || queuedCount > 0 || loading != nil else { return }
+        if flushFor == nil { flushSequence = nextSequence() }
+        flushFor = integration
+    }
+
+    private mutating func nextSequence() -> Int {
+        scheduled += 1
+        return scheduled
+    }
+
+    private mutating func setReload(_ next: Reload) {
+        switch (reload, next) {
+        case (.fetching(let old, _), .fetching(let new, _)) where old.endsAt == new.endsAt: break
+        case (.debouncing, .debouncing), (.idle, _), (_, .idle): reloadSequence = nextSequence()
+        default: reloadSequence = nextSequence()
         }
+        reload = next
     }
 
     // MARK: - Time
 
-    /// Time passes to `time`: due work happens in order, each at its own moment, before anything
-    /// the app does at `time` itself.
+    /// Time passes to `time`: due work happens in order, each at its own moment (ties in the order
+    /// they were scheduled), before anything the app does at `time` itself. The queued work of
+    /// each moment runs before the next piece falls due.
     mutating func advance(to time: Double) {
-        precondition(time >= now, "time runs forward")
-        while let due = nextDue, due <= time {
-            now = due
-            workFellDue()
-        }
-        now = time
+        self = advanced(to: time)[0]
     }
 
-    /// T10: the user sets the device's clock; no duration changes, so nothing does.
-    mutating func moveWallClock(by seconds: Double) {}
+    /// ``advance(to:)`` as every order of the work that falls due at one same moment: the
+    /// reload machine's, the upload backoff's and the periodic flush's are independent, and the
+    /// contract orders none of them before the others.
+    func advanced(to time: Double) -> [SpecModel] {
+        precondition(time >= now, "time runs forward")
+        var model = self
+        model.settle()
+        while let next = model.nextWork, next.at <= time {
+            if case .fetching(var flight, let owed) = model.reload, flight.followUpMaybe, next.work == .reload {
+                // The retry's end: with the follow-up owed, and without.
+                flight.followUpMaybe = false
+                var orders: [SpecModel] = []
+                for followUp in owed ? [true] : [false, true] {
+                    var fork = model
+                    fork.reload = .fetching(flight, followUpOwed: followUp)
+                    for result in fork.advanced(to: time) where !orders.contains(result) { orders.append(result) }
+                }
+                return Array(orders.prefix(4))
+            }
+            let tied = model.dueWork.filter { $0.at == next.at }.sorted { $0.sequence < $1.sequence }
+            if tied.count > 1 {
+                var orders: [SpecModel] = []
+                for first in tied {
+                    var fork = model
+                    fork.applied["simultaneous work in either order", default: 0] += 1
+                    fork.now = next.at
+                    fork.run(first.work)
+                    fork.settle()
+                    for result in fork.advanced(to: time) where !orders.contains(result) { orders.append(result) }
+                }
+                return Array(orders.prefix(4))
+            }
+            model.now = next.at
+            model.run(next.work)
+            model.settle()
+        }
+        model.now = time
+        model.settle()
+        return [model]
+    }
 
-    private mutating func workFellDue() {
+    private mutating func run(_ work: Work) {
+        switch work {
+        case .reload: reloadFellDue()
+        case .uploadRetry: uploadRetryFellDue()
+        case .periodic: periodicFlushFellDue()
+        }
+    }
+
+    /// T10: the user sets the device's clock; no duration changes. Only what storage keeps — a
+    /// baseline's wall-clock `fetchedAt` read by another client — sees it.
+    mutating func moveWallClock(by seconds: Double) {
+        wallOffset += seconds
+    }
+
+    /// The client's queued work runs: a configuration's background load ends (R3), then a flush
+    /// asked for runs (E5).
+    mutating func settle() {
+        holding = false
+        let queued = queuedDeliveries
+        queuedDeliveries = []
+        for (delivery, stream) in queued { post(delivery, stream: stream) }
+        if let loading {
+            self.loading = nil
+            configurationCompleted(loading)
+        }
+        // The storage queue's own work (the protected-data retry of P8) runs before the work due
+        // now on the scheduler, or after it: both happen on a device (``storageFirst``).
+        if storageFirst { _ = runRetryIfQueued() }
+        runScheduledWork()
+        if !storageFirst, runRetryIfQueued() { runScheduledWork() }
+    }
+
+    /// The work queued on the scheduler runs in the order it was queued: earlier configurations'
+    /// flushes, a flight's first request, the current flush.
+    private mutating func runScheduledWork() {
+        var work: [(sequence: Int, run: Int)] = earlierFlushes.enumerated().map { ($0.element.sequence, $0.offset) }
+        if case .fetching(let flight, _) = reload, !flight.sent { work.append((flight.sequence, -1)) }
+        if flushFor != nil { work.append((flushSequence, -2)) }
+        let earlier = earlierFlushes
+        earlierFlushes = []
+        for item in work.sorted(by: { $0.sequence < $1.sequence }) {
+            switch item.run {
+            case -1: sendWaitingFlight()
+            case -2:
+                guard let integration = flushFor else { continue }
+                flushFor = nil
+                let waiters = flushWaiters
+                flushWaiters = []
+                runFlush(integration, waiters: waiters, current: true)
+            default:
+                let flush = earlier[item.run]
+                runFlush(flush.integration, waiters: flush.waiters, current: false)
+            }
+        }
+    }
+
+    /// Runs the protected-data retry if it is queued; returns whether it was.
+    private mutating func runRetryIfQueued() -> Bool {
+        guard retryQueued else { return false }
+        retryQueued = false
+        protectedDataRetried()
+        return true
+    }
+
+    /// From now the client's queued work waits (a held stretch): a flight started meanwhile sends
+    /// its request at the next ``settle()``.
+    mutating func hold() {
+        holding = true
+    }
+
+    /// D8: a delivery goes on the delivery queue; it runs at once unless the client's queued work
+    /// waits. A listener's call runs only if the listener is still registered then (D7).
+    private mutating func post(_ delivery: Delivery, stream: Bool = false) {
+        if holding {
+            queuedDeliveries.append((delivery, stream))
+            return
+        }
+        if case .told(_, let id, let segments) = delivery {
+            guard listeners.contains(where: { $0.id == id && $0.registered }) else { return }
+            if stream {
+                streamValues[id, default: []].append(segments)
+                return
+            }
+        }
+        deliveries.append(delivery)
+    }
+
+    /// The background load ends (its storage queue ran) while work due now waits (R3).
+    mutating func settleLoading() {
+        if let loading {
+            self.loading = nil
+            configurationCompleted(loading)
+        }
+    }
+
+    private mutating func reloadFellDue() {
         switch reload {
         case .idle:
             preconditionFailure("nothing was due")
         case .debouncing:
-            reload = .idle
+            setReload(.idle)
             startAutomaticReload(attempt: 0)
         case .retrying(let attempt, _):
-            reload = .idle
+            setReload(.idle)
             startAutomaticReload(attempt: attempt)
         case .fetching(var flight, let followUpOwed):
             if flight.linking, case .success = flight.outcome {
                 // C4: remembered; C2: the customer is checked again before the fetch is sent.
                 baseline.linked.insert(flight.customer)
                 save()
-                guard storedCustomer == flight.customer else {
+                guard current == flight.customer else {
                     applied["C2 fetch not sent", default: 0] += 1
-                    logs.append(Log.checkCanceled)
-                    reload = .idle
+                    log(Log.checkCanceled)
+                    setReload(.idle)
                     customerChanged(during: flight, followUpOwed: followUpOwed)
                     return
                 }
                 flight.linking = false
                 flight.outcome = sendFetch(for: flight.customer, to: flight.integration)
                 flight.endsAt = now + Self.fetchTime
-                reload = .fetching(flight, followUpOwed: followUpOwed)
+                setReload(.fetching(flight, followUpOwed: followUpOwed))
             } else {
-                reload = .idle
+                setReload(.idle)
                 flightFinished(flight, followUpOwed: followUpOwed)
             }
         }
@@ -322,76 +791,133 @@ struct SpecModel {
 
     // MARK: - Lifecycle (A4: one at a time, in call order)
 
-    /// T2, T6, D4, G4: (re-)configure. The customer is the storage's (a new one with a new cookie
-    /// the first time); a reload that was pending, owed or in flight is owed again; listeners,
-    /// what they were told and waiting reads stay. Then the integration's stored baseline is in,
-    /// the initial reload is decided, waiting reads are served in call order, and the tracking
-    /// pipeline takes the queue over.
-    mutating func configure(_ next: Integration) {
-        if storedCustomer == nil { storedCustomer = makeCustomer() }
-        var owed = false
-        var otherIntegration = false
-        var burstStarted: Double?
+    /// T2, T6, D4, G4, E2, R3: (re-)configure. The customer is the storage's (a new one with a new
+    /// cookie when it has none); a reload that was pending, owed or in flight is owed again;
+    /// listeners, what they were told and waiting reads stay. The integration's stored baseline
+    /// is in at once; the rest of T2 is decided when the background load ends (``settle()``),
+    /// where waiting reads are served in call order and, in immediate mode, the queue goes up.
+    mutating func configure(_ next: Integration, mode named: FlushingMode? = nil) {
+        if !isConfigured, protected == nil {
+            // The customer file is read at configure (R3): the stored customer, or a new one saved.
+            current = savedCustomer ?? makeCustomer()
+            saveCustomer()
+        }
+        if let named { mode = named }
+        var pending = Loading(owed: false, otherIntegration: false, burstStarted: nil)
         if case .running(let previous) = phase {
-            switch reload {
-            case .idle: break
-            case .debouncing(let first, _):
-                // T5, T6: the burst goes on; its max wait still counts from its first request.
-                owed = true
-                burstStarted = first
-            case .retrying: owed = true
-            case .fetching(let flight, let followUpOwed): owed = flight.forListeners || followUpOwed
+            if let earlier = loading {
+                pending = earlier  // the earlier configuration's end had not come yet
+            } else {
+                switch reload {
+                case .idle: break
+                case .debouncing(let first, _):
+                    // T5, T6: the burst goes on; its max wait still counts from its first request.
+                    pending.owed = true
+                    pending.burstStarted = first
+                case .retrying: pending.owed = true
+                case .fetching(let flight, let followUpOwed): pending.owed = flight.forListeners || followUpOwed
+                }
             }
-            reload = .idle  // a late answer of the old integration is dropped
-            otherIntegration = previous != next
-            if otherIntegration { applied["T2 another integration", default: 0] += 1 }
+            setReload(.idle)  // a late answer of the old integration is dropped
+            pending.otherIntegration = pending.otherIntegration || previous != next
+            if previous != next { applied["T2 another integration", default: 0] += 1 }
+            // E3: the old pipeline's backoff ends with it; E5: a flush it was to run is the new one's.
+            uploadRetry = nil
+            uploadAttempts = 0
         }
         phase = .running(next)
-        // D1: the baseline comes from storage, unless it is another integration's. It was fetched
-        // by this process (sessions have no restarts), so it still ages on the monotonic clock (T10).
+        // R3: the new pipeline loads the queue from its store, in the order it was written.
+        queued[slot(next)]!.sort { $0.written < $1.written }
+        if let flushFor {
+            earlierFlushes.append(EarlierFlush(integration: flushFor, waiters: flushWaiters, sequence: flushSequence))
+            self.flushFor = nil
+            flushWaiters = []
+        }
+        // D1: the baseline comes from storage, unless it is another integration's.
         baseline = disk[slot(next)]!
         baseline.loaded = true
         if let owner = baseline.owner, owner != next {
             applied["D1 another integration's baseline not used", default: 0] += 1
             baseline = Stored()
         }
+        periodicAt = mode.period.map { (now + $0, nextSequence()) }
+        loading = pending
+    }
+
+    /// T2 when the configuration's background load has ended (R3): the initial reload, the reads
+    /// that waited, and (immediate mode) the upload of what is queued.
+    private mutating func configurationCompleted(_ pending: Loading) {
+        guard isConfigured else { return }
         if !hasListeners {
-            logs.append(Log.initialSkippedNoCallback)
-        } else if owed || otherIntegration || listeners.contains(where: { $0.registered && $0.includeFirstLoad }) {
+            log(Log.initialSkippedNoCallback)
+        } else if pending.owed || pending.otherIntegration || pending.requested
+            || listeners.contains(where: { $0.registered && $0.includeFirstLoad })
+        {
+            // (A reload requested during the load, T1, is owed: nothing is skipped.)
             // T2: re-configuring to another integration owes listeners its answer (D4); so does
             // a kept includeFirstLoad promise.
-            if let burstStarted {
-                reload = .debouncing(firstRequest: burstStarted, lastRequest: now)
+            if let burstStarted = pending.burstStarted {
+                setReload(.debouncing(firstRequest: burstStarted, lastRequest: now))
             } else {
                 requestReload()
             }
         } else {
-            logs.append(Log.initialSkippedNotRequired)
+            log(Log.initialSkippedNotRequired)
         }
         let waiting = reads
         reads = []
         for read in waiting { serve(read) }
-        if mode == .immediate { uploadQueue() }
+        if mode == .immediate, queuedCount > 0 { askFlush(forImmediateMode: true) }
     }
 
-    /// A3: everything anonymize does for segments, listeners removed, waiting reads failed with
-    /// `.stopped`, work rejected until configured again. Queued items stay for the next start.
+    /// A3 (instance API): everything anonymize does for segments, listeners removed (a
+    /// `SegmentsModel`'s kept, reading `[]`, and a stream finished: M5 rev 4), waiting reads failed
+    /// with `.stopped`, waiting flushes too (E5), work rejected until configured again. The
+    /// customer and queued items stay for the next start.
     mutating func stop() {
         cancelReload()
-        if integration != nil { forgetSegments() }
+        if isConfigured { forgetSegments() }
         answerReads(.error("stopped"))
-        for index in listeners.indices { listeners[index].registered = false }
+        for index in listeners.indices where listeners[index].registered {
+            switch listeners[index].observer {
+            case .model:
+                listeners[index].lastDelivered = []
+                listeners[index].awaitingFirstLoad = true
+            case .stream:
+                listeners[index].registered = false
+                finishedStreams.insert(listeners[index].id)
+            case .handler:
+                listeners[index].registered = false
+            }
+        }
+        for flush in flushWaiters { post(.flushed(at: now, flush: flush, .error("stopped"))) }
+        flushWaiters = []
+        if let flushFor {
+            earlierFlushes.append(EarlierFlush(integration: flushFor, waiters: [], sequence: flushSequence))
+            self.flushFor = nil
+        }
+        uploadRetry = nil
+        uploadAttempts = 0
+        periodicAt = nil
+        loading = nil
         phase = .stopped
+        endBackgroundTime()
     }
 
     /// A1, A2: a new customer (new cookie, no hard ids); pending and in-flight work cancelled;
     /// the baseline and link memory deleted; listeners of non-empty categories told `[]`;
     /// waiting reads answered `[]`; then, with listeners, a reload for the new customer.
     mutating func anonymize() {
-        guard integration != nil else { return }
+        guard isConfigured else { return }
         cancelReload()
-        storedCustomer = makeCustomer()
-        let emptied = (baseline.snapshot?.segments ?? [:]).filter { !$0.value.isEmpty }.mapValues { _ in [String]() }
+        current = makeCustomer()
+        saveCustomer()
+        protected?.decided = true
+        // A2 per D4: categories non-empty in the baseline, and every listener last told a
+        // non-empty list. During a configuration's background load (R3) the baseline is not in
+        // yet: what listeners were told decides alone.
+        let stored = loading == nil ? baseline.snapshot?.segments ?? [:] : [:]
+        let emptied = stored.filter { !$0.value.isEmpty }.mapValues { _ in [String]() }
         forgetSegments()
         deliver(changed: emptied, answer: [:], firstLoad: false)
         answerReads(.segments([]))
@@ -400,89 +926,339 @@ struct SpecModel {
 
     /// E1, T4: queues a customer update; merges the id; a change of ids ends a waiting backoff of
     /// the old ids (T7) and requests a reload. Returns false when refused (not configured).
-    mutating func identify(_ registered: String) -> Bool {
-        guard let integration, let current = storedCustomer else { return false }
-        var merged = current
+    mutating func identify(_ registered: String, item: Int) -> Bool {
+        guard let integration, let before = current else { return false }
+        var merged = before
         merged.registered = registered
-        queued[slot(integration)]!.append(merged)  // stamped with the ids it adds (A4)
-        if merged != current {
-            if case .retrying = reload { reload = .idle }
-            storedCustomer = merged
+        enqueue(Item(number: item, customer: merged), in: integration)  // stamped with the ids it adds (A4)
+        if merged != before {
+            if case .retrying = reload { setReload(.idle) }
+            current = merged
+            saveCustomer()
+            protected?.decided = true
             if hasListeners { requestReload() }
         }
-        if mode == .immediate { uploadQueue() }
         return true
     }
 
     /// E1: queues an event; refused when not configured.
-    mutating func track() -> Bool {
-        guard let integration, let customer = storedCustomer else { return false }
-        queued[slot(integration)]!.append(customer)
-        if mode == .immediate { uploadQueue() }
+    mutating func track(item: Int) -> Bool {
+        guard let integration, let customer = current else { return false }
+        enqueue(Item(number: item, customer: customer), in: integration)
         return true
     }
 
-    /// E2: in force at once; switching to immediate uploads what is queued.
+    /// E2: immediate mode uploads promptly after each enqueue — unless an upload backoff waits.
+    private mutating func enqueue(_ item: Item, in integration: Integration) {
+        var item = item
+        itemsWritten += 1
+        item.written = itemsWritten
+        queued[slot(integration)]!.append(item)
+        if loading != nil { applied["R3 call during the load", default: 0] += 1 }
+        guard mode == .immediate else { return }
+        if uploadRetry != nil {
+            applied["E3 enqueue waits for the backoff", default: 0] += 1
+            return
+        }
+        askFlush(forImmediateMode: true)
+    }
+
+    /// E2: in force at once (before configure too: configure uses it unless it names one).
+    /// Switching to immediate uploads what is queued; to manual cancels a waiting retry; a
+    /// periodic mode counts its period from now.
     mutating func setMode(_ next: FlushingMode) {
         mode = next
-        if integration != nil, mode == .immediate { uploadQueue() }
-    }
-
-    /// E5: uploads what is queued.
-    mutating func flush() {
-        if integration != nil { uploadQueue() }
-    }
-
-    /// E3, T3: one request per item, oldest first (they always succeed here); each success
-    /// requests a reload.
-    private mutating func uploadQueue() {
-        guard let integration, let items = queued[slot(integration)], !items.isEmpty else { return }
-        for customer in items {
-            requests.append(.upload(at: now, integration, customer))
-            if !hasListeners { logs.append(Log.trackedSkippedNoCallback) }
+        guard isConfigured else { return }
+        periodicAt = next.period.map { (now + $0, nextSequence()) }
+        switch next {
+        case .manual:
+            // The waiting retry is cancelled; the chain's count goes on until an upload succeeds
+            // (E2; the contract leaves the count open: Docs/Behaviour.md E3 should say).
+            if uploadRetry != nil { applied["E2 backoff cancelled by manual", default: 0] += 1 }
+            uploadRetry = nil
+        case .immediate:
+            if uploadRetry == nil, queuedCount > 0 { askFlush(forImmediateMode: true) }
+        case .periodic, .automatic: break
         }
-        queued[slot(integration)] = []
-        if hasListeners { requestReload() }
     }
 
-    /// A1, A3: the debounce, backoff or flight is dropped; the log says so only when there was one.
-    private mutating func cancelReload() {
-        if case .idle = reload { return }
-        reload = .idle
-        logs.append(Log.cancelledMeanwhile)
+    /// E5: flush number `id`: before configure (or after stop) it fails with `.notConfigured`;
+    /// otherwise it runs — at once, even while a backoff waits — or joins the flush asked for.
+    mutating func flush(id: Int) {
+        guard isConfigured else {
+            applied["E5 flush before configure", default: 0] += 1
+            post(.flushed(at: now, flush: id, .error("notConfigured")))
+            return
+        }
+        if flushPending {
+            applied["E5 flush joined", default: 0] += 1
+        } else if queuedCount == 0, loading == nil {
+            // Nothing queued, no flush running: done at once (during the load, R3, it waits
+            // for the load and uploads what is queued then).
+            post(.flushed(at: now, flush: id, .uploaded(0)))
+            return
+        }
+        flushWaiters.append(id)
+        askFlush(forImmediateMode: false)
     }
 
-    /// D1: the configuration's baseline is written to its storage, naming its integration.
-    private mutating func save() {
-        guard let integration else { return }
-        baseline.owner = integration
-        baseline.loaded = false
-        disk[slot(integration)] = baseline
+    /// E2, E7, T11: what the app's lifecycle does to a configured client.
+    mutating func lifecycle(_ event: LifecycleEvent) {
+        guard isConfigured else { return }
+        switch event {
+        case .willResignActive:
+            if mode.flushesOnLeavingForeground {
+                applied["E2 flush on leaving the foreground", default: 0] += 1
+                askFlush(forImmediateMode: false)
+            }
+        case .didEnterBackground:
+            if mode.flushesOnLeavingForeground {
+                applied["E2 flush on leaving the foreground", default: 0] += 1
+                askFlush(forImmediateMode: false)
+            }
+            // E7: every mode but manual, with items queued (or loading): background time, and a
+            // flush at once even while a backoff waits.
+            if mode != .manual, queuedCount > 0 || loading != nil {
+                applied["E7 background time", default: 0] += 1
+                backgroundTime.append((ended: false, expired: false))
+                askFlush(forImmediateMode: false)
+            }
+        case .willEnterForeground:
+            // T11: a reload when the baseline's fetch is older than 60 s; a baseline this client
+            // did not fetch (another's, T10), or none (deleted by anonymize, A1), counts as older.
+            guard hasListeners else { return }
+            if let snapshot = baseline.snapshot, snapshot.fetchedBy == generation,
+                now - snapshot.fetchedAt <= Self.foregroundRefreshAge
+            {
+                applied["T11 foreground, fetched recently", default: 0] += 1
+            } else {
+                applied["T11 foreground reload", default: 0] += 1
+                requestReload()
+            }
+        case .didBecomeActive:
+            break
+        }
     }
 
-    /// A1, A3: the baseline and link memory are deleted, in memory and in storage.
-    private mutating func forgetSegments() {
-        guard let integration else { return }
+    /// E7: the platform ran the background time out: open requests end; nothing is dropped.
+    mutating func expireBackgroundTime() {
+        for index in backgroundTime.indices where !backgroundTime[index].ended {
+            backgroundTime[index] = (ended: true, expired: true)
+        }
+    }
+
+    private mutating func endBackgroundTime() {
+        for index in backgroundTime.indices where !backgroundTime[index].ended { backgroundTime[index].ended = true }
+    }
+
+    // MARK: - Uploads (E3, E5)
+
+    /// E3, T3, E5: one request per item, oldest first. A 2xx removes the item, ends any backoff
+    /// and requests a reload; a permanent failure counts against the item (dropped at its 10th)
+    /// and the flush goes on; a transient or authorization failure ends the flush, keeps every
+    /// item and, unless manual, waits for a backoff. Waiters hear how many went up, or the error.
+    private mutating func runFlush(_ integration: Integration, waiters: [Int], current: Bool) {
+        let slot = slot(integration)
+        var uploaded = 0
+        var ended: Failure?
+        var index = 0
+        while index < queued[slot]!.count {
+            let item = queued[slot]![index]
+            let failure = servers[integration]!.upload()
+            requests.append(.upload(at: now, integration, item.customer, item: item.number, status: failure?.status ?? 200))
+            guard let failure else {
+                queued[slot]!.remove(at: index)
+                uploaded += 1
+                if current {
+                    uploadRetry = nil  // E2: a success ends any upload backoff
+                    uploadAttempts = 0
+                }
+                if !isConfigured {
+                    // Stopped meanwhile: segment work is over (T9).
+                } else if hasListeners {
+                    requestReload()
+                } else {
+                    log(Log.trackedSkippedNoCallback)
+                }
+                continue
+            }
+            if failure.isTransient || failure.isAuthorization {
+                applied[failure.isAuthorization ? "E3 authorization failure" : "E3 transient failure", default: 0] += 1
+                ended = failure
+                break
+            }
+            queued[slot]![index].failures += 1
+            applied["E3 permanent failure counted", default: 0] += 1
+            if queued[slot]![index].failures >= Self.maxPermanentFailures {
+                applied["E3 item dropped after 10", default: 0] += 1
+                queued[slot]!.remove(at: index)
+                log(Log.itemDropped)
+            } else {
+                index += 1
+            }
+        }
+        if !current {
+            // The pipeline of an ended configuration: no backoff of its own follows.
+        } else if let ended, mode != .manual, isConfigured {
+            uploadAttempts += 1
+            uploadRetry = UploadRetry(
+                at: now + Self.backoff(attempt: uploadAttempts, retryAfter: ended.retryAfter), sequence: nextSequence())
+        } else if ended != nil {
+            // E3: in manual mode the next flush is the retry; no backoff runs, none is counted.
+            uploadRetry = nil
+        }
+        let outcome: FlushOutcome = ended.map { .error($0.code) } ?? .uploaded(uploaded)
+        for flush in waiters { post(.flushed(at: now, flush: flush, outcome)) }
+        endBackgroundTime()
+    }
+
+    /// E3: the backoff ran out: the whole queue is tried again (a failure continues the chain).
+    private mutating func uploadRetryFellDue() {
+        applied["E3 upload retry", default: 0] += 1
+        uploadRetry = nil
+        askFlush(forImmediateMode: false)
+    }
+
+    /// E2: the period ran out: what is queued goes up, unless an upload backoff waits (E3).
+    private mutating func periodicFlushFellDue() {
+        guard let period = mode.period, let at = periodicAt?.at else { return }
+        periodicAt = (at + period, nextSequence())
+        guard isConfigured, uploadRetry == nil else { return }
+        if queuedCount > 0 { applied["E2 periodic flush", default: 0] += 1 }
+        askFlush(forImmediateMode: false)
+    }
+}
+
+extension SpecModel {
+    // MARK: - Restarts, hand-overs and protected data (R1, E4, P5, P8)
+
+    /// R1, E4, T10, T11: the client goes (released, or kept by the app but stopped) and a new one
+    /// comes over the same stores: the stored customer, baselines, link memory and queue carry
+    /// on; listeners, waiting work and the flushing mode were the old client's. What the old
+    /// client's listeners, reads and flushes hear afterwards is not compared (the contract names
+    /// no such path).
+    mutating func restart() {
+        generation += 1
+        applied["R1 restart carries on", default: 0] += 1
+        if holding { applied["R1 restart with work queued", default: 0] += 1 }
+        queuedDeliveries = []  // the app no longer hears the client it let go
+        endBackgroundTime()
+        phase = .unconfigured
+        current = nil
         baseline = Stored()
-        disk[slot(integration)] = Stored()
+        listeners = []
+        reload = .idle
+        reads = []
+        mode = .immediate
+        loading = nil
+        protected = nil
+        flushPending = false
+        flushWaiters = []
+        earlierFlushes = []
+        uploadRetry = nil
+        uploadAttempts = 0
+        periodicAt = nil
+        // E4: the queue file keeps what was appended, in order.
+        for slot in Integration.allCases { queued[slot]!.sort { $0.written < $1.written } }
     }
 
-    private mutating func makeCustomer() -> Customer {
-        cookiesMade += 1
-        return Customer(cookie: cookiesMade - 1)
+    /// P5: another client configures on the folder: refused (`.storage`) while this one holds it,
+    /// otherwise it takes the folder over with its last customer and queue (R1). Returns whether
+    /// it was refused.
+    mutating func handOver(_ next: Integration, mode named: FlushingMode?) -> Bool {
+        if isConfigured {
+            applied["P5 folder refused", default: 0] += 1
+            return true
+        }
+        applied["P5 folder handed over", default: 0] += 1
+        restart()
+        configure(next, mode: named)
+        return false
     }
 
-    // MARK: - Listeners (M4, T1)
+    /// P8: a new client configures while protected data is unavailable and every file is refused:
+    /// it succeeds with a customer made in memory (never saved over the unread file), an empty
+    /// baseline, and a queue of what is tracked meanwhile.
+    mutating func configureWhileProtected(_ next: Integration, mode named: FlushingMode?) {
+        precondition(!isConfigured && current == nil, "a new client")
+        let slot = slot(next)
+        protected = Protected(unreadQueue: queued[slot]!)
+        queued[slot] = []
+        current = makeCustomer()
+        configure(next, mode: named)
+        baseline = Stored()
+    }
+
+    /// P8: protected data became available: the stored customer replaces the one made for lack of
+    /// it, unless identify or anonymize decided meanwhile (then that one is saved); the stored
+    /// queue goes behind what was tracked meanwhile.
+    mutating func protectedDataBecameAvailable() {
+        guard protected != nil else { return }
+        if holding {
+            retryQueued = true
+        } else {
+            protectedDataRetried()
+        }
+    }
+
+    /// P8: the retry ran on the storage queue.
+    private mutating func protectedDataRetried() {
+        guard let protected else { return }
+        self.protected = nil
+        if !protected.decided, let stored = savedCustomer {
+            applied["P8 stored customer adopted", default: 0] += 1
+            log(Log.storedCustomerAdopted)
+            if case .retrying = reload { setReload(.idle) }
+            current = stored
+            if isConfigured, hasListeners { requestReload() }
+        } else {
+            if protected.decided { applied["P8 decision stands", default: 0] += 1 }
+            savedCustomer = current
+        }
+        // The items kept in memory are written after the ones already in the file.
+        for slot in Integration.allCases {
+            for index in queued[slot]!.indices {
+                itemsWritten += 1
+                queued[slot]![index].written = itemsWritten
+            }
+        }
+        if let integration {
+            queued[slot(integration)]! += protected.unreadQueue
+            if mode == .immediate, uploadRetry == nil, queuedCount > 0 { askFlush(forImmediateMode: true) }
+        } else {
+            queued[.a]! += protected.unreadQueue
+        }
+    }
+
+    /// A4: calls raced on two threads; the outcome is one of their orders.
+    mutating func noteRace() {
+        applied["A4 lifecycle calls raced", default: 0] += 1
+    }
+
+    // MARK: - Listeners (M4, M5, T1)
 
     /// Registers listener number `id`; when configured, requests a reload (T1).
-    mutating func addListener(id: Int, category: String, includeFirstLoad: Bool) {
-        listeners.append(Listener(id: id, category: category, includeFirstLoad: includeFirstLoad, awaitingFirstLoad: includeFirstLoad))
-        if integration != nil { requestReload() }
+    mutating func addListener(id: Int, category: String, includeFirstLoad: Bool, observer: Observer = .handler) {
+        listeners.append(
+            Listener(id: id, category: category, includeFirstLoad: includeFirstLoad, observer: observer, awaitingFirstLoad: includeFirstLoad))
+        if observer == .stream { streamValues[id] = [] }
+        if isConfigured {
+            if loading != nil { applied["R3 call during the load", default: 0] += 1 }
+            requestReload()
+        }
     }
 
-    /// Removing an unknown or removed listener is a no-op (M4).
+    /// Removing an unknown or removed listener is a no-op (M4). So ends a stream the app stops
+    /// iterating, a listener whose owner is gone and a released model's.
     mutating func removeListener(id: Int) {
-        if let index = listeners.firstIndex(where: { $0.id == id }) { listeners[index].registered = false }
+        guard let index = listeners.firstIndex(where: { $0.id == id }) else { return }
+        listeners[index].registered = false
+        if listeners[index].observer == .stream { finishedStreams.insert(id) }
+    }
+
+    /// Whether listener `id` is a registered `SegmentsModel` category (what the app reads of it).
+    func isModelListener(_ id: Int) -> Bool {
+        listeners.contains { $0.id == id && $0.observer == .model && $0.registered }
     }
 
     // MARK: - Reloads (T5–T7)
@@ -490,21 +1266,25 @@ struct SpecModel {
     /// T5, T6, T7: a request starts a burst, extends it, owes a follow-up during a flight, or is
     /// covered by a waiting retry.
     private mutating func requestReload() {
-        guard integration != nil else { return }
+        guard isConfigured else { return }
+        if loading != nil {
+            loading!.requested = true
+            return
+        }
         switch reload {
-        case .idle: reload = .debouncing(firstRequest: now, lastRequest: now)
+        case .idle: setReload(.debouncing(firstRequest: now, lastRequest: now))
         case .debouncing(let first, _):
             if now - first + Self.debounce > Self.maxWait { applied["T5 max wait", default: 0] += 1 }
-            reload = .debouncing(firstRequest: first, lastRequest: now)
+            setReload(.debouncing(firstRequest: first, lastRequest: now))
         case .retrying: break
-        case .fetching(let flight, _): reload = .fetching(flight, followUpOwed: true)
+        case .fetching(let flight, _): setReload(.fetching(flight, followUpOwed: true))
         }
     }
 
     /// T7: when the debounce or backoff fires with no listener left, nothing is fetched.
     private mutating func startAutomaticReload(attempt: Int) {
         guard hasListeners else {
-            logs.append(Log.reloadSkippedNoCallback)
+            log(Log.reloadSkippedNoCallback)
             return
         }
         startFlight(forListeners: true, retryAttempt: attempt)
@@ -512,7 +1292,7 @@ struct SpecModel {
 
     /// C1, C4, G2: one flight at a time; a waiting debounce or retry is absorbed by it.
     private mutating func startFlight(forListeners: Bool, retryAttempt: Int) {
-        guard let integration, let customer = storedCustomer else { return }
+        guard let integration, let customer = current else { return }
         var forListeners = forListeners
         var retryAttempt = retryAttempt
         switch reload {
@@ -523,19 +1303,52 @@ struct SpecModel {
             retryAttempt = attempt
         case .idle: break
         }
-        let needsLink = customer.registered != nil && !baseline.linked.contains(customer)
-        let outcome: Result<Segments, Failure>
+        var flight = Flight(
+            integration: integration, customer: customer, forListeners: forListeners, retryAttempt: retryAttempt,
+            linking: false, endsAt: .infinity, outcome: .success([:]), sent: false, sequence: nextSequence())
+        if !holding { send(&flight) }
+        setReload(.fetching(flight, followUpOwed: false))
+    }
+
+    /// C4: the flight's first request goes out: the link when these ids were never linked,
+    /// otherwise the fetch.
+    private mutating func send(_ flight: inout Flight) {
+        let needsLink = flight.customer.registered != nil && !baseline.linked.contains(flight.customer)
         if needsLink {
-            requests.append(.link(at: now, integration, customer))
-            outcome = servers[integration]!.link().map { .failure($0) } ?? .success([:])
+            requests.append(.link(at: now, flight.integration, flight.customer))
+            flight.outcome = servers[flight.integration]!.link().map { .failure($0) } ?? .success([:])
         } else {
-            outcome = sendFetch(for: customer, to: integration)
+            flight.outcome = sendFetch(for: flight.customer, to: flight.integration)
         }
-        reload = .fetching(
-            Flight(
-                integration: integration, customer: customer, forListeners: forListeners, retryAttempt: retryAttempt,
-                linking: needsLink, endsAt: now + Self.fetchTime, outcome: outcome),
-            followUpOwed: false)
+        flight.linking = needsLink
+        flight.endsAt = now + Self.fetchTime
+        flight.sent = true
+    }
+
+    /// C2: a flight whose request waited for the client's queued work goes out now — unless the
+    /// customer changed meanwhile.
+    private mutating func sendWaitingFlight() {
+        dropWaitingFlightIfCustomerChanged()
+        guard case .fetching(var flight, let followUpOwed) = reload, !flight.sent else { return }
+        send(&flight)
+        setReload(.fetching(flight, followUpOwed: followUpOwed))
+    }
+
+    /// C2: a flight whose first request had not gone out when the customer changed is dropped
+    /// when it would go out; its reads are retried for the new customer (G6). Whether a
+    /// follow-up asked for meanwhile (T6) is carried by the retry or still owed after it, the
+    /// contract leaves open (the SDK does either, by where the ask came from): the retry's end
+    /// runs both ways (``Flight/followUpMaybe``, ``advanced(to:)``).
+    private mutating func dropWaitingFlightIfCustomerChanged() {
+        guard case .fetching(let flight, let followUpOwed) = reload, !flight.sent, current != flight.customer else { return }
+        applied["C2 fetch not sent", default: 0] += 1
+        log(Log.checkCanceled)
+        setReload(.idle)
+        customerChanged(during: flight, followUpOwed: followUpOwed)
+        if followUpOwed, hasListeners, case .fetching(var retry, false) = reload {
+            retry.followUpMaybe = true
+            reload = .fetching(retry, followUpOwed: false)
+        }
     }
 
     private mutating func sendFetch(for customer: Customer, to integration: Integration) -> Result<Segments, Failure> {
@@ -546,9 +1359,9 @@ struct SpecModel {
     /// C3, D1–D6, D9, T6, T7, G3: a flight's answer for a customer that is gone is dropped;
     /// otherwise success replaces the baseline and tells listeners, failure tells nobody.
     private mutating func flightFinished(_ flight: Flight, followUpOwed: Bool) {
-        guard storedCustomer == flight.customer else {
+        guard current == flight.customer else {
             applied["C3 answer discarded", default: 0] += 1
-            logs.append(Log.dataIgnored)
+            log(Log.dataIgnored)
             customerChanged(during: flight, followUpOwed: followUpOwed)
             return
         }
@@ -566,7 +1379,7 @@ struct SpecModel {
                 }
             }
             baseline.snapshot = Snapshot(
-                customer: flight.customer, segments: segments, fetchedAt: now)
+                customer: flight.customer, segments: segments, fetchedAt: now, fetchedAtWall: wallNow, fetchedBy: generation)
             save()
             deliver(changed: changed, answer: segments, firstLoad: true)
             answerReads(with: segments)
@@ -587,7 +1400,7 @@ struct SpecModel {
             }
             applied[failure.retryAfter == nil ? "T7 retry" : "T7 retry with Retry-After", default: 0] += 1
             let attempt = flight.retryAttempt + 1
-            reload = .retrying(attempt: attempt, at: now + Self.backoff(attempt: attempt, retryAfter: failure.retryAfter))
+            setReload(.retrying(attempt: attempt, at: now + Self.backoff(attempt: attempt, retryAfter: failure.retryAfter)))
         }
     }
 
@@ -603,7 +1416,7 @@ struct SpecModel {
             } else if read.retries < Self.maxReadRetries {
                 applied["G6 read retried", default: 0] += 1
                 read.retries += 1
-                read.customer = storedCustomer
+                read.customer = current
                 retrying.append(read)
             } else {
                 givenUp.append(read)
@@ -611,7 +1424,7 @@ struct SpecModel {
         }
         reads = retrying
         if !givenUp.isEmpty { applied["G6 read given up", default: 0] += 1 }
-        for read in givenUp { deliveries.append(.answered(at: now, read: read.id, .error("customerChanged"))) }
+        for read in givenUp { post(.answered(at: now, read: read.id, .error("customerChanged"))) }
         if !retrying.isEmpty {
             startFlight(forListeners: owed && hasListeners, retryAttempt: 0)
         } else if owed && hasListeners {
@@ -621,45 +1434,54 @@ struct SpecModel {
 
     // MARK: - One-shot reads (G1–G6)
 
-    /// G4: waits before configure, fails after stop, otherwise is served. Returns the read's number.
+    /// G4: waits before configure (and for the background load, R3), fails after stop, otherwise
+    /// is served. Returns the read's number.
     mutating func read(category: String, force: Bool) -> Int {
         readsMade += 1
         let read = Read(id: readsMade, category: category, force: force)
         switch phase {
-        case .running: serve(read)
+        case .running where loading == nil: serve(read)
+        case .running:
+            applied["R3 call during the load", default: 0] += 1
+            reads.append(read)
         case .unconfigured: reads.append(read)
-        case .stopped: deliveries.append(.answered(at: now, read: read.id, .error("stopped")))
+        case .stopped: post(.answered(at: now, read: read.id, .error("stopped")))
         }
         return read.id
     }
 
-    /// G1, G2, T10: from the baseline when it is exactly this customer's and younger than 5 s on
-    /// the monotonic clock, unless forced; otherwise joins the flight or starts one.
+    /// G1, G2, T10: from the baseline when it is exactly this customer's and younger than 5 s —
+    /// on the monotonic clock when this client fetched it, else by its wall-clock `fetchedAt`
+    /// (one in the future is stale) — unless forced; otherwise joins the flight or starts one.
     private mutating func serve(_ read: Read) {
-        if !read.force, integration != nil, let snapshot = baseline.snapshot, snapshot.customer == storedCustomer,
-            now - snapshot.fetchedAt < Self.cacheAge
-        {
+        if !read.force, isConfigured, let snapshot = baseline.snapshot, snapshot.customer == current, isFresh(snapshot) {
             applied[baseline.loaded ? "G1 cache answer from a stored baseline" : "G1 cache answer", default: 0] += 1
-            deliveries.append(.answered(at: now, read: read.id, .segments((snapshot.segments[read.category] ?? []).sorted())))
+            post(.answered(at: now, read: read.id, .segments((snapshot.segments[read.category] ?? []).sorted())))
             return
         }
         var read = read
-        read.customer = storedCustomer
+        read.customer = current
         reads.append(read)
         startFlight(forListeners: false, retryAttempt: 0)
     }
 
+    private func isFresh(_ snapshot: Snapshot) -> Bool {
+        if snapshot.fetchedBy == generation { return now - snapshot.fetchedAt < Self.cacheAge }
+        let age = wallNow - snapshot.fetchedAtWall
+        return age >= 0 && age < Self.cacheAge
+    }
+
     private mutating func answerReads(with segments: Segments) {
-        for read in reads { deliveries.append(.answered(at: now, read: read.id, .segments((segments[read.category] ?? []).sorted()))) }
+        for read in reads { post(.answered(at: now, read: read.id, .segments((segments[read.category] ?? []).sorted()))) }
         reads = []
     }
 
     private mutating func answerReads(_ answer: Answer) {
-        for read in reads { deliveries.append(.answered(at: now, read: read.id, answer)) }
+        for read in reads { post(.answered(at: now, read: read.id, answer)) }
         reads = []
     }
 
-    // MARK: - Deliveries (D4–D7)
+    // MARK: - Deliveries (D4–D7, M5)
 
     /// Per category in name order, each listener in registration order hears the category's full
     /// list when it changed, when its first load is owed (D6), or when the list differs from
@@ -676,12 +1498,54 @@ struct SpecModel {
                 if changed[category] == nil {
                     applied[owedFirstLoad ? "D6 first load, nothing changed" : "D4 told otherwise, baseline unchanged", default: 0] += 1
                 }
-                deliveries.append(.told(at: now, listener: listener.id, segments: segments))
+                switch listener.observer {
+                case .handler: post(.told(at: now, listener: listener.id, segments: segments))
+                case .stream:
+                    applied["M5 stream told", default: 0] += 1
+                    post(.told(at: now, listener: listener.id, segments: segments), stream: true)
+                case .model: applied["M5 model told", default: 0] += 1
+                }
                 listeners[index].lastDelivered = segments
             }
         }
         if firstLoad {
             for index in listeners.indices { listeners[index].awaitingFirstLoad = false }
         }
+    }
+
+    // MARK: - Storage
+
+    /// A1, A3: the debounce, backoff or flight is dropped; the log says so only when there was one.
+    private mutating func cancelReload() {
+        if case .idle = reload { return }
+        setReload(.idle)
+        log(Log.cancelledMeanwhile)
+    }
+
+    /// D1: the configuration's baseline is written to its storage, naming its integration (P8:
+    /// kept in memory while its file is refused).
+    private mutating func save() {
+        guard let integration else { return }
+        baseline.owner = integration
+        baseline.loaded = false
+        if protected == nil { disk[slot(integration)] = baseline }
+    }
+
+    /// A1, A3: the baseline and link memory are deleted, in memory and in storage (P8: a refused
+    /// file stays as it is).
+    private mutating func forgetSegments() {
+        guard let integration else { return }
+        baseline = Stored()
+        if protected == nil { disk[slot(integration)] = Stored() }
+    }
+
+    /// A1, E1: the customer is saved at once (P8: never over a file not read yet).
+    private mutating func saveCustomer() {
+        if protected == nil { savedCustomer = current }
+    }
+
+    private mutating func makeCustomer() -> Customer {
+        cookiesMade += 1
+        return Customer(cookie: cookiesMade - 1)
     }
 }
