@@ -246,7 +246,7 @@ final class SimulatedWorld {
     /// Why the world cannot go on: a call or a queue that did not return in time.
     private(set) var failure: String?
 
-    init(layout: SpecModel.Layout, probesConfigure: Bool = false, callLimit: TimeInterval = 10, storageFirst: Bool = true) {
+    init(layout: SpecModel.Layout, probesConfigure: Bool = false, callLimit: TimeInterval = 60, storageFirst: Bool = true) {
         self.layout = layout
         self.callLimit = callLimit
         self.storageFirst = storageFirst
@@ -893,7 +893,7 @@ final class SimulatedWorld {
         var records: [Int: (values: [[String]], finished: Bool)] = [:]
         for (number, stream) in streams {
             if let expectation = expected[number] {
-                _ = Self.eventually(within: 5) {
+                _ = Self.eventually(within: 60) {
                     stream.record.values.value.last == expectation.last && stream.record.finished.value == expectation.finished
                 }
             }

@@ -13,7 +13,7 @@ import SegmentsTesting
 
     /// The session's divergence, if any.
     private func divergence(
-        _ operations: [Operation], layout: SpecModel.Layout, probesConfigure: Bool = false, callLimit: TimeInterval = 10
+        _ operations: [Operation], layout: SpecModel.Layout, probesConfigure: Bool = false, callLimit: TimeInterval = 60
     ) async -> Divergence? {
         var coverage = SimulationCoverage()
         return await Simulation.run(operations, layout: layout, probesConfigure: probesConfigure, callLimit: callLimit, coverage: &coverage)
@@ -35,7 +35,10 @@ import SegmentsTesting
     /// deadlocked threads stay blocked; the world gives up after 2 s.
     @Test func d7_finding1_anUploaderWhoseDeinitConfiguresDoesNotDeadlockTheNextConfigure() async {
         let divergence = await divergence([.configure(.a), .configure(.a)], layout: .files, probesConfigure: true, callLimit: 2)
-        withKnownIssue("issue 32 finding 1") {
+        // The deadlock is gone (the session ends within its call limit); what is left is the count
+        // of "skipping the initial update" lines when a configure is made from a deinit during
+        // another, on which the model and the client still disagree (issue 32's note).
+        withKnownIssue("issue 32 finding 1: the log lines of a configure made by a deinit", isIntermittent: true) {
             #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
         }
     }
@@ -44,9 +47,7 @@ import SegmentsTesting
     /// 23 (seed 43), shrunk from 51 operations to 2.
     @Test func m5_finding2_aChangeStreamFinishesAtStop() async {
         let divergence = await divergence([.openStream(category: "content", includeFirstLoad: true), .stop], layout: .oneStorage)
-        withKnownIssue("issue 32 finding 2") {
-            #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
-        }
+        #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
     }
 
     /// Finding 2 (M5 rev 4): stop removes a `SegmentsModel`'s registrations, so after the next
@@ -59,9 +60,7 @@ import SegmentsTesting
                 .serverAnswers(.a, who: "anonymous", ["content": ["s1"]]), .addModel(["content"]), .configure(.a), .advance(6), .stop,
                 .configure(.b), .advance(6),
             ], layout: .oneStorage)
-        withKnownIssue("issue 32 finding 2") {
-            #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
-        }
+        #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
     }
 
     /// Finding 3 (A4, E1): identifyCustomer raced with anonymize — or with another
@@ -71,10 +70,10 @@ import SegmentsTesting
     @Test func a4_finding3_identifyRacingAnonymizeOrIdentifyEndsAsOneOrderOfTheTwo() async {
         let withAnonymize = await divergence(racing: [.configure(.a), .race(.anonymize, .identify("u2"))], layout: .oneStorage)
         let withIdentify = await divergence(racing: [.configure(.a), .race(.identify("u1"), .identify("u2"))], layout: .oneStorage)
-        withKnownIssue("issue 32 finding 3") {
-            #expect(withAnonymize == nil, "\(withAnonymize.map(\.description) ?? "")")
-        }
-        withKnownIssue("issue 32 finding 3") {
+        #expect(withAnonymize == nil, "\(withAnonymize.map(\.description) ?? "")")
+        // Two identify calls racing: both merges are kept (the same cookie), but their updates
+        // can reach the queue in the other order than the merges: still open (issue 32's note).
+        withKnownIssue("issue 32 finding 3: identify racing identify", isIntermittent: true) {
             #expect(withIdentify == nil, "\(withIdentify.map(\.description) ?? "")")
         }
     }
@@ -85,9 +84,7 @@ import SegmentsTesting
     @Test func r1_finding4_theNextClientOnTheFolderGetsTheAnonymizedCustomer() async {
         let divergence = await divergence(
             [.configure(.a), .identify("u1"), .hold, .anonymize, .restart(stopFirst: false), .configure(.a)], layout: .files)
-        withKnownIssue("issue 32 finding 4") {
-            #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
-        }
+        #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
     }
 
     /// Finding 5 (P5): stop() keeps the folder's lock while the stopped client lives: after a
@@ -97,9 +94,7 @@ import SegmentsTesting
     @Test func p5_finding5_aStoppedClientLeavesTheFolderToTheNextOwner() async {
         let divergence = await divergence(
             [.configure(.b), .stop, .handOver(.a), .protectedLaunch(.b, [])], layout: .files)
-        withKnownIssue("issue 32 finding 5") {
-            #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
-        }
+        #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
     }
 
     /// Finding 7 (E3, E2): in periodic mode the timer flushes while an upload backoff waits.
@@ -110,9 +105,7 @@ import SegmentsTesting
                 .serverFailsNextUploads(.b, .init(status: 503), times: 1), .configure(.b, mode: .periodic(0.5)), .track, .flush,
                 .advance(1.0),
             ], layout: .files)
-        withKnownIssue("issue 32 finding 7") {
-            #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
-        }
+        #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
     }
 
     /// New finding 11 (E3, E4, A4): an event tracked (immediate mode) while the storage queue is
@@ -134,9 +127,7 @@ import SegmentsTesting
     @Test func p5_finding12_aClientLetGoWithAFetchInFlightLeavesTheFolder() async {
         let divergence = await divergence(
             [.read(category: "merchandising", force: false), .configure(.a), .restart(stopFirst: false), .configure(.b)], layout: .files)
-        withKnownIssue("issue 32 finding 12 (found by the simulation)") {
-            #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
-        }
+        #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
     }
 
     /// New finding 13 (P8, E3, E4): an event tracked before the first unlock and uploaded before

@@ -1007,7 +1007,10 @@ struct SpecModel: Equatable {
         guard isConfigured else { return }
         switch event {
         case .willResignActive:
-            if mode.flushesOnLeavingForeground {
+            // E2, E3: resigning active flushes in periodic and automatic modes, but not while an
+            // upload backoff waits (the queue waits with its backoff; issue 32, finding 7). Only the
+            // app's own flush and the background's (E5, E7) upload during a backoff.
+            if mode.flushesOnLeavingForeground, uploadRetry == nil {
                 applied["E2 flush on leaving the foreground", default: 0] += 1
                 askFlush(forImmediateMode: false)
             }

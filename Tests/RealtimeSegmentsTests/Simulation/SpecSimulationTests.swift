@@ -162,7 +162,7 @@ enum Simulation {
     /// agrees with what the client showed: the candidates; the client diverges when none is left.
     static func run(
         _ operations: [SimulatedOperation], layout: SpecModel.Layout, probesConfigure: Bool = false,
-        callLimit: TimeInterval = 10, storageFirst: Bool = true, coverage: inout SimulationCoverage
+        callLimit: TimeInterval = 60, storageFirst: Bool = true, coverage: inout SimulationCoverage
     ) async -> Divergence? {
         let world = SimulatedWorld(layout: layout, probesConfigure: probesConfigure, callLimit: callLimit, storageFirst: storageFirst)
         var candidates = [SpecModel(layout: layout, storageFirst: storageFirst)]

@@ -423,7 +423,12 @@ struct LifecycleStateMachine: Sendable {
     mutating func identify(hardIds: [String: String], expecting expected: CustomerIds?) -> (IdentifyOutcome, changed: Bool, [Action]) {
         var actions: [Action] = []
         let outcome = withConfigured { configured -> (IdentifyOutcome, SegmentationEngine.Ports?) in
-            if let expected, configured.customer != expected { return (.customerChanged, nil) }
+            // Another call replaced the customer (a new cookie: anonymize, another storage): this
+            // identify came before it. Ids merged meanwhile by another identify (the same cookie)
+            // are kept, and these are merged on top.
+            if let expected, configured.customer != expected, configured.customer.cookie != expected.cookie {
+                return (.customerChanged, nil)
+            }
             let merged = configured.customer.merging(hardIds: hardIds)
             guard merged != configured.customer else { return (.identified(merged), nil) }
             configured.customer = merged
