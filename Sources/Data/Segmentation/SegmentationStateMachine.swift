@@ -126,11 +126,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
             let (outcome, decided, dropped) = parts.lifecycle.configure(
                 ports, namedMode: namedMode, stored: stored, newCookie: newCookie, reload: parts.reload.pending,
                 hasListeners: !parts.listeners.isEmpty)
-            if case .configured = outcome {
-                let (flight, withdrawn) = parts.reload.cancel()
-                Self.add(withdrawn, to: &actions)
-                if let flight { actions.release(flight) }
-            }
+            if case .configured = outcome { _ = Self.cancelReload(&parts, &actions) }
             Self.add(decided, to: &actions)
             if let dropped { actions.release(dropped) }
             return (outcome, actions)
@@ -235,7 +231,8 @@ struct SegmentationStateMachine: DrivenStateMachine {
     /// The customer's ids changed under a configuration (identify, the stored customer adopted):
     /// the old ids' backoff ends and listeners get a reload.
     private static func customerIdsChanged(_ parts: inout Parts, at now: Moment, _ actions: inout Actions) {
-        add(parts.reload.endBackoff(), to: &actions)
+        let withdrawn = parts.reload.endBackoff()
+        carryOut(withdrawn, &parts, &actions)
         if !parts.listeners.isEmpty { requestReload(&parts, at: now, &actions) }
     }
 
@@ -620,15 +617,5 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     private static func add(_ decided: [PendingReads.Action], to actions: inout Actions) {
         for action in decided { actions.append(.reads(action)) }
-    }
-
-    private static func add(_ decided: [ReloadStateMachine.Action], to actions: inout Actions) {
-        for action in decided {
-            switch action {
-            case .scheduleTimer(let timer, let delay): actions.schedule(timer, after: delay)
-            case .cancelTimer(let timer): actions.cancel(timer)
-            case .startReload: preconditionFailure("a reload is started through carryOut, where the listeners are known")
-            }
-        }
     }
 }
