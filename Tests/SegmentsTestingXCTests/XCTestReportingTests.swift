@@ -15,6 +15,8 @@ final class XCTestReportingTests: XCTestCase {
     }
 
     private let recorded = LockedValue<[Recorded]>([])
+    /// Signalled for each failure recorded: a test waits for the first one without polling.
+    private let failureRecorded = DispatchSemaphore(value: 0)
 
     #if canImport(ObjectiveC)
         @available(macOS 11.0, iOS 14.0, tvOS 14.0, watchOS 7.0, *)
@@ -23,10 +25,12 @@ final class XCTestReportingTests: XCTestCase {
             recorded.withLock {
                 $0.append(Recorded(message: issue.compactDescription, file: location?.fileURL.path ?? "", line: location?.lineNumber ?? 0))
             }
+            failureRecorded.signal()
         }
     #else
         override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
             recorded.withLock { $0.append(Recorded(message: description, file: filePath, line: lineNumber)) }
+            failureRecorded.signal()
         }
     #endif
 
@@ -84,10 +88,9 @@ final class XCTestReportingTests: XCTestCase {
                 scheduler.schedule(after: 5) { continuation.resume() }
             }
         }
-        let deadline = Date().addingTimeInterval(30)
-        while failures.isEmpty && Date() < deadline {
-            try? await Task.sleep(nanoseconds: 10_000_000)
-        }
+        // The stall report comes from the scheduler's watcher: wait for it (bounded), not poll.
+        let recorded = failureRecorded
+        _ = await onDedicatedThread { recorded.wait(timeout: .now() + 30) == .success }
         // Now advanced, as the message says: the read returns.
         await scheduler.advance(by: 5)
         await read.value

@@ -171,6 +171,27 @@ final class SimulatedWorld {
     final class StreamRecord: Sendable {
         let values = Locked<[[String]]>([])
         let finished = Locked(false)
+        /// Signalled at each element and at the end: a wait for them blocks, it does not poll.
+        private let changed = DispatchSemaphore(value: 0)
+
+        func received(_ list: [String]) {
+            values.withLock { $0.append(list) }
+            changed.signal()
+        }
+
+        func ended() {
+            finished.withLock { $0 = true }
+            changed.signal()
+        }
+
+        /// Waits, at most `seconds` of real time, until `condition` holds after an element or the end.
+        func wait(within seconds: TimeInterval, until condition: () -> Bool) -> Bool {
+            let deadline = DispatchTime.now() + seconds
+            while !condition() {
+                guard changed.wait(timeout: deadline) == .success else { return condition() }
+            }
+            return true
+        }
     }
 
     /// A baseline and an event queue per integration (as folders per project keep them), chosen
@@ -831,9 +852,9 @@ final class SimulatedWorld {
         let record = StreamRecord()
         let task = Task.detached {
             for await segments in stream {
-                record.values.withLock { $0.append(segments.map(SimulatedWorld.name(of:)).sorted()) }
+                record.received(segments.map(SimulatedWorld.name(of:)).sorted())
             }
-            record.finished.withLock { $0 = true }
+            record.ended()
         }
         streams[listener] = (record, task)
     }
@@ -842,20 +863,10 @@ final class SimulatedWorld {
     private func endStream(_ number: Int) {
         guard let stream = streams[number] else { return }
         stream.task.cancel()
-        if !Self.eventually(within: callLimit, { stream.record.finished.value }) {
+        if !stream.record.wait(within: callLimit, until: { stream.record.finished.value }) {
             failure = "the iteration of stream #\(number) did not end within \(Int(callLimit)) s after its task was cancelled"
         }
         streams[number] = nil
-    }
-
-    /// Polls `condition` for at most `seconds` of real time.
-    static func eventually(within seconds: TimeInterval, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(100)
-        }
-        return true
     }
 
     private func addModel(number: Int, categories: [String], listeners: [String: Int]) async {
@@ -893,7 +904,7 @@ final class SimulatedWorld {
         var records: [Int: (values: [[String]], finished: Bool)] = [:]
         for (number, stream) in streams {
             if let expectation = expected[number] {
-                _ = Self.eventually(within: 60) {
+                _ = stream.record.wait(within: 60) {
                     stream.record.values.value.last == expectation.last && stream.record.finished.value == expectation.finished
                 }
             }
