@@ -8,12 +8,14 @@ import SegmentsTesting
 /// ("known issue was not recorded"): then remove the `withKnownIssue` wrapper here and the
 /// finding's number from ``SimulationKnownDefects/defaultExcluded``, so the random campaign
 /// drives its trigger again.
-@Suite(Hang.timeLimit(minutes: 2)) struct SimulationKnownDefectTests {
+///
+/// On threads of their own: the world's bounded waits block the thread that waits.
+@Suite(Hang.timeLimit(minutes: 3), .onDedicatedThread) struct SimulationKnownDefectTests {
     typealias Operation = SimulatedOperation
 
     /// The session's divergence, if any.
     private func divergence(
-        _ operations: [Operation], layout: SpecModel.Layout, probesConfigure: Bool = false, callLimit: TimeInterval = 10
+        _ operations: [Operation], layout: SpecModel.Layout, probesConfigure: Bool = false, callLimit: TimeInterval = 30
     ) async -> Divergence? {
         var coverage = SimulationCoverage()
         return await Simulation.run(operations, layout: layout, probesConfigure: probesConfigure, callLimit: callLimit, coverage: &coverage)

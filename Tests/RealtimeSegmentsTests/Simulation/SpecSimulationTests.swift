@@ -162,7 +162,7 @@ enum Simulation {
     /// agrees with what the client showed: the candidates; the client diverges when none is left.
     static func run(
         _ operations: [SimulatedOperation], layout: SpecModel.Layout, probesConfigure: Bool = false,
-        callLimit: TimeInterval = 10, storageFirst: Bool = true, coverage: inout SimulationCoverage
+        callLimit: TimeInterval = 30, storageFirst: Bool = true, coverage: inout SimulationCoverage
     ) async -> Divergence? {
         let world = SimulatedWorld(layout: layout, probesConfigure: probesConfigure, callLimit: callLimit, storageFirst: storageFirst)
         var candidates = [SpecModel(layout: layout, storageFirst: storageFirst)]
@@ -642,7 +642,8 @@ enum Simulation {
 
 /// Sessions the simulation shrank from defects it found, replayed on every run: each was seen
 /// diverging with its defect put back (Docs/Reliability.md, "Deterministic simulation").
-@Suite(Hang.timeLimit(minutes: 2)) struct SimulatedRegressionTests {
+// On threads of their own: the world's bounded waits block the thread that waits.
+@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct SimulatedRegressionTests {
     typealias Operation = SimulatedOperation
 
     private func expectAgreement(
