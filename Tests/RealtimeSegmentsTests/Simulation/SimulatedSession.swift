@@ -130,7 +130,7 @@ indirect enum SimulatedOperation: Hashable, Sendable, CustomStringConvertible {
 /// `SIMULATION_EXCLUDED_FINDINGS` (comma-separated numbers, empty for none) overrides the set,
 /// to look for a finding on purpose.
 enum SimulationKnownDefects {
-    static let defaultExcluded: Set<Int> = [1, 3, 11, 13]
+    static let defaultExcluded: Set<Int> = [1, 3, 11, 13, 14]
 
     /// What each left-out trigger is.
     static let triggers: [Int: String] = [
@@ -144,6 +144,7 @@ enum SimulationKnownDefects {
         11: "a re-configure or stop() while a flush the configuration asked for is still queued",
         12: "a client on a folder released without stop() (its work in flight keeps the folder's lock)",
         13: "an event tracked before the first unlock, uploaded before the protected-data retry ran",
+        14: "the app returning to the foreground during a configuration's background load",
     ]
 
     static let excluded: Set<Int> = {
@@ -199,6 +200,8 @@ struct SessionGenerator {
     /// Whether a flush may be asked for and still queued (a held stretch after tracking, a flush,
     /// a mode or a lifecycle event).
     private var flushMayBeQueued = false
+    /// Whether a configure was made in the held stretch (its background load waits).
+    private var loadMayWait = false
     /// The rest of a pattern of several operations.
     private var pattern: [SimulatedOperation] = []
 
@@ -275,8 +278,12 @@ struct SessionGenerator {
         case .track, .identify, .flush, .setMode, .lifecycle: if holding { flushMayBeQueued = true }
         default: break
         }
+        if case .configure = operation, holding { loadMayWait = true }  // (a raced one is noted above)
         if operation.settlesBefore(layout) { holding = false }
-        if !holding { flushMayBeQueued = false }
+        if !holding {
+            flushMayBeQueued = false
+            loadMayWait = false
+        }
     }
 
     private var observed: Bool { !streams.isEmpty || !modelsAlive.isEmpty }
@@ -343,7 +350,10 @@ struct SessionGenerator {
             if random.chance(0.3) { pattern.append(.moveWallClock(random.pick([-3600, 7200]))) }
             if random.chance(0.85) { pattern += [.lifecycle(.willEnterForeground), .lifecycle(.didBecomeActive)] }
             return pattern.removeFirst()
-        case 720..<735: return .lifecycle(random.pick(SpecModel.LifecycleEvent.allCases))
+        case 720..<735:
+            let event = random.pick(SpecModel.LifecycleEvent.allCases)
+            if event == .willEnterForeground && excluded.contains(14) && loadMayWait { return .lifecycle(.didBecomeActive) }
+            return .lifecycle(event)
         case 735..<790:
             guard profile.failingUploads else { return .track }
             if random.chance(0.15) {

@@ -22,6 +22,9 @@ final class SimulatedWorld {
 
     /// How long a call or a drain may take before the world calls it a deadlock.
     let callLimit: TimeInterval
+    /// How long the work due on the scheduler may take: it runs on Swift's cooperative pool, which
+    /// a loaded test run (every suite at once on two cores) can keep busy for a while.
+    var schedulerLimit: TimeInterval { max(callLimit, 120) }
     /// Which of the client's queued work runs first when the session settles: its storage queue
     /// (a load, a save, a retry of P8) or the work due now on the scheduler (a flush's upload, a
     /// fetch's start). Both orders happen on a device; a session takes one.
@@ -406,13 +409,13 @@ final class SimulatedWorld {
         guard failure == nil else { return }
         let scheduler = scheduler
         let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let answer = Watchdog.shared.watch(within: callLimit) { continuation.resume(returning: $0) }
+            let answer = Watchdog.shared.watch(within: schedulerLimit) { continuation.resume(returning: $0) }
             Task {
                 await scheduler.advance(by: seconds)
                 answer(true)
             }
         }
-        if !finished { failure = "work due on the scheduler did not finish within \(Int(callLimit)) s: a deadlock" }
+        if !finished { failure = "work due on the scheduler did not finish within \(Int(schedulerLimit)) s: a deadlock" }
     }
 
     /// Gives up on waits that did not end by their deadline: one thread for all of them, so a
