@@ -236,6 +236,43 @@ import Testing
         #expect(told.all == [[Fixture.s1], [Fixture.s2]])
     }
 
+    /// Issue 32 finding 14: a return to the foreground while a configuration's baseline loads was
+    /// dropped (no reload then, nor when the load ended: T2 logged "not required").
+    @Test func t11_r3_returningToTheForegroundWhileTheBaselineLoadsReloadsOnceItIsIn() async throws {
+        let harness = ClientHarness()
+        harness.client.addListener(category: .discovery(), includeFirstLoad: false) { _ in }
+        harness.storageQueue.suspend()  // the baseline's load (R3) waits
+        try harness.configure()
+        harness.lifecycle.post(.willEnterForeground)
+        await harness.scheduler.advance(by: 10)
+        #expect(harness.repository.fetches.isEmpty)
+        harness.storageQueue.resume()
+        await harness.advance(by: 5)  // through the debounce (T5)
+        #expect(harness.repository.fetches.count == 1)
+        #expect(harness.logger.count(of: "Segments: Skipping initial segments update process as is not required") == 0)
+    }
+
+    /// The return during the load is judged against the loaded baseline: one this process fetched
+    /// 30 s before is younger than the age, so nothing is fetched again.
+    @Test func t11_r3_aReturnWhileLoadingABaselineFetchedRecentlyByThisProcessIsNotReloaded() async throws {
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let harness = ClientHarness(storage: FileStores(folder.url).storage)  // one storage: a re-configure keeps it (T2)
+        harness.client.addListener(category: .discovery(), includeFirstLoad: false) { _ in }
+        try harness.configure()
+        try Self.track(harness, "a")  // its upload requests a reload (T3)
+        await harness.advance(by: 5)
+        #expect(harness.repository.fetches.count == 1)
+        await harness.advance(by: 25)
+        harness.storageQueue.suspend()
+        try harness.configure()  // the same integration and storage: no reload of its own (T2)
+        await harness.scheduler.advance(by: 5)
+        harness.lifecycle.post(.willEnterForeground)
+        harness.storageQueue.resume()
+        await harness.advance(by: 30)
+        #expect(harness.repository.fetches.count == 1)
+    }
+
     @Test func t11_aReloadYoungerThanTheAgeIsNotRepeated() async throws {
         let harness = ClientHarness()
         try harness.configure()

@@ -300,15 +300,19 @@ struct SegmentationStateMachine: DrivenStateMachine {
     /// The app is returning to the foreground (<doc:Behaviour#T11>): with listeners, and the newest
     /// successful reload older than the foreground refresh age (or none made by this process, whose
     /// age is unknown), a reload is requested through the debounce like any other. While the
-    /// baseline loads, configure's own reload decision covers it (T2); unconfigured or stopped,
-    /// nothing happens.
+    /// baseline loads, the return is kept and judged against the loaded baseline's age once it is
+    /// in; unconfigured or stopped, nothing happens.
     mutating func appWillEnterForeground(at now: Moment) -> Actions {
         mutate { parts in
             var actions = Actions()
             let age = parts.lifecycle.timings.foregroundRefreshAge
-            guard age > 0, let running = parts.lifecycle.running else { return actions }
+            guard age > 0, parts.lifecycle.isConfigured else { return actions }
             Self.pruneReleasedOwners(&parts, &actions)
             guard !parts.listeners.isEmpty else { return actions }
+            guard let running = parts.lifecycle.running else {
+                parts.lifecycle.returnedToForegroundWhileLoading(at: now.uptime)
+                return actions
+            }
             if let fetched = running.snapshotUptime, now.uptime - fetched <= age { return actions }
             Self.requestReload(&parts, at: now, &actions)
             return actions

@@ -160,8 +160,6 @@ import SegmentsTesting
                 .addListener(category: "discovery", includeFirstLoad: false), .hold, .configure(.a), .lifecycle(.willEnterForeground),
                 .advance(0.5), .advance(6),
             ], layout: .files)
-        withKnownIssue("issue 32 finding 14 (found by the simulation)") {
-            #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
-        }
+        #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
     }
 }

@@ -51,6 +51,10 @@ struct LifecycleStateMachine: Sendable {
         var otherIntegration: Bool
         /// Anonymize deleted the baseline while it loaded: the loaded one is stale.
         var discardLoaded: Bool
+        /// When (monotonic) the app last returned to the foreground, with listeners, while it
+        /// loaded: whether that return owes a reload depends on the age of the baseline being
+        /// loaded (<doc:Behaviour#T11>), decided once it is in.
+        var returnedToForeground: TimeInterval? = nil
         /// The first request of a burst the previous configuration was debouncing: the reload
         /// owed again still starts at most the max wait after it (<doc:Behaviour#T5>,
         /// <doc:Behaviour#T6>).
@@ -336,7 +340,23 @@ struct LifecycleStateMachine: Sendable {
             if let fetched, fetched.snapshot == loaded.snapshot { configured.snapshotUptime = fetched.uptime }
         }
         state = .running(configured)
-        return (Loaded(reloadOwed: load.reloadOwed, otherIntegration: load.otherIntegration, burstStarted: load.burstStarted), actions)
+        // A return to the foreground during the load is judged as it would have been with this
+        // baseline in (T11): a baseline this process did not fetch, or none, counts as older.
+        let foregroundOwes = load.returnedToForeground.map { returned in
+            configured.snapshotUptime.map { returned - $0 > timings.foregroundRefreshAge } ?? true
+        } ?? false
+        return (
+            Loaded(reloadOwed: load.reloadOwed || foregroundOwes, otherIntegration: load.otherIntegration, burstStarted: load.burstStarted),
+            actions
+        )
+    }
+
+    /// The app returned to the foreground, with listeners, while the baseline loads (T11): the
+    /// reload it may owe is decided when the baseline is in.
+    mutating func returnedToForegroundWhileLoading(at uptime: TimeInterval) {
+        guard case .loading(let configured, var load) = state else { return }
+        load.returnedToForeground = uptime
+        state = .loading(configured, load)
     }
 
     /// A reload was requested while the baseline loads: it is owed once it is in (T2).
