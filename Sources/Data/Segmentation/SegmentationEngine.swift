@@ -319,12 +319,11 @@ package final class SegmentationEngine: Sendable {
         force: Bool = false, category: SegmentCategory,
         completion: @escaping @Sendable (Result<[Segment], SegmentsError>) -> Void
     ) {
-        let now = driver.now
-        if let hit = cacheHit(category, force: force, at: now) {
+        if let hit = cacheHit(category, force: force) {
             dependencies.runtime.deliveryQueue.async { completion(.success(hit)) }
             return
         }
-        driver.transition(at: now) { machine, now in
+        driver.transition { machine, now in
             machine.read(category, force: force, reply: .onDeliveryQueue(completion), at: now).1
         }
     }
@@ -336,14 +335,13 @@ package final class SegmentationEngine: Sendable {
     /// Cancelling the calling task withdraws the read at once: it throws `.cancelled` (still
     /// exactly one answer), and a fetch it started goes on for the other readers and listeners.
     package func getSegments(force: Bool = false, category: SegmentCategory) async throws -> [Segment] {
-        let now = driver.now
         // A hit answers without suspending the task at all; a cancelled task takes the slow path,
         // which answers it with `.cancelled`.
-        if !Task.isCancelled, let hit = cacheHit(category, force: force, at: now) { return hit }
+        if !Task.isCancelled, let hit = cacheHit(category, force: force) { return hit }
         let readID = Locked<Int?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let id = driver.transition(at: now) { machine, now in
+                let id = driver.transition { machine, now in
                     machine.read(category, force: force, reply: .direct { continuation.resume(with: $0) }, at: now)
                 }
                 readID.withLock { $0 = id }
@@ -357,10 +355,19 @@ package final class SegmentationEngine: Sendable {
 
     /// The answer of a read when the cache gives it right now: one look under the lock, no
     /// transition, nothing queued (<doc:Behaviour#G1>, <doc:Behaviour#G4>). `nil` with `force` or
-    /// when the read must wait.
-    private func cacheHit(_ category: SegmentCategory, force: Bool, at now: Moment) -> [Segment]? {
+    /// when the read must wait. The clocks are read before the lock (they are ports): the wall
+    /// clock only for a snapshot another process fetched, whose age it alone gives (T10).
+    private func cacheHit(_ category: SegmentCategory, force: Bool) -> [Segment]? {
         guard !force else { return nil }
-        return driver.read { $0.cacheHit(category, at: now) }
+        let clock = dependencies.runtime.clock
+        let uptime = clock.uptime()
+        var answer = driver.read { $0.cacheHit(category, uptime: uptime, wall: nil) }
+        if case .needsWallClock = answer {
+            let wall = clock.now()
+            answer = driver.read { $0.cacheHit(category, uptime: uptime, wall: wall) }
+        }
+        if case .answer(let segments) = answer { return segments }
+        return nil
     }
 
     private func withdrawRead(_ id: Int) {

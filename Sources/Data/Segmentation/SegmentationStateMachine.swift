@@ -105,8 +105,8 @@ struct SegmentationStateMachine: DrivenStateMachine {
     var stamp: SegmentationEngine.Stamp? { state.lifecycle.stamp }
 
     /// The answer of a read without `force` when the cache gives it right now (<doc:Behaviour#G1>).
-    func cacheHit(_ category: SegmentCategory, at now: Moment) -> [Segment]? {
-        state.lifecycle.cacheHit(category, at: now)
+    func cacheHit(_ category: SegmentCategory, uptime: TimeInterval, wall: Date?) -> LifecycleStateMachine.CacheAnswer {
+        state.lifecycle.cacheHit(category, uptime: uptime, wall: wall)
     }
 
     // MARK: - Configure (unconfigured, running or stopped → loading → running)

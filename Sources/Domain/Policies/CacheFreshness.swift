@@ -27,6 +27,11 @@ public struct CacheFreshness: Hashable, Sendable {
     /// Whether `snapshot` answers a read for `customer` when it is `age` seconds old, measured on
     /// a monotonic clock (<doc:Behaviour#T10>). A negative age (a snapshot from the future) is stale.
     package func canAnswer(from snapshot: SegmentSnapshot, for customer: CustomerIds, age: TimeInterval) -> Bool {
-        snapshot.customer == customer && age >= 0 && age < maxAge
+        snapshot.customer == customer && isFresh(age: age)
+    }
+
+    /// Whether a snapshot of the right customer that is `age` seconds old still answers reads.
+    package func isFresh(age: TimeInterval) -> Bool {
+        age >= 0 && age < maxAge
     }
 }

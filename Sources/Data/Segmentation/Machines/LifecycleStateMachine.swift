@@ -29,7 +29,11 @@ struct LifecycleStateMachine: Sendable {
 
     /// What one configuration holds.
     struct Configured: Sendable {
-        var ports: SegmentationEngine.Ports
+        /// The configuration's ports, fixed for its life, behind one reference: a look at the
+        /// configuration (the cache hit on the app's thread) copies one reference, not the ten
+        /// the ports hold.
+        private let portsBox: PortsBox
+        var ports: SegmentationEngine.Ports { portsBox.ports }
         var customer: CustomerIds
         var baseline: SegmentBaseline
         /// When `baseline.snapshot` was fetched on the monotonic clock; `nil` for one another
@@ -39,6 +43,24 @@ struct LifecycleStateMachine: Sendable {
         /// a stored customer read later (its file was refused for lack of protected data) replaces
         /// it (<doc:Behaviour#P8>).
         var madeAtConfigure: CustomerIds? = nil
+
+        init(
+            ports: SegmentationEngine.Ports, customer: CustomerIds, baseline: SegmentBaseline, snapshotUptime: TimeInterval?,
+            madeAtConfigure: CustomerIds?
+        ) {
+            portsBox = PortsBox(ports)
+            self.customer = customer
+            self.baseline = baseline
+            self.snapshotUptime = snapshotUptime
+            self.madeAtConfigure = madeAtConfigure
+        }
+    }
+
+    /// Immutable, so sharing it between copies of a configuration keeps their value semantics. It
+    /// goes with the configuration: released after the lock, as the state it was in.
+    private final class PortsBox: Sendable {
+        let ports: SegmentationEngine.Ports
+        init(_ ports: SegmentationEngine.Ports) { self.ports = ports }
     }
 
     /// The baseline load a configuration waits for.
@@ -141,7 +163,33 @@ struct LifecycleStateMachine: Sendable {
     }
 
     let timings: SegmentationTimings
-    private(set) var state: State = .unconfigured
+    private(set) var state: State = .unconfigured {
+        didSet { answerable = Answerable(state) }
+    }
+
+    /// What a read may be answered from without waiting: the running configuration's snapshot
+    /// when it belongs to exactly the current customer (<doc:Behaviour#G1>). Derived from `state`
+    /// at every change of it, never set otherwise, so the cache hit on the app's thread copies
+    /// no configuration and compares no customers.
+    private var answerable: Answerable?
+
+    /// A snapshot of the current customer, and when it was fetched.
+    struct Answerable: Sendable {
+        let segments: SegmentsByCategory
+        /// On the wall clock (a snapshot another process fetched: all there is, T10).
+        let fetchedAt: Date
+        /// On the monotonic clock, for a fetch of this process.
+        let fetchedUptime: TimeInterval?
+
+        init?(_ state: State) {
+            guard case .running(let configured) = state, let snapshot = configured.baseline.snapshot,
+                snapshot.customer == configured.customer
+            else { return nil }
+            segments = snapshot.segments
+            fetchedAt = snapshot.fetchedAt
+            fetchedUptime = configured.snapshotUptime
+        }
+    }
     private var flushing = Flushing()
     private var unsavedCustomers: [String: UnsavedCustomer] = [:]
     /// The last snapshot this process fetched per integration, with its monotonic moment: a
@@ -531,10 +579,32 @@ struct LifecycleStateMachine: Sendable {
     /// the cache time — measured on the monotonic clock for a fetch of this process, on its
     /// wall-clock `fetchedAt` for a loaded one. `nil` when the read must wait or fetch.
     func cacheHit(_ category: SegmentCategory, at now: Moment) -> [Segment]? {
-        guard case .running(let configured) = state, let snapshot = configured.baseline.snapshot else { return nil }
-        let age = configured.snapshotUptime.map { now.uptime - $0 } ?? now.wall.timeIntervalSince(snapshot.fetchedAt)
-        guard timings.cache.canAnswer(from: snapshot, for: configured.customer, age: age) else { return nil }
-        return snapshot.segments(in: category)
+        if case .answer(let segments) = cacheHit(category, uptime: now.uptime, wall: now.wall) { segments } else { nil }
+    }
+
+    /// ``cacheHit(_:at:)`` for a caller that reads the wall clock only when it is needed: without
+    /// `wall`, a snapshot this process did not fetch answers `.needsWallClock`.
+    func cacheHit(_ category: SegmentCategory, uptime: TimeInterval, wall: Date?) -> CacheAnswer {
+        guard let answerable else { return .miss }
+        let age: TimeInterval
+        if let fetched = answerable.fetchedUptime {
+            age = uptime - fetched
+        } else if let wall {
+            age = wall.timeIntervalSince(answerable.fetchedAt)
+        } else {
+            return .needsWallClock
+        }
+        guard timings.cache.isFresh(age: age) else { return .miss }
+        return .answer(answerable.segments[category] ?? [])
+    }
+
+    /// What the cache can say about a read right now.
+    enum CacheAnswer: Sendable {
+        case answer([Segment])
+        /// The read must wait or fetch.
+        case miss
+        /// The snapshot's age is known on the wall clock only: ask again with it.
+        case needsWallClock
     }
 
     // MARK: - Stop (→ stopped)
