@@ -42,15 +42,27 @@ extension SegmentsClient {
     public func identifyCustomer(
         customerIds: [String: String], properties: [String: JSONValue], timestamp: Date?
     ) throws {
-        // The update is queued stamped with the merged ids, then the ids are merged into the
-        // customer it was stamped with, if it is still the customer: when queueing fails nothing
-        // changes; when another lifecycle call replaced the customer in between, this identify
-        // came before it in the one order (see Behaviour E1, A4).
-        let stamp = try queue { stamp, pipeline in
-            try pipeline.trackCustomerUpdate(
-                properties: properties, timestamp: timestamp, customer: stamp.customer.merging(hardIds: customerIds))
+        // The identify takes its place in the one order first, which gives the stamp; the update
+        // is written; then the ids are merged, in that order among identify calls. When queueing
+        // fails nothing changes; when another lifecycle call replaced the customer in between,
+        // this identify came before it (see Behaviour E1, A4).
+        var ticket: Int?
+        do {
+            try queue(
+                stamping: {
+                    if let stale = ticket { engine.endIdentify(stale, queued: false) }  // its pipeline stopped: again
+                    guard let (next, stamp) = engine.beginIdentify(hardIds: customerIds) else { return nil }
+                    ticket = next
+                    return stamp
+                },
+                { stamp, pipeline in
+                    try pipeline.trackCustomerUpdate(properties: properties, timestamp: timestamp, customer: stamp.customer)
+                })
+        } catch {
+            if let ticket { engine.endIdentify(ticket, queued: false) }
+            throw error
         }
-        engine.identify(hardIds: customerIds, expecting: stamp.customer)
+        if let ticket { engine.endIdentify(ticket, queued: true) }
     }
 
     /// Stamps an item with the current customer and queues it in the pipeline of the same
@@ -60,11 +72,12 @@ extension SegmentsClient {
     /// - Returns: the stamp used.
     @discardableResult
     private func queue(
+        stamping: () -> SegmentationEngine.Stamp? = { nil },
         _ enqueue: (SegmentationEngine.Stamp, TrackingPipeline) throws -> TrackingPipeline.Written
     ) throws -> SegmentationEngine.Stamp {
         for attempt in 1...3 {
             // The customer and the pipeline of one configuration, read in one step (see Behaviour A4).
-            guard let stamp = engine.stamp, let pipeline = stamp.tracking else { throw SegmentsError.notConfigured }
+            guard let stamp = stamping() ?? engine.stamp, let pipeline = stamp.tracking else { throw SegmentsError.notConfigured }
             let written: TrackingPipeline.Written
             do {
                 written = try enqueue(stamp, pipeline)

@@ -26,7 +26,7 @@ import Testing
         harness.listen()
         await harness.advance(by: 5)
         #expect(harness.repository.calls == [.link(Self.jane)])
-        let janeWithPhone = harness.engine.identify(hardIds: ["phone": "123"]).customer!
+        let janeWithPhone = harness.engine.identify(hardIds: ["phone": "123"])!
         await harness.advance(by: 2)
         #expect(harness.logger.count(of: "Segments: Check process was canceled because customer has changed") == 1)
         #expect(harness.repository.fetches.isEmpty)
@@ -41,7 +41,7 @@ import Testing
         harness.configure()
         let (recorder, _) = harness.listen(includeFirstLoad: true)
         await harness.advance(by: 5)  // the fetch for A is in flight
-        let b = harness.engine.identify(hardIds: ["registered": "b"]).customer!
+        let b = harness.engine.identify(hardIds: ["registered": "b"])!
         harness.repository.answer([.discovery(): [Fixture.s2]], forCookie: "cookie-a")
         await harness.advance(by: 2)  // A's answer arrives after the switch
         #expect(harness.logger.count(of: "Segments: New data are ignored because were loaded for different customer") == 1)

@@ -218,7 +218,8 @@ import Testing
     @Test func c3_aResultForAnotherCustomerIsDroppedAndTheOwedReloadRequestedAgain() throws {
         var machine = Self.fetching()
         let flight = try #require(Self.flight(machine))
-        _ = machine.identify(hardIds: ["registered": "jane"], expecting: nil, at: Self.at(6))
+        let (identify, _) = machine.beginIdentify(hardIds: ["registered": "jane"])
+        _ = machine.endIdentify(try #require(identify).ticket, queued: true, at: Self.at(6))
         let actions = machine.flightFinished(flight.id, with: .success([.discovery(): []]), at: Self.at(7))
         #expect(Self.describe(actions) == ["timer(5.0)"])  // nothing stored or delivered
         #expect(Self.describe(machine.reload) == "debouncing(7.0…7.0)")  // identify's request, owed until now
@@ -382,19 +383,40 @@ import Testing
 
     @Test func a4_anIdentifyIsMergedOnlyIntoTheCustomerItsUpdateWasStampedWith() throws {
         var machine = Self.configured()
-        let stamp = try #require(machine.stamp)
+        let (before, _) = machine.beginIdentify(hardIds: ["registered": "jane"])
+        let stale = try #require(before)
+        #expect(stale.stamp.customer.values["registered"] == "jane")
         _ = machine.anonymize(newCookie: "later", at: Self.at(1))
-        let (changed, steps) = machine.identify(hardIds: ["registered": "jane"], expecting: stamp.customer, at: Self.at(2))
-        #expect(changed == .customerChanged)
-        #expect(Self.describe(steps).isEmpty)
+        // Its update was stamped before the anonymize: it came first, and merges nothing now.
+        #expect(Self.describe(machine.endIdentify(stale.ticket, queued: true, at: Self.at(2))).isEmpty)
         #expect(machine.customer == CustomerIds(cookie: "later"))
-        let current = try #require(machine.stamp)
-        let (merged, mergeSteps) = machine.identify(hardIds: ["registered": "jane"], expecting: current.customer, at: Self.at(3))
-        #expect(merged.customer?.values["registered"] == "jane")
-        #expect(Self.describe(mergeSteps) == ["saveCustomer"])  // the reload anonymize asked for is still pending
-        // Another identify stamped before that merge (the same cookie): its ids go on top of jane's.
-        let (stale, _) = machine.identify(hardIds: ["email": "j@x"], expecting: current.customer, at: Self.at(4))
-        #expect(stale == .identified(CustomerIds(["cookie": "later", "registered": "jane", "email": "j@x"])))
+        let (after, _) = machine.beginIdentify(hardIds: ["registered": "jane"])
+        let steps = machine.endIdentify(try #require(after).ticket, queued: true, at: Self.at(3))
+        #expect(machine.customer?.values["registered"] == "jane")
+        #expect(Self.describe(steps) == ["saveCustomer"])  // the reload anonymize asked for is still pending
+    }
+
+    /// Issue 32 finding 3: two identify calls made at once were stamped each without the other's
+    /// ids and merged in whichever order their updates were written.
+    @Test func a4_e1_identifyCallsAreStampedAndMergedInTheOrderTheyWereDecided() throws {
+        var machine = Self.configured()
+        let (first, _) = machine.beginIdentify(hardIds: ["registered": "jane"])
+        let (second, _) = machine.beginIdentify(hardIds: ["email": "j@x"])
+        let one = try #require(first), two = try #require(second)
+        // Stamped as if made one after the other.
+        #expect(one.stamp.customer.values["email"] == nil)
+        #expect(two.stamp.customer.values["registered"] == "jane" && two.stamp.customer.values["email"] == "j@x")
+        // The second's update is written first: it waits for the first, which merges both.
+        #expect(Self.describe(machine.endIdentify(two.ticket, queued: true, at: Self.at(1))).isEmpty)
+        #expect(machine.customer?.values["email"] == nil)
+        #expect(Self.describe(machine.endIdentify(one.ticket, queued: true, at: Self.at(2))).contains("saveCustomer"))
+        #expect(machine.customer?.values["registered"] == "jane" && machine.customer?.values["email"] == "j@x")
+        // One whose update was refused merges nothing, and does not hold back the next.
+        let (refused, _) = machine.beginIdentify(hardIds: ["phone": "1"])
+        let (kept, _) = machine.beginIdentify(hardIds: ["plan": "gold"])
+        _ = machine.endIdentify(try #require(kept).ticket, queued: true, at: Self.at(3))
+        _ = machine.endIdentify(try #require(refused).ticket, queued: false, at: Self.at(4))
+        #expect(machine.customer?.values["phone"] == nil && machine.customer?.values["plan"] == "gold")
     }
 
     @Test func a4_e2_theModeSetLastIsAppliedToTheConfiguredPipelineAndTheNextOne() {

@@ -101,22 +101,6 @@ package final class SegmentationEngine: Sendable {
         package let tracking: TrackingPipeline?
     }
 
-    /// What ``identify(hardIds:expecting:)`` did.
-    package enum IdentifyOutcome: Sendable, Equatable {
-        /// The ids were merged (or were there already): the customer now.
-        case identified(CustomerIds)
-        /// The customer is no longer the one expected: another call replaced it, and the identify
-        /// counts as made before that call (<doc:Behaviour#A4>).
-        case customerChanged
-        /// Not configured.
-        case notConfigured
-
-        /// The customer after the merge, if there is one.
-        package var customer: CustomerIds? {
-            if case .identified(let customer) = self { customer } else { nil }
-        }
-    }
-
     typealias Machine = SegmentationStateMachine
 
     let dependencies: Dependencies
@@ -212,16 +196,28 @@ package final class SegmentationEngine: Sendable {
     /// read in one step (<doc:Behaviour#A4>); `nil` when not configured.
     package var stamp: Stamp? { driver.read { $0.stamp } }
 
-    /// Merges hard ids into the current customer if it is still `expected` — the customer the
-    /// customer update was queued stamped with (<doc:Behaviour#E1>, <doc:Behaviour#T4>,
-    /// <doc:Behaviour#A4>) — or unconditionally when `expected` is `nil`.
-    ///
-    /// - Returns: `.customerChanged` when the customer is no longer `expected`: another call
-    ///   replaced it after the update was stamped, so the identify counts as made before that call
-    ///   and changes nothing now.
+    /// Decides an identify (<doc:Behaviour#E1>, <doc:Behaviour#A4>): returns the stamp its customer
+    /// update is to be written with — the ids of identify calls decided before and still being
+    /// written included — and a ticket the caller ends with ``endIdentify(_:queued:)`` once the
+    /// update is written or refused; `nil` when not configured.
+    package func beginIdentify(hardIds: [String: String]) -> (ticket: Int, stamp: Stamp)? {
+        driver.transition { machine, _ in machine.beginIdentify(hardIds: hardIds) }
+    }
+
+    /// Ends the identify `ticket`: when its update was `queued`, its ids are merged into the
+    /// customer (in decision order, unless another call replaced the customer since) and saved,
+    /// and listeners get a reload (<doc:Behaviour#T4>); when refused, nothing changes.
+    package func endIdentify(_ ticket: Int, queued: Bool) {
+        driver.transition { machine, now in machine.endIdentify(ticket, queued: queued, at: now) }
+    }
+
+    /// Merges hard ids into the current customer at once, with no update to write (an engine
+    /// without a pipeline); returns the customer then, `nil` when not configured.
     @discardableResult
-    package func identify(hardIds: [String: String], expecting expected: CustomerIds? = nil) -> IdentifyOutcome {
-        driver.transition { machine, now in machine.identify(hardIds: hardIds, expecting: expected, at: now) }
+    package func identify(hardIds: [String: String]) -> CustomerIds? {
+        guard let (ticket, _) = beginIdentify(hardIds: hardIds) else { return nil }
+        endIdentify(ticket, queued: true)
+        return customer
     }
 
     /// The flushing mode in force, or set for the next configure (<doc:Behaviour#E2>); setting it

@@ -45,7 +45,6 @@ struct SegmentationStateMachine: DrivenStateMachine {
     typealias ReadReply = PendingReads.Reply
     typealias Ending = LifecycleStateMachine.Ending
     typealias ConfigureOutcome = LifecycleStateMachine.ConfigureOutcome
-    typealias IdentifyOutcome = SegmentationEngine.IdentifyOutcome
 
     /// What the engine carries out once the lock is released: the parts' actions, and the
     /// deliveries and stream ends decided here.
@@ -196,16 +195,22 @@ struct SegmentationStateMachine: DrivenStateMachine {
 
     // MARK: - The customer (loading or running)
 
-    /// Merges hard ids into the current customer (<doc:Behaviour#E1>, <doc:Behaviour#T4>,
-    /// <doc:Behaviour#A4>) when it is still `expected`, or unconditionally when `expected` is `nil`.
-    /// When the ids change, the backoff of the old ids ends and a reload is requested.
-    mutating func identify(hardIds: [String: String], expecting expected: CustomerIds?, at now: Moment) -> (IdentifyOutcome, Actions) {
+    /// Decides an identify (<doc:Behaviour#E1>, <doc:Behaviour#A4>): the stamp its update is
+    /// written with, and its ticket for ``endIdentify(_:queued:at:)``; `nil` when not configured.
+    mutating func beginIdentify(hardIds: [String: String]) -> ((ticket: Int, stamp: SegmentationEngine.Stamp)?, Actions) {
+        mutate { parts in (parts.lifecycle.beginIdentify(hardIds: hardIds), Actions()) }
+    }
+
+    /// The update of an identify was written or refused: its ids are merged in decision order
+    /// (<doc:Behaviour#E1>, <doc:Behaviour#T4>). When the ids change, the backoff of the old ids
+    /// ends and a reload is requested.
+    mutating func endIdentify(_ ticket: Int, queued: Bool, at now: Moment) -> Actions {
         mutate { parts in
             var actions = Actions()
-            let (outcome, changed, decided) = parts.lifecycle.identify(hardIds: hardIds, expecting: expected)
+            let (changed, decided) = parts.lifecycle.endIdentify(ticket, queued: queued)
             Self.add(decided, to: &actions)
             if changed { Self.customerIdsChanged(&parts, at: now, &actions) }
-            return (outcome, actions)
+            return actions
         }
     }
 

@@ -130,7 +130,7 @@ indirect enum SimulatedOperation: Hashable, Sendable, CustomStringConvertible {
 /// `SIMULATION_EXCLUDED_FINDINGS` (comma-separated numbers, empty for none) overrides the set,
 /// to look for a finding on purpose.
 enum SimulationKnownDefects {
-    static let defaultExcluded: Set<Int> = [1, 3, 11, 13]
+    static let defaultExcluded: Set<Int> = [1, 11, 13]
 
     /// What each left-out trigger is.
     static let triggers: [Int: String] = [
@@ -470,9 +470,10 @@ struct SessionGenerator {
         }
         if first == .track && changesCustomer(second) { first = .setMode(mode()) }
         if second == .track && changesCustomer(first) { second = .setMode(mode()) }
-        // Two raced events of one customer may be queued in one order and written to the queue's
-        // file in the other (the upload order flips at the next load): no order is promised for
-        // them, so they do not race each other.
+        // Two raced events of one customer may be queued in either order; the model accepts that
+        // (``SpecModel/reorderRacedItems(_:_:memory:file:)``), but it does not yet follow which
+        // integration a raced pair of configures left in force when only two events tell: they do
+        // not race each other.
         if first == .track && second == .track { second = .setMode(mode()) }
         if profile.layout == .storagePerProject {
             // The app's stores per project follow the integration configured last, as the world

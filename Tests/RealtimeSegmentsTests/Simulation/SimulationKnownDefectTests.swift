@@ -37,10 +37,12 @@ import SegmentsTesting
     /// deadlocked threads stay blocked; the world gives up after 2 s.
     @Test func d7_finding1_anUploaderWhoseDeinitConfiguresDoesNotDeadlockTheNextConfigure() async {
         let divergence = await divergence([.configure(.a), .configure(.a)], layout: .files, probesConfigure: true, callLimit: 2)
-        // The deadlock is gone (the session ends within its call limit); what is left is the count
-        // of "skipping the initial update" lines when a configure is made from a deinit during
-        // another, on which the model and the client still disagree (issue 32's note).
-        withKnownIssue("issue 32 finding 1: the log lines of a configure made by a deinit", isIntermittent: true) {
+        // The deadlock is gone (the session ends within its call limit). What is left is the
+        // world's, not the SDK's: the first uploader is let go of by whichever SDK thread drops its
+        // last reference, sometimes after the world has counted the configures its `deinit` made,
+        // so the model misses one configure (D7 promises no release moment; the model accepts the
+        // deinit during the call or after its queued work, not one the world did not see).
+        withKnownIssue("issue 32 finding 1: a deinit's configure the world counted too early", isIntermittent: true) {
             #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
         }
     }
@@ -74,11 +76,10 @@ import SegmentsTesting
         let withAnonymize = await divergence(racing: [.configure(.a), .race(.anonymize, .identify("u2"))], layout: .oneStorage)
         let withIdentify = await divergence(racing: [.configure(.a), .race(.identify("u1"), .identify("u2"))], layout: .oneStorage)
         #expect(withAnonymize == nil, "\(withAnonymize.map(\.description) ?? "")")
-        // Two identify calls racing: both merges are kept (the same cookie), but their updates
-        // can reach the queue in the other order than the merges: still open (issue 32's note).
-        withKnownIssue("issue 32 finding 3: identify racing identify", isIntermittent: true) {
-            #expect(withIdentify == nil, "\(withIdentify.map(\.description) ?? "")")
-        }
+        // Two identify calls racing: each is stamped and merged by its place in the one order;
+        // their two updates may be written in either order (no order is promised between items of
+        // calls made at once).
+        #expect(withIdentify == nil, "\(withIdentify.map(\.description) ?? "")")
     }
 
     /// Finding 4 (A1, R1, P5): a client that identifies, anonymizes and is let go without stop()
@@ -161,5 +162,24 @@ import SegmentsTesting
                 .advance(0.5), .advance(6),
             ], layout: .files)
         #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
+    }
+
+    /// New finding 15 (P8, P5, R1): an identify made while the client's queued work waits, then
+    /// stop and the client let go, then a launch before the first unlock on the folder: when
+    /// protected data becomes available the stored customer (the identified one) is sometimes not
+    /// adopted. Found at session 4,819 of a 10,000-session campaign from seed 5,000,000 (seed
+    /// 5004818, its queued work run scheduler first), shrunk from 19 operations to 5; it diverges
+    /// in about two runs in five, on the code before issue 32's identify change too.
+    @Test func p8_finding15_aLaunchBeforeTheFirstUnlockAdoptsTheCustomerIdentifiedBeforeTheStop() async {
+        var divergence: Divergence?
+        for _ in 0..<20 where divergence == nil {
+            var coverage = SimulationCoverage()
+            divergence = await Simulation.run(
+                [.configure(.a), .hold, .identify("u2"), .restart(stopFirst: true), .protectedLaunch(.a, [])], layout: .files,
+                storageFirst: false, coverage: &coverage)
+        }
+        withKnownIssue("issue 32 finding 15 (found by the simulation)", isIntermittent: true) {
+            #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
+        }
     }
 }

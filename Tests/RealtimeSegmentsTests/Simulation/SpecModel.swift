@@ -941,11 +941,37 @@ struct SpecModel: Equatable {
         return true
     }
 
+    /// A4, E1: an identify raced by an anonymize that replaced the customer while the identify's
+    /// update was being written: the update is queued stamped with the ids it adds (the identify
+    /// came first), and its merge — with the reload it would request — no longer applies to the
+    /// new customer. The same end as identify, then anonymize, without the reload request the
+    /// anonymize would cancel.
+    mutating func identifyOvertakenByAnonymize(_ registered: String, item: Int) -> Bool {
+        guard let integration, var stamped = current else { return false }
+        stamped.registered = registered
+        enqueue(Item(number: item, customer: stamped), in: integration)
+        return true
+    }
+
     /// E1: queues an event; refused when not configured.
     mutating func track(item: Int) -> Bool {
         guard let integration, let customer = current else { return false }
         enqueue(Item(number: item, customer: customer), in: integration)
         return true
+    }
+
+    /// E1, E3: the items of two calls made at once are queued in memory, and written to the
+    /// queue's file, in either order: their order among each other is no promise (each call's
+    /// item is stamped by its place in the one order, A4, not by when it was written). Swaps the
+    /// two items' places in memory (`memory`) and in the file (`file`) while they are both queued.
+    mutating func reorderRacedItems(_ first: Int, _ second: Int, memory: Bool, file: Bool) {
+        for slot in Integration.allCases {
+            guard let i = queued[slot]!.firstIndex(where: { $0.number == first }),
+                let j = queued[slot]!.firstIndex(where: { $0.number == second })
+            else { continue }
+            if file { (queued[slot]![i].written, queued[slot]![j].written) = (queued[slot]![j].written, queued[slot]![i].written) }
+            if memory { queued[slot]!.swapAt(i, j) }
+        }
     }
 
     /// E2: immediate mode uploads promptly after each enqueue — unless an upload backoff waits.

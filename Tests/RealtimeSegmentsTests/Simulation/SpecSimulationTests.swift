@@ -242,10 +242,32 @@ enum Simulation {
                 let refusedA = call(a, item: itemA, on: &order)
                 let refusedB = call(b, item: itemB, on: &order)
                 let pair = flip ? [refusedB, refusedA] : [refusedA, refusedB]
-                for _ in 0..<effect.nestedConfigures { order.configure(configured(in: operation) ?? .a) }
-                if effect.settled { order.settle() }
+                // Two items made at once may sit in memory and in the file in either order.
+                var orders = [order]
+                if itemA > 0, itemB > 0 {
+                    for (memory, file) in [(true, false), (false, true), (true, true)] {
+                        var swapped = order
+                        swapped.reorderRacedItems(itemA, itemB, memory: memory, file: file)
+                        orders.append(swapped)
+                    }
+                }
+                for index in orders.indices {
+                    for _ in 0..<effect.nestedConfigures { orders[index].configure(configured(in: operation) ?? .a) }
+                    if effect.settled { orders[index].settle() }
+                }
+                // An identify whose update is written while the raced anonymize replaces the
+                // customer: queued first, merged into nothing.
+                if case .identify(let id) = a, b == .anonymize {
+                    var overtaken = model
+                    if overtaken.identifyOvertakenByAnonymize(id, item: itemA) == !refusedA {
+                        _ = call(b, item: itemB, on: &overtaken)
+                        for _ in 0..<effect.nestedConfigures { overtaken.configure(configured(in: operation) ?? .a) }
+                        if effect.settled { overtaken.settle() }
+                        orders.append(overtaken)
+                    }
+                }
                 if pair == effect.refused {
-                    results.append((order, ""))
+                    results += orders.map { ($0, "") }
                 } else {
                     results.append((nil, "the raced calls were refused \(effect.refused); in the order \(flip ? "second, first" : "first, second") the model says \(pair)"))
                 }
@@ -312,6 +334,16 @@ enum Simulation {
             }
             model.settleLoading()
             model.protectedDataBecameAvailable()
+        }
+        if effect.nestedConfigures > 0, effect.settled {
+            // An app object's `deinit` runs when the SDK lets go of its last reference: during the
+            // call, or once the call's queued work that held it has run (D7 promises no moment).
+            // Both are candidates: configured before that work ran, or after.
+            var late = model
+            late.settle()
+            for _ in 0..<effect.nestedConfigures { late.configure(configured(in: operation) ?? .a) }
+            late.settle()
+            orders.append(late)
         }
         for _ in 0..<effect.nestedConfigures { model.configure(configured(in: operation) ?? .a) }
         if effect.settled { model.settle() }

@@ -146,9 +146,6 @@ struct LifecycleStateMachine: Sendable {
         static var configured: Self { .configured(Ending()) }
     }
 
-    /// What ``identify(hardIds:expecting:)`` did.
-    typealias IdentifyOutcome = SegmentationEngine.IdentifyOutcome
-
     /// A customer save not written yet: until it is, the customer in memory is the truth for that
     /// storage (<doc:Behaviour#R1>).
     struct UnsavedCustomer: Sendable {
@@ -196,6 +193,9 @@ struct LifecycleStateMachine: Sendable {
     /// re-configure that loads it back ages it on the monotonic clock, not the wall clock (T10).
     private var fetchedByThisProcess: [String: (snapshot: SegmentSnapshot, uptime: TimeInterval)] = [:]
     private var loads = 0
+    /// Identify calls decided whose update is still being written, in decision order.
+    private var pendingIdentifies: [PendingIdentify] = []
+    private var identifies = 0
 
     init(timings: SegmentationTimings) {
         self.timings = timings
@@ -484,28 +484,58 @@ struct LifecycleStateMachine: Sendable {
         }
     }
 
-    /// Merges hard ids into the current customer (<doc:Behaviour#E1>, <doc:Behaviour#T4>,
-    /// <doc:Behaviour#A4>) when it is still `expected` — the customer the update was queued stamped
-    /// with — or unconditionally when `expected` is `nil`. `changed` says the ids changed (and were
-    /// saved).
-    mutating func identify(hardIds: [String: String], expecting expected: CustomerIds?) -> (IdentifyOutcome, changed: Bool, [Action]) {
-        var actions: [Action] = []
-        let outcome = withConfigured { configured -> (IdentifyOutcome, SegmentationEngine.Ports?) in
-            // Another call replaced the customer (a new cookie: anonymize, another storage): this
-            // identify came before it. Ids merged meanwhile by another identify (the same cookie)
-            // are kept, and these are merged on top.
-            if let expected, configured.customer != expected, configured.customer.cookie != expected.cookie {
-                return (.customerChanged, nil)
+    /// An identify whose update the caller is writing (<doc:Behaviour#E1>, <doc:Behaviour#A4>).
+    struct PendingIdentify: Sendable {
+        let ticket: Int
+        /// The customer it merges into, by cookie: a new cookie (anonymize, another storage's
+        /// customer) means another call came after it, and its merge no longer applies.
+        let cookie: String?
+        let hardIds: [String: String]
+        /// `nil` while its update is being written; then whether it was queued.
+        var queued: Bool?
+    }
+
+    /// Decides an identify (<doc:Behaviour#E1>, <doc:Behaviour#A4>): its place in the one order is
+    /// now. The update is stamped with the current customer, the ids of the identify calls decided
+    /// before it and still being written, and `hardIds` — what it would be stamped with had they
+    /// been made one after another. The ids are merged by ``endIdentify(_:queued:)``, in decision
+    /// order, once the update is written; `nil` when not configured.
+    mutating func beginIdentify(hardIds: [String: String]) -> (ticket: Int, stamp: SegmentationEngine.Stamp)? {
+        guard let stamp else { return nil }
+        let cookie = stamp.customer.cookie
+        var customer = stamp.customer
+        for earlier in pendingIdentifies where earlier.cookie == cookie { customer = customer.merging(hardIds: earlier.hardIds) }
+        identifies += 1
+        pendingIdentifies.append(PendingIdentify(ticket: identifies, cookie: cookie, hardIds: hardIds))
+        return (identifies, SegmentationEngine.Stamp(customer: customer.merging(hardIds: hardIds), storageID: stamp.storageID, tracking: stamp.tracking))
+    }
+
+    /// The update of the identify `ticket` was written (`queued`) or refused. Identify calls
+    /// merge in the order they were decided: one whose update is written before an earlier one's
+    /// waits for it. A refused one merges nothing; one whose customer was replaced meanwhile
+    /// merges nothing either (it came before the call that replaced it). `changed` says the ids
+    /// changed (and were saved).
+    mutating func endIdentify(_ ticket: Int, queued: Bool) -> (changed: Bool, [Action]) {
+        guard let index = pendingIdentifies.firstIndex(where: { $0.ticket == ticket }) else { return (false, []) }
+        pendingIdentifies[index].queued = queued
+        var merged: CustomerIds?
+        var ports: SegmentationEngine.Ports?
+        while let first = pendingIdentifies.first, let wasQueued = first.queued {
+            pendingIdentifies.removeFirst()
+            guard wasQueued else { continue }
+            withConfigured { configured in
+                guard configured.customer.cookie == first.cookie else { return }
+                let next = configured.customer.merging(hardIds: first.hardIds)
+                guard next != configured.customer else { return }
+                configured.customer = next
+                merged = next
+                ports = configured.ports
             }
-            let merged = configured.customer.merging(hardIds: hardIds)
-            guard merged != configured.customer else { return (.identified(merged), nil) }
-            configured.customer = merged
-            return (.identified(merged), configured.ports)
         }
-        guard let (result, changedPorts) = outcome else { return (.notConfigured, false, actions) }
-        guard let ports = changedPorts, case .identified(let merged) = result else { return (result, false, actions) }
+        var actions: [Action] = []
+        guard let merged, let ports else { return (false, actions) }
         save(merged, with: ports, &actions)
-        return (result, true, actions)
+        return (true, actions)
     }
 
     /// A new anonymous customer with `newCookie` (<doc:Behaviour#A1>): saved, and the baseline and
