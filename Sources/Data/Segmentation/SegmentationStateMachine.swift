@@ -216,7 +216,8 @@ struct SegmentationStateMachine: DrivenStateMachine {
     mutating func anonymize(
         newCookie: String, at now: Moment, completion: LifecycleCompletion? = nil
     ) -> (CustomerIds?, Actions) {
-        var (customer, actions) = anonymized(newCookie: newCookie, at: now)
+        let (customer, decided) = anonymized(newCookie: newCookie, at: now)
+        var actions = decided
         // After the new customer's save, in the storage queue's order (A5).
         if let completion { Self.add(state.lifecycle.whenStorageWorkDone(completion), to: &actions) }
         return (customer, actions)
