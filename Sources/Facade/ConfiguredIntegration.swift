@@ -111,7 +111,9 @@ struct ConfiguredIntegration {
             integrationID: StorageLocation.integrationDigest(configuration.backend.storageIntegrationId + " | " + endpoint),
             storageID: storageID, handedOverCustomer: claim?.previousCustomer,
             handOver: claim.map { FileStoreRegistry.HandOver($0, storageQueue: storageQueue) },
-            refusedStorageRedo: claim.map { FileStorageRedo(stores: $0.stores, lock: $0.lock, logger: options.runtime.logger) })
+            refusedStorageRedo: claim.map { FileStorageRedo(stores: $0.stores, lock: $0.lock, logger: options.runtime.logger) },
+            eraser: StoresErasure(
+                customer: stores.customer, baseline: stores.baseline, events: stores.events, logger: options.runtime.logger))
     }
 }
 

@@ -151,11 +151,32 @@ public final class Exponea: Sendable {
         client.anonymize()
     }
 
-    /// Stops the integration until configured again: segment work is cancelled, the baseline
-    /// deleted, every listener removed, waiting reads failed with `.stopped` (`[]` in the completion
-    /// form); queued events stay on disk for the next configure (<doc:Behaviour#A3>).
+    /// ``anonymize()``, then `completion` on the main queue once the new customer is in place and
+    /// saved (<doc:Behaviour#A5>; Exponea SDK 4.x). Before configure, `completion` is still called.
+    public func anonymize(completion: (() -> Void)?) {
+        guard let completion else { return client.anonymize() }
+        let call = MainQueueCompletion(call: completion)
+        client.anonymize { call.call() }
+    }
+
+    /// Stops the integration and deletes its local data, as the Exponea SDK 4.x does
+    /// (<doc:Behaviour#A3>): at once ``isConfigured`` is `false`, segment work stops, every listener
+    /// but a ``SegmentsModel``'s is removed, waiting reads get `[]`, and further calls are refused
+    /// until the next configure. Behind that, what is queued is uploaded in one last flush (it ends
+    /// when the queue is empty or an upload fails), then the customer, the segment baseline and the
+    /// event queue — items that could not be uploaded included — are deleted; the next configure
+    /// starts a new customer. Before any configure, it deletes what the default storage holds
+    /// without uploading it. See ``SegmentsClient/stopAndDeleteData(completion:)``.
     public func stopIntegration() {
-        client.stop()
+        client.stopAndDeleteData(completion: nil)
+    }
+
+    /// ``stopIntegration()``, then `completion` on the main queue once the upload and the deletion
+    /// are done (Exponea SDK 4.x); a `configure` made in `completion` works and starts a new customer.
+    public func stopIntegration(completion: (() -> Void)?) {
+        guard let completion else { return client.stopAndDeleteData(completion: nil) }
+        let call = MainQueueCompletion(call: completion)
+        client.stopAndDeleteData { call.call() }
     }
 
     private func logFailure(_ operation: String, _ body: () throws -> Void) {
@@ -193,4 +214,10 @@ extension Exponea.FlushingMode {
         case .manual: self = .manual
         }
     }
+}
+
+/// A completion of the Exponea SDK 4.x's forms, which it takes without `@Sendable`: it is called
+/// once, on the main queue only (<doc:Behaviour#A3>, <doc:Behaviour#A5>).
+private struct MainQueueCompletion: @unchecked Sendable {
+    let call: () -> Void
 }

@@ -198,6 +198,9 @@ import Testing
             case .startTracking: "startTracking"
             case .storageWritesQueued: "writesQueued"
             case .redoRefusedStorage(_, let storageID, _): "redo(\(storageID))"
+            case .erase(let id, _, _): "erase(\(id))"
+            case .completeAfterStorageWork(let completions): "completeAfterStorageWork(\(completions.count))"
+            case .complete(let completions): "complete(\(completions.count))"
             }
         }
     }

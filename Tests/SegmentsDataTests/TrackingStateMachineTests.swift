@@ -115,6 +115,7 @@ import Testing
                 case .answerCounts(let waiters, let count): "count(\(waiters.count), \(count))"
                 case .sync: "sync"
                 case .log(let level, _): "log(\(level))"
+                case .finished(let waiters): "finished(\(waiters.count))"
                 }
             }
         }

@@ -63,8 +63,26 @@ struct DemoCommand {
                     BloomreachConfiguration(
                         integration: .project(token: "demo-project"), baseURL: baseURL.absoluteString,
                         authorization: .token("demo-key")))))
-        defer { client.stop() }
+        let ok: Bool
+        do {
+            ok = try await journey(client: client, emulator: emulator, lifecycle: lifecycle, storage: storage, start: start)
+        } catch {
+            // The folder is deleted only once the client's disk work is done.
+            await Self.stop(client)
+            throw error
+        }
+        if !ok { throw DemoFailure() }
+    }
 
+    /// The client's files are written once `stop`'s completion runs: only then may the demo
+    /// delete its storage folder (issue 36).
+    private static func stop(_ client: SegmentsClient) async {
+        await withCheckedContinuation { continuation in client.stop { continuation.resume() } }
+    }
+
+    private func journey(
+        client: SegmentsClient, emulator: SegmentsEmulator, lifecycle: DemoLifecycle, storage: URL, start: Date
+    ) async throws -> Bool {
         let watcher = SegmentWatcher(start: start)
         let categories: [SegmentCategory] = [.discovery(), .merchandising(), .content()]
         let observer: AnyObject?
@@ -117,8 +135,19 @@ struct DemoCommand {
             print("  \(category.name.padding(toLength: 13, withPad: " ", startingAt: 0)) \(names)")
         }
         print("  requests: \(emulator.requests(on: .fetch).count) segment fetches, \(emulator.requests(on: .link).count) link, \(emulator.events.count) events, \(emulator.customerUpdates.count) customer update")
+
+        // The demo deletes its storage folder itself: only once the client's disk work is done
+        // (issue 36). The model stays: it reads [] until a next configure (see Behaviour M5).
+        print("\n→ stop(completion:), then the demo deletes its storage folder")
+        await Self.stop(client)
+        print("  the client's disk work is done")
+        if observer != nil {
+            _ = await watcher.wait(timeout: 2) { latest in categories.allSatisfy { latest[$0]?.isEmpty ?? true } }
+        }
+        try? FileManager.default.removeItem(at: storage)
+        print("  storage folder deleted")
         print(ok ? "Done: segments changed because of tracked events." : "The demo did not finish: a step timed out.")
-        if !ok { throw DemoFailure() }
+        return ok
     }
 }
 

@@ -70,13 +70,17 @@ package final class SegmentationEngine: Sendable {
         /// Redoes what the storage refused before protected data was available
         /// (<doc:Behaviour#P8>); `nil` for storage that never refuses.
         package var refusedStorageRedo: (any RefusedStorageRedo)?
+        /// Deletes what the configuration stored, for a stop that deletes it (<doc:Behaviour#A3>);
+        /// `nil` when nothing is stored beyond the configuration (memory).
+        package var eraser: (any StoredDataEraser)?
 
         /// Creates the ports of an integration.
         package init(
             repository: any SegmentRepository, customerStore: any CustomerStore,
             baselineStore: any SegmentBaselineStore, tracking: TrackingPipeline? = nil,
             integrationID: String = "", storageID: String? = nil, handedOverCustomer: CustomerIds? = nil,
-            handOver: (any StorageHandOver)? = nil, refusedStorageRedo: (any RefusedStorageRedo)? = nil
+            handOver: (any StorageHandOver)? = nil, refusedStorageRedo: (any RefusedStorageRedo)? = nil,
+            eraser: (any StoredDataEraser)? = nil
         ) {
             self.repository = repository
             self.customerStore = customerStore
@@ -87,6 +91,7 @@ package final class SegmentationEngine: Sendable {
             self.handedOverCustomer = handedOverCustomer
             self.handOver = handOver
             self.refusedStorageRedo = refusedStorageRedo
+            self.eraser = eraser
         }
     }
 
@@ -163,9 +168,40 @@ package final class SegmentationEngine: Sendable {
     /// told `[]`; <doc:Behaviour#M5>) without waiting for a running handler (D7), finishes the change
     /// streams, answers pending reads with `.stopped`, stops the tracking pipeline and frees the
     /// storage before it returns, and rejects work until configured again.
-    package func stop() {
-        driver.transition { machine, _ in machine.stop() }.carryOut()
+    ///
+    /// `completion` is called on the main queue once the disk work the client queued until the
+    /// stop is done (or, when a deletion of a stop is still to come, once that is).
+    package func stop(completion: LifecycleCompletion? = nil) {
+        driver.transition { machine, _ in machine.stop(completion: completion) }.carryOut()
     }
+
+    /// Stops as ``stop(completion:)`` does, and deletes the stored data behind the app's back
+    /// (<doc:Behaviour#A3> rev 4, the Exponea SDK 4.x `stopIntegration`): the pipeline uploads what
+    /// is queued in one last flush (it ends when the queue is empty or an upload fails, without
+    /// waiting out a backoff), then the customer, the baseline, the link memory and the queued
+    /// items are deleted on the storage queue, and `completion` is called on the main queue. The
+    /// storage is free for another client of the process when this returns; that client makes a
+    /// new customer and reads the folder only once the deletion is done (<doc:Behaviour#P5>).
+    /// Never configured, `defaultStorage` (the storage ids it covers and its eraser) is deleted
+    /// without upload.
+    package func stopErasing(
+        completion: LifecycleCompletion? = nil, defaultStorage: (storage: String, eraser: any StoredDataEraser)? = nil
+    ) {
+        let defaultStorage = defaultStorage.map { LifecycleStateMachine.DefaultStorage(storage: $0.storage, eraser: $0.eraser) }
+        let ending = driver.transition { machine, _ in
+            machine.stop(erasing: true, completion: completion, defaultStorage: defaultStorage)
+        }
+        ending.carryOut()
+        if let (pipeline, erasure) = ending.lastFlush {
+            // Held until the flush ends: the deletion and the completion follow even when the app
+            // lets go of the client meanwhile.
+            let driver = self.driver
+            pipeline.finish { driver.transition { machine, _ in machine.lastFlushEnded(erasure) } }
+        }
+    }
+
+    /// Whether a deletion of stored data is still to come (<doc:Behaviour#A3>).
+    package var erasurePending: Bool { driver.read { $0.erasurePending } }
 
     /// The client was let go of without ``stop()``: the configuration ends as at a stop, but what
     /// it stored stays (<doc:Behaviour#P5>, <doc:Behaviour#R1>): the next owner of its folder in
@@ -186,10 +222,13 @@ package final class SegmentationEngine: Sendable {
     /// Listeners stay, and a reload for the new customer is requested when there are any.
     ///
     /// - Returns: the new customer, or `nil` when not configured.
+    ///
+    /// `completion` is called on the main queue once the new customer is saved (<doc:Behaviour#A5>);
+    /// before configure, once the disk work queued so far is done.
     @discardableResult
-    package func anonymize() -> CustomerIds? {
+    package func anonymize(completion: LifecycleCompletion? = nil) -> CustomerIds? {
         let newCookie = dependencies.makeCookie()
-        return driver.transition { machine, now in machine.anonymize(newCookie: newCookie, at: now) }
+        return driver.transition { machine, now in machine.anonymize(newCookie: newCookie, at: now, completion: completion) }
     }
 
     /// The customer a tracked item is stamped with and the pipeline of the same configuration,
@@ -436,6 +475,22 @@ package final class SegmentationEngine: Sendable {
                 // pipeline ignores the ones it has).
                 for item in redone.items { tracking?.adopt(item) }
             }
+        case .erase(let erasure, let eraser, let tracking):
+            // Held until done: the completion of the stop follows even when the app lets go of
+            // the client meanwhile.
+            dependencies.storageQueue.async { [driver] in
+                // Stopped here, behind its load on this queue: it knows every item of the store
+                // it held; a last flush still running is cut short.
+                tracking?.stop()
+                eraser?.erase(queuedItems: tracking?.itemsLeftAtStop ?? [])
+                driver.transition { machine, _ in machine.erased(erasure) }
+            }
+        case .completeAfterStorageWork(let completions):
+            dependencies.storageQueue.async {
+                DispatchQueue.main.async { completions.forEach { $0() } }
+            }
+        case .complete(let completions):
+            DispatchQueue.main.async { completions.forEach { $0() } }
         }
     }
 

@@ -218,7 +218,17 @@ struct SegmentationStateMachine: DrivenStateMachine {
     /// in-flight work, deletes the baseline and link memory, tells listeners of non-empty
     /// categories `[]`, answers pending reads with `[]`, and, when listeners exist, requests a
     /// reload for the new customer so first-load promises are kept (D6).
-    mutating func anonymize(newCookie: String, at now: Moment) -> (CustomerIds?, Actions) {
+    mutating func anonymize(
+        newCookie: String, at now: Moment, completion: LifecycleCompletion? = nil
+    ) -> (CustomerIds?, Actions) {
+        let (customer, decided) = anonymized(newCookie: newCookie, at: now)
+        var actions = decided
+        // After the new customer's save, in the storage queue's order (A5).
+        if let completion { Self.add(state.lifecycle.whenStorageWorkDone(completion), to: &actions) }
+        return (customer, actions)
+    }
+
+    private mutating func anonymized(newCookie: String, at now: Moment) -> (CustomerIds?, Actions) {
         mutate { parts in
             var actions = Actions()
             guard parts.lifecycle.isConfigured else { return (nil, actions) }
@@ -583,13 +593,31 @@ struct SegmentationStateMachine: DrivenStateMachine {
     /// but a model's — those are told `[]` and follow the next configuration — and finishes the
     /// change streams. Work is rejected until configured again; everything the app gave is let go
     /// of after the lock.
-    mutating func stop() -> (Ending, Actions) {
+    ///
+    /// With `erasing` (<doc:Behaviour#A3> rev 4, `stopIntegration`), the stored data is deleted
+    /// behind the app's back: the ending carries the pipeline's last flush, after which
+    /// ``lastFlushEnded(_:)`` queues the deletion; ``erased(_:)`` marks it done and calls
+    /// `completion`. Never configured, `defaultStorage` is deleted without upload. Without
+    /// `erasing`, `completion` follows the disk work the stop queued.
+    mutating func stop(
+        erasing: Bool = false, completion: LifecycleCompletion? = nil,
+        defaultStorage: LifecycleStateMachine.DefaultStorage? = nil
+    ) -> (Ending, Actions) {
         mutate { parts in
             var actions = Actions()
             if Self.cancelReload(&parts, &actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
             Self.add(parts.lifecycle.forgetSegments(), to: &actions)
             Self.add(parts.reads.answerAll(.failure(SegmentsError.stopped)), to: &actions)
-            let ending = Self.end(&parts, &actions)
+            let ending: Ending
+            if erasing {
+                let (ended, decided, dropped) = parts.lifecycle.endErasing(completion: completion, defaultStorage: defaultStorage)
+                Self.add(decided, to: &actions)
+                actions.release(dropped)
+                ending = ended
+            } else {
+                ending = Self.end(&parts, &actions)
+                if let completion { Self.add(parts.lifecycle.whenStorageWorkDone(completion), to: &actions) }
+            }
             let stopped = parts.listeners.stop()
             if !stopped.deliveries.isEmpty { actions.append(.deliver(stopped.deliveries)) }
             if !stopped.streamEnds.isEmpty { actions.append(.endStreams(stopped.streamEnds)) }
@@ -597,6 +625,25 @@ struct SegmentationStateMachine: DrivenStateMachine {
             return (ending, actions)
         }
     }
+
+    /// The last flush of a stop that deletes the stored data ended (<doc:Behaviour#A3>): the
+    /// deletion is queued on the storage queue, unless a configure on the same storage did it.
+    mutating func lastFlushEnded(_ erasureID: Int) -> Actions {
+        var actions = Actions()
+        Self.add(state.lifecycle.lastFlushEnded(erasureID), to: &actions)
+        return actions
+    }
+
+    /// The deletion of a stop is done (<doc:Behaviour#A3>): the storage's next owner may read it,
+    /// and the stop's completions are called.
+    mutating func erased(_ erasureID: Int) -> Actions {
+        var actions = Actions()
+        Self.add(state.lifecycle.erased(erasureID), to: &actions)
+        return actions
+    }
+
+    /// Whether a deletion of stored data is still to come (<doc:Behaviour#A3>).
+    var erasurePending: Bool { state.lifecycle.erasurePending }
 
     /// The client was let go of without a stop: its configuration ends as at a stop — the pipeline
     /// stopped, the storage given back with the customer it ended with (<doc:Behaviour#P5>,

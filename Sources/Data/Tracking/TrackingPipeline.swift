@@ -190,9 +190,24 @@ package final class TrackingPipeline: Sendable {
         }
     }
 
-    /// Stops timers and uploads; queued items stay on disk for the next start.
+    /// Stops timers and uploads; queued items stay on disk for the next start. A last flush asked
+    /// for with ``finish(completion:)`` ends here.
     package func stop() {
         driver.transition { machine, _ in machine.stop() }
+    }
+
+    /// One last flush, then stop (<doc:Behaviour#A3>): the flush ends when the queue is empty or
+    /// an upload fails, without waiting out a backoff; `completion` runs once the pipeline has
+    /// stopped (at once when it is stopped already), on the thread that stopped it.
+    package func finish(completion: @escaping @Sendable () -> Void) {
+        driver.transition { machine, _ in machine.finish(completion) }
+    }
+
+    /// The ids of the items the pipeline held when it stopped (stored ones loaded after the stop,
+    /// and items written while it stopped, included); empty while it runs. Read on the storage
+    /// queue after the pipeline's load, it names every item of the store this pipeline knew of.
+    package var itemsLeftAtStop: [TrackedEvent.ID] {
+        driver.read { $0.leftAtStop }
     }
 
     private func enqueue(
@@ -281,6 +296,8 @@ package final class TrackingPipeline: Sendable {
             }
         case .itemUploaded:
             ports.onItemUploaded()
+        case .finished(let waiters):
+            waiters.forEach { $0() }
         case .completeFlushes(let waiters, let result):
             waiters.forEach { $0(result) }
         case .answerCounts(let waiters, let count):

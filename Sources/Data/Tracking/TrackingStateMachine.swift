@@ -47,7 +47,13 @@ struct TrackingStateMachine: DrivenStateMachine {
         /// calls ``syncStarting()`` there first.
         case sync
         case log(LogLevel, String)
+        /// The last flush asked for by ``finish(_:)`` ended (or the pipeline was stopped first):
+        /// call these; the pipeline is stopped (<doc:Behaviour#A3>).
+        case finished([FinishWaiter])
     }
+
+    /// Told that the pipeline's last flush (``finish(_:)``) ended and the pipeline stopped.
+    typealias FinishWaiter = @Sendable () -> Void
 
     /// The pipeline's settings, fixed for its life.
     struct Limits: Sendable {
@@ -124,6 +130,13 @@ struct TrackingStateMachine: DrivenStateMachine {
     private var appendsInProgress = 0
     /// Whether a sync is queued that has not started yet: appends before it starts are covered.
     private var syncPending = false
+    /// The last flush before the pipeline stops (``finish(_:)``, <doc:Behaviour#A3>): who waits for
+    /// it; `nil` when none was asked for.
+    private var finishing: [FinishWaiter]?
+    /// The items the pipeline held when it stopped, stored ones loaded after the stop and items
+    /// written while it stopped included: what a stop that deletes the stored data removes from
+    /// the store (<doc:Behaviour#A3>).
+    private(set) var leftAtStop: [TrackedEvent.ID] = []
 
     init(mode: FlushingMode, limits: Limits) {
         self.currentMode = mode
@@ -193,6 +206,7 @@ struct TrackingStateMachine: DrivenStateMachine {
             queue(event, &steps)
             return (true, steps)
         case .stopped:
+            leftAtStop.append(event.id)
             return (false, steps)  // on disk already: the next start uploads it (or the successor adopts it)
         case .modifying:
             preconditionFailure("Tracking: appended during another transition")
@@ -282,12 +296,18 @@ struct TrackingStateMachine: DrivenStateMachine {
             var running = Running(items: items)
             var steps = Steps<Action>()
             if !loading.countsWaiting.isEmpty { steps.append(.answerCounts(loading.countsWaiting, items.count)) }
-            running.apply(currentMode, &steps)
-            if !loading.flushesWaiting.isEmpty { running.startFlush(joining: loading.flushesWaiting, &steps) }
+            if finishing == nil { running.apply(currentMode, &steps) }
+            if !loading.flushesWaiting.isEmpty || finishing != nil {
+                running.startFlush(joining: loading.flushesWaiting, &steps)
+            }
             state = .running(running)
+            endIfFinished(&steps)
             return steps
         case .stopped:
-            return Steps()  // stopped before the load finished: the items stay on disk
+            // Stopped before the load finished: the items stay on disk, known as left at the stop.
+            let known = Set(leftAtStop)
+            leftAtStop += stored.map(\.id).filter { !known.contains($0) }
+            return Steps()
         case .running:
             preconditionFailure("Tracking: the stored queue finished loading twice")
         case .modifying:
@@ -302,6 +322,7 @@ struct TrackingStateMachine: DrivenStateMachine {
     mutating func setMode(_ newMode: FlushingMode) -> Steps<Action> {
         currentMode = newMode
         var steps = Steps<Action>()
+        guard finishing == nil else { return steps }  // the last flush runs whatever the mode
         switch state {
         case .running:
             modifyRunning { $0.apply(newMode, &steps) }
@@ -396,7 +417,7 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// runs (T3), and the flush goes on with the next item or ends. After stop nothing is written:
     /// the item is uploaded again at the next start (a duplicate, never a loss: E4).
     mutating func uploadSucceeded(_ id: TrackedEvent.ID) -> Steps<Action> {
-        uploadCameBack { running, steps in
+        var steps = uploadCameBack { running, steps in
             let flush = running.takeFlush(uploading: id)
             running.items.remove(id)
             steps.append(.remove(id))
@@ -408,6 +429,8 @@ struct TrackingStateMachine: DrivenStateMachine {
             steps.append(.itemUploaded)
             running.uploadNext(after: flush.cursor, uploaded: flush.uploaded + 1, waiters: flush.waiters, &steps)
         }
+        endIfFinished(&steps)
+        return steps
     }
 
     /// The item out for upload failed (<doc:Behaviour#E3>). A transient or authorization failure
@@ -418,11 +441,13 @@ struct TrackingStateMachine: DrivenStateMachine {
     mutating func uploadFailed(_ id: TrackedEvent.ID, _ failure: SegmentsError, at now: Moment) -> Steps<Action> {
         let mode = currentMode
         let limits = self.limits
-        return uploadCameBack { running, steps in
+        let last = finishing != nil
+        var steps = uploadCameBack { running, steps in
             let flush = running.takeFlush(uploading: id)
             if failure.isTransient || failure.isAuthorizationFailure {
                 steps.append(.log(.warning, "Tracking: Upload failed, will retry: \(failure)"))
-                if mode != .manual {
+                // The last flush before a stop ends here: no backoff is waited out (A3).
+                if mode != .manual, !last {
                     running.retryAttempt = Self.oneMore(running.retryAttempt)
                     let delay = limits.retry.delay(
                         attempt: running.retryAttempt, random: now.random, retryAfter: failure.retryAfter)
@@ -450,8 +475,15 @@ struct TrackingStateMachine: DrivenStateMachine {
                     .warning,
                     "Tracking: Upload failed (\(failed.failedAttempts) of \(limits.maxPermanentFailures) tries): \(failure)"))
             }
+            guard !last else {
+                // The last flush before a stop ends at the first failure (A3).
+                if !flush.waiters.isEmpty { steps.append(.completeFlushes(flush.waiters, .failure(failure))) }
+                return
+            }
             running.uploadNext(after: flush.cursor, uploaded: flush.uploaded, waiters: flush.waiters, &steps)
         }
+        endIfFinished(&steps)
+        return steps
     }
 
     /// `count + 1`, saturating at `Int.max`; a negative count counts from 0 (<doc:Behaviour#P7>: a count
@@ -466,15 +498,27 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// Stops: timers end, waiting flushes fail with `.stopped`, waiting counts get 0, items stay on
     /// disk for the next start (the in-memory queue is released after the lock).
     mutating func stop() -> Steps<Action> {
+        var steps = stopped()
+        // A last flush asked for ends with the stop, whoever stopped it.
+        if let waiters = finishing {
+            finishing = []
+            if !waiters.isEmpty { steps.append(.finished(waiters)) }
+        }
+        return steps
+    }
+
+    private mutating func stopped() -> Steps<Action> {
         var steps = Steps<Action>()
         switch state {
         case .loading(let loading):
+            leftAtStop = loading.trackedMeanwhile.map(\.id)
             state = .stopped
             if !loading.flushesWaiting.isEmpty {
                 steps.append(.completeFlushes(loading.flushesWaiting, .failure(SegmentsError.stopped)))
             }
             if !loading.countsWaiting.isEmpty { steps.append(.answerCounts(loading.countsWaiting, 0)) }
         case .running(let running):
+            leftAtStop = running.items.ordered.map(\.id)
             state = .stopped
             if let periodicTimer = running.periodicTimer { steps.cancel(periodicTimer) }
             if let retryTimer = running.retryTimer { steps.cancel(retryTimer) }
@@ -488,6 +532,49 @@ struct TrackingStateMachine: DrivenStateMachine {
             preconditionFailure("Tracking: stop during another transition")
         }
         return steps
+    }
+
+    // MARK: - The last flush (→ stopped)
+
+    /// One last flush, then stop (<doc:Behaviour#A3>): the mode's timers and any backoff end, what
+    /// is queued is uploaded oldest first, and the flush ends when the queue is empty or an upload
+    /// fails — no backoff is waited out; then the pipeline stops as ``stop()`` does and `waiter` is
+    /// called. While the stored queue loads, the flush starts once it is loaded; a flush in
+    /// progress is the last one. Once stopped, `waiter` is called at once.
+    mutating func finish(_ waiter: @escaping FinishWaiter) -> Steps<Action> {
+        var steps = Steps<Action>()
+        switch state {
+        case .stopped:
+            steps.append(.finished([waiter]))
+            return steps
+        case .loading:
+            finishing = (finishing ?? []) + [waiter]
+        case .running:
+            let first = finishing == nil
+            finishing = (finishing ?? []) + [waiter]
+            guard first else { return steps }
+            modifyRunning { running in
+                if let periodicTimer = running.periodicTimer {
+                    running.periodicTimer = nil
+                    steps.cancel(periodicTimer)
+                }
+                if let retryTimer = running.retryTimer {
+                    running.retryTimer = nil
+                    steps.cancel(retryTimer)
+                }
+                running.startFlush(joining: [], &steps)
+            }
+            endIfFinished(&steps)
+        case .modifying:
+            preconditionFailure("Tracking: finish during another transition")
+        }
+        return steps
+    }
+
+    /// Stops when the last flush asked for by ``finish(_:)`` has ended.
+    private mutating func endIfFinished(_ steps: inout Steps<Action>) {
+        guard finishing != nil, case .running(let running) = state, running.flush == nil else { return }
+        for step in stop() { steps.append(step: step) }
     }
 
     // MARK: - Changing a payload in place

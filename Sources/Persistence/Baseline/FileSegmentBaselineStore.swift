@@ -65,6 +65,16 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
     /// tries again. A file the system refuses while protected data is available is logged (an
     /// error) and read as ``SegmentBaseline/empty``, like an unreadable one: the next save replaces
     /// it.
+    /// Deletes the file and forgets the baseline (``erase()``).
+    func eraseFile() -> Bool {
+        cache.withLock { cache in
+            let gone = file.directory.remove(file.name)
+            cache = Cache()
+            cache.isLoaded = gone
+            return gone
+        }
+    }
+
     public func load() -> SegmentBaseline {
         cache.withLock { cache in
             if !cache.isLoaded, !cache.unsaved {

@@ -75,6 +75,16 @@ public final class FileCustomerStore: CustomerStore {
     /// answers the customer saved in memory meanwhile, if any; the next call tries again. A file the
     /// system refuses while protected data is available is logged, left unread, and answered as
     /// `nil`; the next call tries again.
+    /// Deletes the file and forgets the customer (``erase()``).
+    func eraseFile() -> Bool {
+        cache.withLock { cache in
+            let gone = file.directory.remove(file.name)
+            cache = Cache()
+            cache.isLoaded = gone
+            return gone
+        }
+    }
+
     public func load() -> CustomerIds? {
         cache.withLock { cache in
             if !cache.isLoaded, !cache.unsaved { read(into: &cache) }

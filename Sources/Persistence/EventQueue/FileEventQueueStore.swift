@@ -476,6 +476,29 @@ public final class FileEventQueueStore: EventQueueStore {
         compactIfDue()
     }
 
+    /// Removes `ids`, and deletes the file when nothing is left (``erase(ids:)``).
+    func eraseItems(_ ids: [TrackedEvent.ID]) throws {
+        let erased = Set(ids)
+        try state.withLock { state in
+            state.held.removeAll { erased.contains($0.id) }
+            do {
+                try openForAppending(&state)
+                if !state.loaded { try openFully(&state) }
+                for id in ids where state.journal.events.contains(id) {
+                    try journal.write(.remove(id), to: &state.journal, durable: false)
+                    _ = state.journal.events.remove(id: id)
+                }
+                if state.journal.events.count == 0, state.held.isEmpty, !state.compacting {
+                    journal.close(&state.journal)
+                    _ = journal.directory.remove(EventJournal.fileName)
+                    state = State()
+                }
+            } catch {
+                throw SegmentsError.wrapping(refusals.settled(error), as: .storage)
+            }
+        }
+    }
+
     /// Compacts when most of the file is dead, without holding the store's lock while the new
     /// file is written and synced: appends go on meanwhile, and the lines they (and removals)
     /// wrote are copied over under the lock just before the new file replaces the old one. A

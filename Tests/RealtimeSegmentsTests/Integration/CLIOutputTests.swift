@@ -108,6 +108,15 @@ import Darwin
             #expect(found != nil, "the demo's output lacks, in order: \(line)\n\(text)")
             if let found { rest = rest[found.upperBound...] }
         }
+        // A3, issue 36: the demo deletes its folder only once the client's disk work is done, so a
+        // normal run logs no error and no warning but the documented one of the flushing mode (T8).
+        let stopped = text.range(of: "→ stop(completion:), then the demo deletes its storage folder\n")
+        let folderGone = text.range(of: "  the client's disk work is done\n  storage folder deleted\n")
+        #expect(stopped != nil && folderGone != nil && stopped!.upperBound <= folderGone!.lowerBound, "\(text)")
+        let logged = (text + "\n" + run.errors).split(separator: "\n")
+            .filter { $0.contains("error:") || $0.contains("warning:") }
+        let flushingMode = "Segments: Segment accuracy needs the immediate flushing mode"
+        #expect(logged.allSatisfy { $0.contains("warning:") && $0.contains(flushingMode) }, "\(logged)")
     }
 
     @Test(arguments: [["fetch", "--project-token", "T"], ["track", "--project-token", "T"], ["serve"], ["demo"]])

@@ -13,6 +13,9 @@ indirect enum SimulatedOperation: Hashable, Sendable, CustomStringConvertible {
     /// `mode`: the flushing mode the configuration names, if any (E2).
     case configure(Integration, mode: Mode? = nil)
     case stop
+    /// `stopAndDeleteData(completion:)` (`stopIntegration` of the Exponea SDK 4.x, A3 rev 4): the
+    /// world waits for its completion, which must come.
+    case stopAndDeleteData
     case anonymize
     case identify(String)
     /// Registers listener number n (the n-th listener of the session, from 1; a model's categories
@@ -67,6 +70,7 @@ indirect enum SimulatedOperation: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .configure(let integration, let mode): "configure(\(integration)\(mode.map { ", flushingMode: .\($0)" } ?? ""))"
         case .stop: "stop()"
+        case .stopAndDeleteData: "stopAndDeleteData(completion:)"
         case .anonymize: "anonymize()"
         case .identify(let id): "identify(registered: \(id))"
         case .addListener(let category, let includeFirstLoad): "addListener(\(category)\(includeFirstLoad ? ", includeFirstLoad" : ""))"
@@ -106,7 +110,7 @@ indirect enum SimulatedOperation: Hashable, Sendable, CustomStringConvertible {
     func settlesBefore(_ layout: SpecModel.Layout) -> Bool {
         switch self {
         case .serverAnswers, .serverFailsNextFetch, .serverFailsNextLink, .serverFailsNextUploads, .advance, .settle, .handOver,
-            .protectedLaunch:
+            .protectedLaunch, .stopAndDeleteData:
             true
         // The app's stores per project are routed by the integration being configured: switched
         // only when no disk work is queued.
@@ -243,7 +247,7 @@ struct SessionGenerator {
         case .configure:
             configured = true
             stopped = false
-        case .stop:
+        case .stop, .stopAndDeleteData:
             if configured { stopped = true }
             configured = false
         case .anonymize: if configured { anonymizedSinceRestart = true }
@@ -310,6 +314,8 @@ struct SessionGenerator {
         case 55..<75:
             if excluded.contains(2) && observed { return .track }
             if excluded.contains(11) && flushMayBeQueued { return .settle }
+            // A3 rev 4: a configured client also stops deleting its data (the world waits for it).
+            if configured && random.chance(0.4) { return .stopAndDeleteData }
             return .stop
         case 75..<110: return .anonymize
         case 110..<150: return .identify(random.pick(["u1", "u2"]))

@@ -361,7 +361,7 @@ final class SimulatedWorld {
     /// handlers): such calls run on the caller thread, bounded.
     func releasesAppObjects(_ operation: SimulatedOperation) -> Bool {
         switch operation {
-        case .configure, .stop: true
+        case .configure, .stop, .stopAndDeleteData: true
         default: false
         }
     }
@@ -619,6 +619,21 @@ final class SimulatedWorld {
             if case .track = operation { numbers.items += 1 }
             let body = lifecycleCall(operation, item: numbers.items)
             effect.refused = [(releasesAppObjects(operation) ? call("\(operation)", body) : direct(body)) ?? false]
+        case .stopAndDeleteData:
+            // A3 rev 4: the last flush and the deletion run on the client's queues; the completion
+            // comes on the main queue once they are done. "Refused" here: it never came.
+            let client = client
+            let completed = Locked(false)
+            _ = call("\(operation)") {
+                client.stopAndDeleteData { completed.withLock { $0 = true } }
+                return false
+            }
+            for _ in 0..<3 {
+                await settle()
+                await withCheckedContinuation { continuation in DispatchQueue.main.async { continuation.resume() } }
+                if completed.value { break }
+            }
+            effect.refused = [!completed.value]
         case .race(let first, let second):
             // The calls' queued work waits while they race, so what follows them is decided by
             // their order alone.

@@ -904,6 +904,30 @@ struct SpecModel: Equatable {
         endBackgroundTime()
     }
 
+    /// A3 rev 4 (`stopAndDeleteData`, Exponea's `stopIntegration`), made with the client's work
+    /// settled: everything ``stop()`` does, then — behind the app's back — one last flush of the
+    /// configuration's queue (oldest first; it ends when the queue is empty or at the first failed
+    /// upload, transient or permanent, and no backoff follows) and the deletion of everything the
+    /// storage holds: the customer (the next configure makes a new one), the baseline and link
+    /// memory, and the queue, items that were not uploaded included. Returns whether the
+    /// completion failed to come (never, once configured).
+    mutating func stopAndDeleteData() -> Bool {
+        guard let integration else {
+            stop()
+            return false
+        }
+        applied["A3 stop deleting the data", default: 0] += 1
+        stop()
+        let slot = slot(integration)
+        runFlush(integration, waiters: [], current: false, last: true)
+        if !queued[slot]!.isEmpty { applied["A3 items deleted unsent", default: 0] += 1 }
+        queued[slot] = []
+        disk[slot] = Stored()
+        savedCustomer = nil
+        current = nil
+        return false
+    }
+
     /// A1, A2: a new customer (new cookie, no hard ids); pending and in-flight work cancelled;
     /// the baseline and link memory deleted; listeners of non-empty categories told `[]`;
     /// waiting reads answered `[]`; then, with listeners, a reload for the new customer.
@@ -1086,7 +1110,7 @@ struct SpecModel: Equatable {
     /// and requests a reload; a permanent failure counts against the item (dropped at its 10th)
     /// and the flush goes on; a transient or authorization failure ends the flush, keeps every
     /// item and, unless manual, waits for a backoff. Waiters hear how many went up, or the error.
-    private mutating func runFlush(_ integration: Integration, waiters: [Int], current: Bool) {
+    private mutating func runFlush(_ integration: Integration, waiters: [Int], current: Bool, last: Bool = false) {
         let slot = slot(integration)
         var uploaded = 0
         var ended: Failure?
@@ -1124,6 +1148,11 @@ struct SpecModel: Equatable {
                 log(Log.itemDropped)
             } else {
                 index += 1
+            }
+            if last {
+                // A3 rev 4: the last flush before a deletion ends at the first failure.
+                ended = failure
+                break
             }
         }
         if !current {

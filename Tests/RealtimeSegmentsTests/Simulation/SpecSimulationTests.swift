@@ -94,6 +94,7 @@ extension SimulatedOperation {
         switch self {
         case .configure(_, let mode): mode.map { "configure naming \(Self.modeKind($0))" } ?? "configure"
         case .stop: "stop"
+        case .stopAndDeleteData: "stopAndDeleteData"
         case .anonymize: "anonymize"
         case .identify: "identify"
         case .addListener: "addListener"
@@ -306,6 +307,7 @@ enum Simulation {
         case .moveWallClock(let seconds): model.moveWallClock(by: seconds)
         case .hold: model.hold()
         case .settle: break
+        case .stopAndDeleteData: refused = [model.stopAndDeleteData()]
         case .restart(let stopFirst):
             if stopFirst { model.stop() }
             model.restart()

@@ -105,6 +105,42 @@ struct LifecycleStateMachine: Sendable {
         /// ``SegmentationStateMachine/storedCustomerRead(_:in:at:)``, stored items to `tracking`
         /// (<doc:Behaviour#P8>).
         case redoRefusedStorage(any RefusedStorageRedo, storageID: String, tracking: TrackingPipeline?)
+        /// On the storage queue: stop `tracking` (a last flush still running is cut short), then
+        /// delete what the ended configuration stored, the items `tracking` held included, and
+        /// report with ``erased(_:)`` (<doc:Behaviour#A3>).
+        case erase(Int, eraser: (any StoredDataEraser)?, tracking: TrackingPipeline?)
+        /// Call these on the main queue once the disk work queued so far on the storage queue is
+        /// done (<doc:Behaviour#A3>, <doc:Behaviour#A5>).
+        case completeAfterStorageWork([LifecycleCompletion])
+        /// Call these on the main queue: what they wait for is done.
+        case complete([LifecycleCompletion])
+    }
+
+    /// A stop that deletes the stored data, from its decision until the deletion is done
+    /// (<doc:Behaviour#A3>): while it is pending, a `configure` on the storage it covers starts a
+    /// new customer without reading the old one, and has the deletion carried out first.
+    struct Erasure: Sendable {
+        let id: Int
+        /// The storage it deletes: a configuration's ``SegmentationEngine/Ports/storageID``, or
+        /// the default storage's prefix (a stop before any configure); `nil` for memory.
+        let storage: String?
+        let eraser: (any StoredDataEraser)?
+        /// The ended configuration's pipeline: its last flush runs before the deletion.
+        let tracking: TrackingPipeline?
+        /// The storage's hand-over: its writes are marked done once the deletion is (P5).
+        let handOver: (any StorageHandOver)?
+        /// Whether the deletion is queued on the storage queue (the last flush ended, or a
+        /// configure on the same storage came first).
+        var queued: Bool
+        var completions: [LifecycleCompletion]
+
+        /// Whether the deletion covers `storageID`.
+        func covers(_ storageID: String?) -> Bool {
+            guard let storage, let storageID else { return false }
+            return storageID == storage || storageID.hasPrefix(storage.hasSuffix("/") ? storage : storage + "/")
+        }
+
+        var action: Action { .erase(id, eraser: eraser, tracking: tracking) }
     }
 
     /// What the end of a configuration — stopped, replaced, or its client released — leaves for
@@ -116,6 +152,10 @@ struct LifecycleStateMachine: Sendable {
         var tracking: TrackingPipeline?
         /// The storage to give back, with the customer the configuration ended with.
         var storage: (handOver: any StorageHandOver, lastCustomer: CustomerIds)?
+        /// A stop that deletes the stored data (<doc:Behaviour#A3>): the ended pipeline's last
+        /// flush, to start; when it ends, the caller reports
+        /// ``SegmentationStateMachine/lastFlushEnded(_:)`` with `erasure`.
+        var lastFlush: (tracking: TrackingPipeline, erasure: Int)?
 
         /// Stops the pipeline, then frees the storage.
         func carryOut() {
@@ -196,6 +236,9 @@ struct LifecycleStateMachine: Sendable {
     /// Identify calls decided whose update is still being written, in decision order.
     private var pendingIdentifies: [PendingIdentify] = []
     private var identifies = 0
+    /// The stops that delete the stored data whose deletion is not done yet (<doc:Behaviour#A3>).
+    private var erasures: [Erasure] = []
+    private var lastErasure = 0
 
     init(timings: SegmentationTimings) {
         self.timings = timings
@@ -297,7 +340,13 @@ struct LifecycleStateMachine: Sendable {
     ) -> (ConfigureOutcome, [Action], dropped: State?) {
         var actions: [Action] = []
         let current = configured.flatMap { Self.sameStorage($0.ports, ports) ? $0.customer : nil }
-        let known: CustomerIds? = ports.storageID.flatMap { unsavedCustomers[$0]?.latest } ?? current ?? ports.handedOverCustomer
+        // A deletion still to come covers this storage (<doc:Behaviour#A3>): its customer is not
+        // read; a new one is made (a customer without a cookie), unless a configure after the stop
+        // made one already.
+        let erasing = erasures.firstIndex { $0.covers(ports.storageID) }
+        let known: CustomerIds? =
+            ports.storageID.flatMap { unsavedCustomers[$0]?.latest } ?? current
+            ?? (erasing != nil ? CustomerIds([:]) : ports.handedOverCustomer)
         let found: CustomerIds?
         if let known {
             found = known
@@ -352,6 +401,12 @@ struct LifecycleStateMachine: Sendable {
         // for the journal behind it (see Behaviour R3; benchmark 6).
         if let pipeline = ports.tracking, pipeline !== previousTracking { actions.append(.startTracking(pipeline)) }
         actions += warnIfTrackingNotImmediate(hasListeners: hasListeners)
+        if let erasing, !erasures[erasing].queued {
+            // The deletion comes first, before anything of this configuration is read or written
+            // on the storage queue; the stop's last flush is cut short (A3).
+            erasures[erasing].queued = true
+            actions.insert(erasures[erasing].action, at: 0)
+        }
         return (.configured(ending), actions, previous)
     }
 
@@ -652,4 +707,90 @@ struct LifecycleStateMachine: Sendable {
         state = .stopped
         return (ending, actions, dropped)
     }
+
+    /// What a stop that deletes the stored data covers when the client was never configured: the
+    /// default storage (<doc:Behaviour#A3>, "forget this customer").
+    struct DefaultStorage: Sendable {
+        /// The prefix of the storage ids of the default storage's folders.
+        var storage: String
+        var eraser: any StoredDataEraser
+    }
+
+    /// Ends the configuration, if any (→ stopped), as a stop that deletes the stored data
+    /// (<doc:Behaviour#A3>): the ending carries the pipeline's last flush, after which
+    /// ``lastFlushEnded(_:)`` queues the deletion (at once without a pipeline); the storage is
+    /// given back with a customer without a cookie, so its next owner starts a new one, and its
+    /// writes are marked done only once the deletion is (P5). Never configured, the default
+    /// storage is deleted (without upload); already stopped, `completion` joins a deletion still
+    /// to come, or follows the disk work queued so far.
+    mutating func endErasing(
+        completion: LifecycleCompletion?, defaultStorage: DefaultStorage?
+    ) -> (Ending, [Action], dropped: State) {
+        var ending = Ending()
+        var actions: [Action] = []
+        let completions = completion.map { [$0] } ?? []
+        lastErasure += 1
+        if let old = configured {
+            var erasure = Erasure(
+                id: lastErasure, storage: old.ports.storageID, eraser: old.ports.eraser, tracking: old.ports.tracking,
+                handOver: old.ports.handOver, queued: false, completions: completions)
+            if let storageID = old.ports.storageID { unsavedCustomers[storageID] = nil }
+            if let handOver = old.ports.handOver { ending.storage = (handOver, CustomerIds([:])) }
+            if let pipeline = old.ports.tracking {
+                ending.lastFlush = (pipeline, erasure.id)
+            } else {
+                erasure.queued = true
+                actions.append(erasure.action)
+            }
+            erasures.append(erasure)
+        } else if case .unconfigured = state, let defaultStorage {
+            let erasure = Erasure(
+                id: lastErasure, storage: defaultStorage.storage, eraser: defaultStorage.eraser, tracking: nil, handOver: nil,
+                queued: true, completions: completions)
+            erasures.append(erasure)
+            actions.append(erasure.action)
+        } else if !completions.isEmpty {
+            if let last = erasures.indices.last {
+                erasures[last].completions += completions
+            } else {
+                actions.append(.completeAfterStorageWork(completions))
+            }
+        }
+        let dropped = state
+        state = .stopped
+        return (ending, actions, dropped)
+    }
+
+    /// The last flush of the stop `erasureID` ended (<doc:Behaviour#A3>): the deletion is queued,
+    /// unless a configure on the same storage queued it first.
+    mutating func lastFlushEnded(_ erasureID: Int) -> [Action] {
+        guard let index = erasures.firstIndex(where: { $0.id == erasureID }), !erasures[index].queued else { return [] }
+        erasures[index].queued = true
+        return [erasures[index].action]
+    }
+
+    /// The deletion of the stop `erasureID` is done (<doc:Behaviour#A3>): the storage's next owner
+    /// may read (P5), and the stop's completions are called.
+    mutating func erased(_ erasureID: Int) -> [Action] {
+        guard let index = erasures.firstIndex(where: { $0.id == erasureID }) else { return [] }
+        let erasure = erasures.remove(at: index)
+        var actions: [Action] = []
+        if let handOver = erasure.handOver { actions.append(.storageWritesQueued(handOver)) }
+        if !erasure.completions.isEmpty { actions.append(.complete(erasure.completions)) }
+        return actions
+    }
+
+    /// `completion` is called on the main queue once the client's disk work is done: when a
+    /// deletion is still to come, with it; otherwise once what is queued on the storage queue so
+    /// far is (<doc:Behaviour#A3>, <doc:Behaviour#A5>).
+    mutating func whenStorageWorkDone(_ completion: @escaping LifecycleCompletion) -> [Action] {
+        if let last = erasures.indices.last {
+            erasures[last].completions.append(completion)
+            return []
+        }
+        return [.completeAfterStorageWork([completion])]
+    }
+
+    /// Whether a deletion is still to come (for tests and diagnostics).
+    var erasurePending: Bool { !erasures.isEmpty }
 }
