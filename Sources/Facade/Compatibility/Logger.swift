@@ -3,7 +3,7 @@ import SegmentsDomain
 import SegmentsData
 
 /// The log of the facade: the Exponea SDK's `Logger`, an open class an app subclasses or
-/// configures, and a ``SegmentsLogger`` (<doc:Behaviour#L2>, <doc:Behaviour#L3>, <doc:Behaviour#X1>).
+/// configures (<doc:Behaviour#L2>, <doc:Behaviour#L3>, <doc:Behaviour#X1>).
 ///
 /// ``Exponea/logger`` is one, assignable as in the Exponea SDK:
 ///
@@ -27,9 +27,11 @@ import SegmentsData
 /// `Tracking:`, <doc:Behaviour#L1>), not the Exponea SDK's date, file and function prefix.
 ///
 /// The SDK calls it from its own threads, never while holding a lock; a subclass's overrides must
-/// be safe to call from any thread.
-open class Logger: SegmentsLogger, @unchecked Sendable {
-    // `@unchecked`: the mutable state below is guarded by `lock`; subclasses add their own.
+/// be safe to call from any thread. Its own state is guarded by a lock. It is not declared
+/// `Sendable`, as the Exponea SDK's is not: a `Sendable` class would make every app subclass
+/// restate the conformance (a warning in the app), and the SDK only reaches it through
+/// ``Exponea/logger``.
+open class Logger {
 
     /// The level of the line being handed to ``logMessage(_:)`` by the default
     /// ``log(_:message:fileName:line:funcName:)``; `.verbose` outside it.
@@ -133,10 +135,6 @@ open class Logger: SegmentsLogger, @unchecked Sendable {
         filePath.split(separator: "/").last.map(String.init) ?? filePath
     }
 
-    /// The ``SegmentsLogger`` requirement: the same as ``log(_:message:fileName:line:funcName:)``.
-    public final func log(_ level: LogLevel, _ message: String) {
-        log(level, message: message)
-    }
 }
 
 extension LogLevel {
@@ -154,22 +152,15 @@ extension Exponea {
     /// it is logged, at its level then. Instances built with ``init(client:)`` log through their
     /// client's ``SegmentsRuntime/logger`` instead.
     public static var logger: Logger {
-        get { currentLogger.value }
-        set {
-            // The replaced logger is the app's object: released after the lock (its deinit may log).
-            let replaced = currentLogger.withLock { current -> Logger in
-                defer { current = newValue }
-                return current
-            }
-            withExtendedLifetime(replaced) {}
-        }
+        get { currentLogger.logger }
+        set { currentLogger.logger = newValue }
     }
 
     /// The logger ``logger`` answers.
-    private static let currentLogger = Locked(Logger())
+    private static let currentLogger = LoggerSlot()
 
     /// What ``shared`` and its settings log through: whatever ``logger`` is when a line is logged.
-    static let loggerOfShared: any SegmentsLogger = CurrentExponeaLogger()
+    package static let loggerOfShared: any SegmentsLogger = CurrentExponeaLogger()
 }
 
 /// Hands each line to the ``Exponea/logger`` of the moment.
@@ -178,5 +169,28 @@ private struct CurrentExponeaLogger: SegmentsLogger {
 
     func log(_ level: LogLevel, _ message: String) {
         Exponea.logger.log(level, message: message)
+    }
+}
+
+/// Holds ``Exponea/logger`` behind a lock.
+private final class LoggerSlot: @unchecked Sendable {
+    // `@unchecked`: `current` is only read and written under `lock`.
+    private let lock = NSLock()
+    private var current = Logger()
+
+    var logger: Logger {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return current
+        }
+        set {
+            lock.lock()
+            let replaced = current
+            current = newValue
+            lock.unlock()
+            // The replaced logger is the app's object: released after the lock (its deinit may log).
+            withExtendedLifetime(replaced) {}
+        }
     }
 }
