@@ -23,3 +23,4 @@ import Testing
         #expect(analytics.readBack().configured == false)
     }
 }
+

@@ -39,7 +39,7 @@ public struct Configuration: Sendable, Equatable {
     /// The app inbox's dark mode; not applied.
     public internal(set) var isDarkModeEnabled: Bool?
     /// The app inbox's image inset; not applied.
-    public internal(set) var appInboxDetailImageInset: Double?
+    public internal(set) var appInboxDetailImageInset: CGFloat?
     /// Whether open manual sessions are closed automatically; not applied.
     public internal(set) var manualSessionAutoClose: Bool = true
 
@@ -80,7 +80,7 @@ public struct Configuration: Sendable, Equatable {
         automaticPushNotificationTracking: Bool? = nil, requirePushAuthorization: Bool? = nil,
         tokenTrackFrequency: TokenTrackFrequency? = nil, flushEventMaxRetries: Int? = nil,
         allowDefaultCustomerProperties: Bool? = nil, advancedAuthEnabled: Bool? = nil, isDarkModeEnabled: Bool? = nil,
-        appInboxDetailImageInset: Double? = nil, manualSessionAutoClose: Bool? = nil, applicationID: String? = nil
+        appInboxDetailImageInset: CGFloat? = nil, manualSessionAutoClose: Bool? = nil, applicationID: String? = nil
     ) throws {
         guard !integrationConfig.type.integrationId.isEmpty else {
             throw SegmentsError(.invalidConfiguration, "The project token or stream id is empty")
@@ -113,7 +113,7 @@ public struct Configuration: Sendable, Equatable {
         automaticPushNotificationTracking: Bool? = nil, requirePushAuthorization: Bool? = nil,
         tokenTrackFrequency: TokenTrackFrequency? = nil, flushEventMaxRetries: Int? = nil,
         allowDefaultCustomerProperties: Bool? = nil, advancedAuthEnabled: Bool? = nil, isDarkModeEnabled: Bool? = nil,
-        appInboxDetailImageInset: Double? = nil, manualSessionAutoClose: Bool? = nil, applicationID: String? = nil
+        appInboxDetailImageInset: CGFloat? = nil, manualSessionAutoClose: Bool? = nil, applicationID: String? = nil
     ) throws {
         try self.init(
             integrationConfig: Exponea.ProjectSettings(
