@@ -156,8 +156,8 @@ extension Exponea {
         identifyCustomer(context: context, properties: properties.jsonValues, timestamp: timestamp)
     }
 
-    /// The ``JSONValue`` form of ``identifyCustomer(context:properties:timestamp:)-(_,[String:any JSONConvertible],_)``,
-    /// for literals such as `["gift": nil]`.
+    /// The ``JSONValue`` form of `identifyCustomer(context:properties:timestamp:)`, for literals
+    /// such as `["gift": nil]`.
     public func identifyCustomer(context: CustomerIdentity, properties: [String: JSONValue] = [:], timestamp: Double? = nil) {
         if case .stream = configuration?.integrationConfig.type {
             compatibility.streamJwt.setToken(context.jwtToken.flatMap { $0.isEmpty ? nil : $0 })
@@ -166,7 +166,7 @@ extension Exponea {
     }
 
     /// The Exponea SDK's identify form (deprecated there in favour of
-    /// ``identifyCustomer(context:properties:timestamp:)-(_,[String:any JSONConvertible],_)``;
+    /// `identifyCustomer(context:properties:timestamp:)`;
     /// not here, where it is the facade's own form): `nil` ids track a customer update for the
     /// current customer's ids.
     public func identifyCustomer(
@@ -176,8 +176,8 @@ extension Exponea {
     }
 
     /// Queues an event whose properties are the Exponea SDK's ``JSONConvertible`` values; the same
-    /// as ``trackEvent(properties:timestamp:eventType:)-(_,_,_)`` with them converted on the
-    /// calling thread.
+    /// as the ``JSONValue`` form of `trackEvent(properties:timestamp:eventType:)`, with them converted on
+    /// the calling thread.
     public func trackEvent(properties: [String: any JSONConvertible], timestamp: Double?, eventType: String?) {
         trackEvent(properties: properties.jsonValues, timestamp: timestamp, eventType: eventType)
     }
@@ -187,7 +187,8 @@ extension Exponea {
         trackPayment(properties: properties.jsonValues, timestamp: timestamp)
     }
 
-    /// The ``JSONValue`` form of ``trackPayment(properties:timestamp:)-(_,[String:any JSONConvertible],_)``.
+    /// The ``JSONValue`` form of `trackPayment(properties:timestamp:)`, for literals such as
+    /// `["coupon": nil]`.
     public func trackPayment(properties: [String: JSONValue], timestamp: Double? = nil) {
         trackEvent(properties: properties, timestamp: timestamp, eventType: "payment")
     }

@@ -237,6 +237,8 @@ struct ShopAnalytics {
     /// The facade's own literal form keeps compiling: `nil`, nested literals.
     func trackWithLiterals() {
         exponea.trackEvent(properties: ["price": 9.99, "gift": nil, "tags": ["a", 1]], timestamp: nil, eventType: "literal")
+        exponea.trackPayment(properties: ["coupon": nil, "brutto": 1])
+        exponea.identifyCustomer(context: CustomerIdentity(jwtToken: "JWT"))
         let values: [String: JSONValue] = ["sku": "A-1"]
         exponea.trackEvent(properties: values, timestamp: nil, eventType: "json_value")
         exponea.identifyCustomer(customerIds: ["registered": "jane"], properties: ["plan": "gold"], timestamp: nil)
