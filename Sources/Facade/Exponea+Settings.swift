@@ -61,19 +61,25 @@ extension Exponea {
         /// The API base URL; `https://api.exponea.com` by default. Plain `http` only for loopback
         /// unless ``allowsInsecureHTTP`` (<doc:Behaviour#P3>).
         public var baseUrl: String
+        /// The Exponea SDK's tracking of some event types into other projects. Accepted and
+        /// ignored: every event goes to ``projectToken``'s project, and configure warns once,
+        /// naming it (<doc:Behaviour#X1>).
+        public var projectMapping: [EventType: [ExponeaProject]]?
         /// Allows a plain-`http` base URL that is not loopback.
         public var allowsInsecureHTTP: Bool
         /// The provider, compared by instance and printed without its contents (<doc:Behaviour#P4>).
         private var providerReference: AuthorizationProviderReference?
 
-        /// Creates project settings.
+        /// Creates project settings; a `nil` `baseUrl` is `https://api.exponea.com`, as in the
+        /// Exponea SDK.
         public init(
-            projectToken: String, authorization: Authorization, baseUrl: String = "https://api.exponea.com",
-            allowsInsecureHTTP: Bool = false
+            projectToken: String, authorization: Authorization, baseUrl: String? = nil,
+            projectMapping: [EventType: [ExponeaProject]]? = nil, allowsInsecureHTTP: Bool = false
         ) {
             self.projectToken = projectToken
             self.authorization = authorization
-            self.baseUrl = baseUrl
+            self.baseUrl = baseUrl ?? Exponea.defaultBaseUrl
+            self.projectMapping = projectMapping
             self.allowsInsecureHTTP = allowsInsecureHTTP
         }
 
@@ -92,7 +98,10 @@ extension Exponea {
     }
 
     /// A Bloomreach Data Hub **stream** integration.
-    public struct StreamSettings: Sendable {
+    ///
+    /// Two settings are equal when their values are, and they hold the same provider instance (an
+    /// actor or class) or none.
+    public struct StreamSettings: Sendable, Hashable {
         /// The stream id.
         public var streamId: String
         /// The API base URL; `https://api.exponea.com` by default.
@@ -108,13 +117,15 @@ extension Exponea {
         /// The provider, printed without its contents (<doc:Behaviour#P4>).
         private var providerReference: AuthorizationProviderReference?
 
-        /// Creates stream settings.
+        /// Creates stream settings; a `nil` `baseUrl` is `https://api.exponea.com`, as in the
+        /// Exponea SDK. Without `authorizationProvider`, requests carry the JWT given to
+        /// ``Exponea/setSdkAuthToken(_:)``.
         public init(
-            streamId: String, baseUrl: String = "https://api.exponea.com",
+            streamId: String, baseUrl: String? = nil,
             authorizationProvider: (any BloomreachAuthorizationProvider)? = nil, allowsInsecureHTTP: Bool = false
         ) {
             self.streamId = streamId
-            self.baseUrl = baseUrl
+            self.baseUrl = baseUrl ?? Exponea.defaultBaseUrl
             self.allowsInsecureHTTP = allowsInsecureHTTP
             self.authorizationProvider = authorizationProvider
         }
@@ -141,10 +152,22 @@ extension Exponea {
     public struct FlushingSetup: Sendable, Hashable {
         /// The flushing mode.
         public var mode: FlushingMode
+        /// The Exponea SDK's number of tries before an event is dropped. Kept, not applied: an
+        /// item is dropped after 10 permanent failures and transient failures are retried with
+        /// backoff without limit (<doc:Behaviour#E3>); another value is named in configure's
+        /// warning (<doc:Behaviour#X1>).
+        public var maxRetries: Int
 
-        /// Creates flushing settings; `.immediate` by default.
-        public init(mode: FlushingMode = .immediate) {
+        /// `.immediate` flushing, ``maxRetries`` 10.
+        public static let `default` = FlushingSetup()
+
+        /// Creates flushing settings; `.immediate` and 10 tries by default.
+        public init(mode: FlushingMode = .immediate, maxRetries: Int = 10) {
             self.mode = mode
+            self.maxRetries = maxRetries
         }
     }
+
+    /// The default API base URL, `https://api.exponea.com`.
+    static let defaultBaseUrl = "https://api.exponea.com"
 }

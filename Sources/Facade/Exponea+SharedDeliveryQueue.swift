@@ -21,18 +21,17 @@ extension Exponea {
     /// (`Segments: Exponea.sharedDeliveryQueue was set after the shared instance was built; …`);
     /// reading it always returns the queue the shared instance uses (or will use). Instances built with
     /// ``init(client:)`` use their client's ``SegmentsRuntime/deliveryQueue`` instead.
+    ///
+    /// It is ``sharedOptions``' `runtime.deliveryQueue`: setting either sets both.
     public static var sharedDeliveryQueue: DispatchQueue {
-        get { sharedDeliveryQueueChoice.value }
-        set { sharedDeliveryQueueChoice.set(newValue) }
+        get { sharedOptionsChoice.value.runtime.deliveryQueue }
+        set {
+            sharedOptionsChoice.update(lateChoice: """
+                Segments: Exponea.sharedDeliveryQueue was set after the shared instance was built; it keeps \
+                the queue it was built with. Set it before the first use of Exponea.shared or SegmentationManager.shared.
+                """) { $0.runtime.deliveryQueue = newValue }
+        }
     }
-
-    /// The delivery queue of ``shared``, open to a choice until ``shared`` is built.
-    static let sharedDeliveryQueueChoice = ChosenUntilFirstUse(
-        DispatchQueue(label: "RealtimeSegments.delivery"), logger: logger,
-        lateChoice: """
-            Segments: Exponea.sharedDeliveryQueue was set after the shared instance was built; it keeps \
-            the queue it was built with. Set it before the first use of Exponea.shared or SegmentationManager.shared.
-            """)
 }
 
 /// A setting that may be chosen until it is first used, and is fixed from then on: a later
@@ -55,12 +54,19 @@ package final class ChosenUntilFirstUse<Value: Sendable>: Sendable {
     /// Chooses `value` unless the setting was used; a late choice logs an error and returns `false`.
     @discardableResult
     package func set(_ value: Value) -> Bool {
+        update { $0 = value }
+    }
+
+    /// Changes the value with `body`, in one step, unless the setting was used; a late change
+    /// logs `lateChoice` (by default the setting's own line) as an error and returns `false`.
+    @discardableResult
+    package func update(lateChoice message: String? = nil, _ body: (inout Value) -> Void) -> Bool {
         let accepted = state.withLock { state -> Bool in
             guard !state.used else { return false }
-            state.value = value
+            body(&state.value)
             return true
         }
-        if !accepted { logger.log(.error, lateChoice) }
+        if !accepted { logger.log(.error, message ?? lateChoice) }
         return accepted
     }
 

@@ -22,16 +22,16 @@ import SegmentsNetworking
 /// ```
 public final class Exponea: Sendable {
     /// The process-wide instance, logging through ``logger`` and calling back on
-    /// ``sharedDeliveryQueue``. It is built on first use (of `shared` or of
-    /// ``SegmentationManager/shared``).
-    public static let shared = Exponea.makeShared(logger: logger, deliveryQueue: sharedDeliveryQueueChoice)
-
-    /// The log level and sink of the shared instance (<doc:Behaviour#L2>, <doc:Behaviour#L3>);
-    /// settable before configure.
-    public static let logger = SinkSegmentsLogger()
+    /// ``sharedDeliveryQueue``, built from ``sharedOptions`` (<doc:Behaviour#X3>). It is built on
+    /// first use (of `shared` or of ``SegmentationManager/shared``).
+    public static let shared = Exponea.makeShared(logger: loggerOfShared, options: sharedOptionsChoice)
 
     /// The client behind the facade.
     public let client: SegmentsClient
+
+    /// What the Exponea SDK's forms keep beside the client: the Stream JWT, the configuration they
+    /// were given (<doc:Behaviour#X1>).
+    let compatibility = ExponeaCompatibilityState()
 
     /// A facade over `client`, for code that takes its `Exponea` as a parameter (app code under
     /// test, a second integration): ``shared`` is one instance, this builds others.
@@ -55,29 +55,27 @@ public final class Exponea: Sendable {
     /// ``flushingMode`` set before applies (<doc:Behaviour#E2>), else `.immediate`. A
     /// ``ProjectSettings/authorizationProvider`` authorizes requests as in stream mode.
     public func configure(_ settings: ProjectSettings, flushingSetup: FlushingSetup? = nil) {
-        configure(
-            BloomreachConfiguration(
-                integration: .project(token: settings.projectToken), baseURL: settings.baseUrl,
-                authorization: settings.authorization.bloomreach, authorizationProvider: settings.authorizationProvider,
-                allowsInsecureHTTP: settings.allowsInsecureHTTP),
-            flushingSetup: flushingSetup)
+        configureIntegration(settings, flushingSetup: flushingSetup)
     }
 
     /// Configures a Bloomreach Data Hub stream integration. Without `flushingSetup`, a
-    /// ``flushingMode`` set before applies (<doc:Behaviour#E2>), else `.immediate`.
+    /// ``flushingMode`` set before applies (<doc:Behaviour#E2>), else `.immediate`. Without an
+    /// ``StreamSettings/authorizationProvider``, requests carry the JWT given to
+    /// ``setSdkAuthToken(_:)`` (<doc:Behaviour#X1>).
     public func configure(_ settings: StreamSettings, flushingSetup: FlushingSetup? = nil) {
-        configure(
-            BloomreachConfiguration(
-                integration: .stream(id: settings.streamId), baseURL: settings.baseUrl,
-                authorizationProvider: settings.authorizationProvider, allowsInsecureHTTP: settings.allowsInsecureHTTP),
-            flushingSetup: flushingSetup)
+        configureIntegration(settings, flushingSetup: flushingSetup)
     }
 
-    private func configure(_ configuration: BloomreachConfiguration, flushingSetup: FlushingSetup?) {
+    /// Configures the client; a refusal is logged as an error.
+    /// - Returns: whether the configuration was applied.
+    @discardableResult
+    func configure(_ configuration: BloomreachConfiguration, flushingSetup: FlushingSetup?) -> Bool {
         do {
             try client.configure(.init(backend: .bloomreach(configuration), flushingMode: flushingSetup?.mode.core))
+            return true
         } catch {
             client.options.runtime.logger.log(.error, "Segments: Configuration refused: \(SegmentsError.wrapping(error))")
+            return false
         }
     }
 
@@ -138,9 +136,12 @@ public final class Exponea: Sendable {
         client.flush { _ in }
     }
 
-    /// Uploads queued events now and reports the outcome on the delivery queue (<doc:Behaviour#E5>).
-    public func flushData(completion: @escaping @Sendable (FlushResult) -> Void) {
-        client.flush(completion: completion)
+    /// Uploads queued events now and reports the outcome on the delivery queue as the Exponea
+    /// SDK's ``FlushResult`` (<doc:Behaviour#E5>, <doc:Behaviour#X1>); a `nil` completion only
+    /// flushes. A call while a flush runs joins it and gets its outcome.
+    public func flushData(completion: (@Sendable (FlushResult) -> Void)?) {
+        guard let completion else { return flushData() }
+        client.flush { completion(FlushResult($0)) }
     }
 
     /// Switches to a new anonymous customer: a fresh cookie and no hard ids. Waiting and in-flight

@@ -112,7 +112,7 @@ extension SegmentsClient {
 
     /// Uploads everything queued and returns how many items went up, or the failure that ended the
     /// flush (<doc:Behaviour#E5>); a call during a flush joins it and gets its result.
-    public func flush() async -> FlushResult {
+    public func flush() async -> SegmentsFlushResult {
         guard let pipeline = engine.stamp?.tracking else {
             return .failure(SegmentsError.notConfigured)
         }
@@ -120,7 +120,7 @@ extension SegmentsClient {
     }
 
     /// The completion-handler form of ``flush()``, answered on the delivery queue.
-    public func flush(completion: @escaping @Sendable (FlushResult) -> Void) {
+    public func flush(completion: @escaping @Sendable (SegmentsFlushResult) -> Void) {
         let queue = options.runtime.deliveryQueue
         guard let pipeline = engine.stamp?.tracking else {
             queue.async { completion(.failure(SegmentsError.notConfigured)) }

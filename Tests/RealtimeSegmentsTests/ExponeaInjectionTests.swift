@@ -27,9 +27,9 @@ import Testing
     }
 
     /// Flushes through the facade, advancing virtual time meanwhile.
-    func flush(_ exponea: Exponea) async -> FlushResult {
+    func flush(_ exponea: Exponea) async -> SegmentsFlushResult {
         await withCheckedContinuation { continuation in
-            exponea.flushData { continuation.resume(returning: $0) }
+            exponea.flushData { continuation.resume(returning: $0.result) }
             Task { await harness.advance() }
         }
     }

@@ -39,7 +39,7 @@ func theFixedFacadeCompilesAsAppsWriteIt() async throws {
     Exponea.shared.trackEvent(properties: ["price": 9.99, "sku": "A-1"], timestamp: nil, eventType: "purchase")
     Exponea.shared.flushingMode = .manual                     // .immediate, .periodic(Int seconds), .manual
     Exponea.shared.flushData()
-    Exponea.shared.flushData { result in }                    // FlushResult: .success(Int uploaded) or .failure(SegmentsError)
+    Exponea.shared.flushData { result in }                    // FlushResult (Exponea's): .success(Int), .noInternetConnection, .error(Error), .flushAlreadyInProgress
     Exponea.shared.anonymize()
     _ = Exponea.shared.customerCookie                           // String? (nil before configure)
     Exponea.shared.stopIntegration()

@@ -141,7 +141,7 @@ import Testing
         return try result.get()
     }
 
-    func flushNow(_ harness: ClientHarness) async -> FlushResult {
+    func flushNow(_ harness: ClientHarness) async -> SegmentsFlushResult {
         await withCheckedContinuation { continuation in
             harness.client.flush { continuation.resume(returning: $0) }
             Task { await harness.advance() }
@@ -186,7 +186,7 @@ extension SegmentsClientTests {
         let reads = Recorder<Result<[Segment], SegmentsError>>()
         second.client.getSegments(category: .discovery()) { reads.record($0) }
         try second.client.trackEvent(properties: ["index": 5], timestamp: nil, eventType: "view_item")
-        let flushed = Recorder<FlushResult>()
+        let flushed = Recorder<SegmentsFlushResult>()
         second.client.flush { flushed.record($0) }
         await second.scheduler.advance(by: 1)  // the cache (5 s) stays fresh
         await drained(second.deliveryQueue)

@@ -41,7 +41,7 @@ import Testing
         for _ in 0..<5 { await harness.advance(by: 1) }
         #expect(harness.uploader.attempts.count == 1, "neither resigning active nor the timer uploads over the backoff")
 
-        let results = Recorder<FlushResult>()
+        let results = Recorder<SegmentsFlushResult>()
         harness.client.flush { results.record($0) }
         await harness.advance()
         #expect(harness.uploader.attempts.count == 2, "the app's own flush is tried at once (E5)")

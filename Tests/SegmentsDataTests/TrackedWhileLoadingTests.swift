@@ -47,7 +47,7 @@ import Testing
         for index in 0..<3 { harness.track("afterTheRead\(index)") }  // in no list the store returned
         held.release.signal()
         #expect(drained(harness.storageQueue))
-        let result = Locked<FlushResult?>(nil)
+        let result = Locked<SegmentsFlushResult?>(nil)
         harness.pipeline.flush { outcome in result.withLock { $0 = outcome } }
         await harness.scheduler.advance()
         #expect(harness.uploadedTypes == ["stored0", "stored1", "stored2", "beforeTheRead", "afterTheRead0", "afterTheRead1", "afterTheRead2"])

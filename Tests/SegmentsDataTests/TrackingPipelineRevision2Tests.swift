@@ -141,7 +141,7 @@ import Testing
         let harness = Harness(mode: .manual, queued: stored, suspendStorage: true)
         harness.track("new0")
         harness.track("new1")
-        let result = Locked<FlushResult?>(nil)
+        let result = Locked<SegmentsFlushResult?>(nil)
         harness.pipeline.flush { outcome in result.withLock { $0 = outcome } }
         await harness.scheduler.advance(by: 60)
         #expect(harness.uploader.attempts.isEmpty, "nothing runs on a half-loaded queue")

@@ -92,7 +92,7 @@ import Testing
         harness.track("a")
         await harness.scheduler.advance(by: 10.5)  // the periodic flush's upload is out until 12 s
         #expect(harness.uploader.attempts.count == 1)
-        let results = Recorder<FlushResult>()
+        let results = Recorder<SegmentsFlushResult>()
         harness.pipeline.flush { results.record($0) }
         await harness.scheduler.advance(by: 5)
         #expect(harness.uploader.attempts.count == 1)
@@ -262,7 +262,7 @@ import Testing
         harness.uploader.delay = 1
         harness.track("a")
         harness.track("b")
-        let results = Recorder<FlushResult>()
+        let results = Recorder<SegmentsFlushResult>()
         harness.pipeline.flush { results.record($0) }
         await harness.scheduler.advance(by: 0.5)
         harness.pipeline.flush { results.record($0) }
@@ -275,7 +275,7 @@ import Testing
         let harness = Harness(mode: .manual)
         harness.uploader.failNextUploads(with: Fixture.transient)
         harness.track("a")
-        let results = Recorder<FlushResult>()
+        let results = Recorder<SegmentsFlushResult>()
         harness.pipeline.flush { results.record($0) }
         await harness.scheduler.advance()
         #expect(results.all.map { $0.error?.httpStatus } == [503])

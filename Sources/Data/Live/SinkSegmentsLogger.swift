@@ -6,8 +6,8 @@ import SegmentsDomain
 /// ``defaultSink``: Apple's unified logging system on Apple platforms, standard output
 /// (``ConsoleSegmentsLogger``) elsewhere.
 ///
-/// `Exponea.logger` is one of these; give a ``SegmentsClient`` its own through its options, or any
-/// other ``SegmentsLogger``.
+/// `Exponea.logger` writes to ``defaultSink`` by default; give a ``SegmentsClient`` one of these
+/// through its options, or any other ``SegmentsLogger``.
 public final class SinkSegmentsLogger: SegmentsLogger, Sendable {
     private let state: Locked<(level: LogLevel, sink: any SegmentsLogger)>
 

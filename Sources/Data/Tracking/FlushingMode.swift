@@ -22,6 +22,6 @@ public enum FlushingMode: Hashable, Sendable {
 
 /// The outcome of a flush: how many queued items were uploaded, or the error that stopped it.
 ///
-/// The one flush outcome of the package: `SegmentsClient.flush()` and `Exponea.flushData(completion:)`
-/// report it.
-public typealias FlushResult = Result<Int, SegmentsError>
+/// `SegmentsClient.flush()` reports it. The facade's `Exponea.flushData(completion:)` reports the
+/// Exponea SDK's `FlushResult` instead (SPEC X1), made from this value.
+public typealias SegmentsFlushResult = Result<Int, SegmentsError>

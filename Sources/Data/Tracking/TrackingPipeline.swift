@@ -157,12 +157,12 @@ package final class TrackingPipeline: Sendable {
     /// Uploads everything queued and reports how many items went up (<doc:Behaviour#E5>). Only one
     /// flush runs at a time: a call during a flush joins it and gets its result. A flush asked for
     /// while the queue loads starts once it is loaded.
-    package func flush(completion: @escaping @Sendable (FlushResult) -> Void) {
+    package func flush(completion: @escaping @Sendable (SegmentsFlushResult) -> Void) {
         driver.transition { machine, _ in machine.flush(completion) }
     }
 
     /// The `async` form of ``flush(completion:)``.
-    package func flush() async -> FlushResult {
+    package func flush() async -> SegmentsFlushResult {
         await withCheckedContinuation { continuation in flush { continuation.resume(returning: $0) } }
     }
 

@@ -23,7 +23,7 @@ import SegmentsDomain
 /// transitions of loading, of running (tracking, modes, flushes, uploads, timers), and stop.
 struct TrackingStateMachine: DrivenStateMachine {
     /// A flush's completion handler.
-    typealias FlushWaiter = @Sendable (FlushResult) -> Void
+    typealias FlushWaiter = @Sendable (SegmentsFlushResult) -> Void
     /// The completion handler of an exact count (answered once the stored queue is loaded).
     typealias CountWaiter = @Sendable (Int) -> Void
 
@@ -40,7 +40,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         /// One upload succeeded: the segments reload hook (<doc:Behaviour#T3>).
         case itemUploaded
         /// Call flush completions with the result.
-        case completeFlushes([FlushWaiter], FlushResult)
+        case completeFlushes([FlushWaiter], SegmentsFlushResult)
         /// Call count completions with the exact count.
         case answerCounts([CountWaiter], Int)
         /// Sync the journal on the storage queue (group commit, <doc:Behaviour#R2>); the pipeline

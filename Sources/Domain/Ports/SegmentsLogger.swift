@@ -25,9 +25,9 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConve
 }
 
 /// Where the SDK's log lines go (<doc:Behaviour#L3>): the one protocol to implement to receive them.
-/// The live ones are `SinkSegmentsLogger` (a settable level in front of another logger;
-/// `Exponea.logger` is one) and `ConsoleSegmentsLogger` (prints to standard output); tests use
-/// `RecordingLogger` from `SegmentsTesting`.
+/// The live ones are `SinkSegmentsLogger` (a settable level in front of another logger) and
+/// `ConsoleSegmentsLogger` (prints to standard output); tests use `RecordingLogger` from
+/// `SegmentsTesting`. The facade's `Exponea.logger` is the Exponea SDK's `Logger` class.
 public protocol SegmentsLogger: Sendable {
     /// The most detailed level written; lines above it are dropped. The core reads it to decide
     /// whether customer ids may appear in a line (<doc:Behaviour#P4>).
