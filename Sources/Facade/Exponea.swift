@@ -147,15 +147,18 @@ public final class Exponea: Sendable {
     /// Switches to a new anonymous customer: a fresh cookie and no hard ids. Waiting and in-flight
     /// segment work is dropped, the baseline deleted, listeners of categories that had segments
     /// are told `[]`, and a reload for the new customer follows when listeners exist
-    /// (<doc:Behaviour#A1>, <doc:Behaviour#A2>). Does nothing before configure.
+    /// (<doc:Behaviour#A1>, <doc:Behaviour#A2>). Does nothing before configure. The Stream JWT set
+    /// with ``setSdkAuthToken(_:)`` belonged to the old customer and is cleared, as in the Exponea SDK.
     public func anonymize() {
+        compatibility.streamJwt.setToken(nil)
         client.anonymize()
     }
 
     /// ``anonymize()``, then `completion` on the main queue once the new customer is in place and
     /// saved (<doc:Behaviour#A5>; Exponea SDK 4.x). Before configure, `completion` is still called.
     public func anonymize(completion: (() -> Void)?) {
-        guard let completion else { return client.anonymize() }
+        guard let completion else { return anonymize() }
+        compatibility.streamJwt.setToken(nil)
         let call = MainQueueCompletion(call: completion)
         client.anonymize { call.call() }
     }
