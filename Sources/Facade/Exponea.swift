@@ -105,7 +105,8 @@ public final class Exponea: Sendable {
     }
 
     /// Merges hard ids into the current customer and tracks a customer update (<doc:Behaviour#E1>,
-    /// <doc:Behaviour#T4>).
+    /// <doc:Behaviour#T4>). Before configure the call waits in memory, in call order, and is
+    /// applied when configure runs (at most 1,000 calls wait; more are refused with an error line).
     public func identifyCustomer(
         customerIds: [String: String], properties: [String: JSONValue] = [:], timestamp: Double? = nil
     ) {
@@ -116,9 +117,12 @@ public final class Exponea: Sendable {
     }
 
     /// Queues an event stamped with the current customer's ids, for upload as the flushing mode
-    /// says; `timestamp` is Unix seconds, now when `nil` (<doc:Behaviour#E1>). Before configure, or
-    /// with a `nil` or empty type, nothing is queued and an error line starting
-    /// `Tracking: trackEvent failed:` is logged.
+    /// says; `timestamp` is Unix seconds, now when `nil` (<doc:Behaviour#E1>). Before configure the
+    /// call waits in memory, in call order, and is queued when configure runs, stamped with the
+    /// configured customer (at most 1,000 calls wait; more are refused). With a `nil` or empty type,
+    /// a refused call, or after ``stopIntegration()``, nothing is queued and an error line starting
+    /// `Tracking: trackEvent failed:` is logged. A non-finite number is dropped with one warning
+    /// (<doc:Behaviour#E6>); ``defaultProperties`` are added (<doc:Behaviour#E8>).
     public func trackEvent(properties: [String: JSONValue], timestamp: Double? = nil, eventType: String?) {
         logFailure("trackEvent") {
             try client.trackEvent(
@@ -146,7 +150,8 @@ public final class Exponea: Sendable {
     /// Switches to a new anonymous customer: a fresh cookie and no hard ids. Waiting and in-flight
     /// segment work is dropped, the baseline deleted, listeners of categories that had segments
     /// are told `[]`, and a reload for the new customer follows when listeners exist
-    /// (<doc:Behaviour#A1>, <doc:Behaviour#A2>). Does nothing before configure.
+    /// (<doc:Behaviour#A1>, <doc:Behaviour#A2>). Before configure it waits with the tracking calls
+    /// and is applied, in their order, when configure runs (<doc:Behaviour#E1>).
     public func anonymize() {
         client.anonymize()
     }

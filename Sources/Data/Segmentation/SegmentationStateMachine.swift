@@ -119,13 +119,13 @@ struct SegmentationStateMachine: DrivenStateMachine {
     /// ports, pipeline and flight are let go of after the lock.
     mutating func configure(
         _ ports: SegmentationEngine.Ports, namedMode: FlushingMode?, stored: CustomerIds??, newCookie: String?,
-        at now: Moment
+        namedDefaults: ConfiguredDefaults? = nil, at now: Moment
     ) -> (ConfigureOutcome, Actions) {
         mutate { parts in
             var actions = Actions()
             let (outcome, decided, dropped) = parts.lifecycle.configure(
                 ports, namedMode: namedMode, stored: stored, newCookie: newCookie, reload: parts.reload.pending,
-                hasListeners: !parts.listeners.isEmpty)
+                hasListeners: !parts.listeners.isEmpty, namedDefaults: namedDefaults)
             if case .configured = outcome { _ = Self.cancelReload(&parts, &actions) }
             Self.add(decided, to: &actions)
             if let dropped { actions.release(dropped) }
@@ -183,6 +183,23 @@ struct SegmentationStateMachine: DrivenStateMachine {
         return actions
     }
 
+    // MARK: - Calls made before the first configure, default properties (any state)
+
+    /// A tracking call made while no configuration is in force (<doc:Behaviour#E1>, rev 4).
+    mutating func hold(_ call: HeldCall, at now: Moment) -> (HoldOutcome, Actions) {
+        (mutate { $0.lifecycle.hold(call, at: now.wall) }, Actions())
+    }
+
+    /// The default properties in force, or set for the next configure (<doc:Behaviour#E8>).
+    var defaultProperties: DefaultProperties { state.lifecycle.defaults }
+
+    /// Sets the default properties (<doc:Behaviour#E8>, <doc:Behaviour#A4>): items stamped after this
+    /// transition get them.
+    mutating func setDefaultProperties(_ properties: [String: JSONValue]) -> Actions {
+        mutate { $0.lifecycle.setDefaultProperties(properties) }
+        return Actions()
+    }
+
     // MARK: - The flushing mode (any state)
 
     /// Sets the flushing mode (<doc:Behaviour#E2>, <doc:Behaviour#T8>, <doc:Behaviour#A4>).
@@ -216,7 +233,14 @@ struct SegmentationStateMachine: DrivenStateMachine {
     mutating func anonymize(newCookie: String, at now: Moment) -> (CustomerIds?, Actions) {
         mutate { parts in
             var actions = Actions()
-            guard parts.lifecycle.isConfigured else { return (nil, actions) }
+            guard parts.lifecycle.isConfigured else {
+                // Before the first configure it waits with the tracking calls, in their order (see
+                // Behaviour E1): the items tracked after it are stamped with the new customer.
+                if parts.lifecycle.hold(HeldCall(.anonymize(cookie: newCookie)), at: now.wall) == .full {
+                    actions.append(.log(.error, SegmentsLogText.waitingCallRefused("anonymize")))
+                }
+                return (nil, actions)
+            }
             if Self.cancelReload(&parts, &actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
             guard let (anonymous, emptied, decided) = parts.lifecycle.anonymize(newCookie: newCookie) else { return (nil, actions) }
             Self.add(decided, to: &actions)

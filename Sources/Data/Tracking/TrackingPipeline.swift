@@ -62,6 +62,7 @@ package final class TrackingPipeline: Sendable {
     private let driver: Driver
     private let store: any EventQueueStore
     private let clock: any SegmentsClock
+    private let logger: any SegmentsLogger
     private let storageQueue: DispatchQueue
 
     /// A pipeline over `store` that uploads with `uploader` and calls `onItemUploaded` after each
@@ -88,6 +89,7 @@ package final class TrackingPipeline: Sendable {
         self.driver = driver
         self.store = store
         self.clock = dependencies.runtime.clock
+        self.logger = dependencies.runtime.logger
         self.storageQueue = dependencies.storageQueue
         if loadsAtOnce { startLoading() }
     }
@@ -109,7 +111,8 @@ package final class TrackingPipeline: Sendable {
     /// - Returns: the item written, and whether this pipeline queued it: `false` when it was stopped
     ///   while the item was written (the item is on disk; see ``adopt(_:)``).
     /// - Throws: ``SegmentsError`` `.invalidConfiguration` for properties that could not be
-    ///   replayed (E6), `.storage` when the queue is full or cannot be written, `.stopped`.
+    ///   replayed (E6: deeper than 64 levels, over 64 KiB; a non-finite number is dropped with a
+    ///   warning instead), `.storage` when the queue is full or cannot be written, `.stopped`.
     @discardableResult
     package func track(
         eventType: String, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
@@ -198,7 +201,13 @@ package final class TrackingPipeline: Sendable {
     private func enqueue(
         _ kind: TrackedEvent.Kind, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
     ) throws -> Written {
-        try ReplayableEvent.check(properties)
+        // A non-finite number is dropped with one warning (see Behaviour E6, rev 4). The client's calls
+        // drop them at the door, so this warns only for a caller of the pipeline itself.
+        let accepted = try ReplayableEvent.accepting(properties)
+        if let warning = accepted.warning(for: kind == .customerUpdate ? "identifyCustomer" : "trackEvent") {
+            logger.log(.warning, warning)
+        }
+        let properties = accepted.properties
         // `RandomUUID`, not `UUID()`: on Linux the latter reads /dev/urandom with three system
         // calls per id, which cost the caller more than the journal's write (Behaviour R2).
         let event = TrackedEvent(

@@ -90,6 +90,9 @@ struct LifecycleStateMachine: Sendable {
         var tracking: TrackingPipeline?
         /// The storage to give back, with the customer the configuration ended with.
         var storage: (handOver: any StorageHandOver, lastCustomer: CustomerIds)?
+        /// What the first configure decided for the calls made before it: queued by the caller of
+        /// `configure` after the rest, before it returns (<doc:Behaviour#E1>).
+        var replay: WaitingReplay?
 
         /// Stops the pipeline, then frees the storage.
         func carryOut() {
@@ -140,6 +143,10 @@ struct LifecycleStateMachine: Sendable {
     private(set) var state: State = .unconfigured
     private var flushing = Flushing()
     private var unsavedCustomers: [String: UnsavedCustomer] = [:]
+    /// The tracking calls made before the first configure (<doc:Behaviour#E1>, rev 4).
+    var waiting = WaitingCalls()
+    /// The default properties in force, or set for the next configure (<doc:Behaviour#E8>).
+    var defaults = DefaultProperties()
     /// The last snapshot this process fetched per integration, with its monotonic moment: a
     /// re-configure that loads it back ages it on the monotonic clock, not the wall clock (T10).
     private var fetchedByThisProcess: [String: (snapshot: SegmentSnapshot, uptime: TimeInterval)] = [:]
@@ -239,9 +246,14 @@ struct LifecycleStateMachine: Sendable {
     /// or from `stored` (what the engine read from the store, off the lock); without any of
     /// them the outcome asks for the stored one. `reload` is what the reload had pending: it is
     /// owed again once the baseline is in. Returns the previous state, to let go of after the lock.
+    ///
+    /// The calls made before the first configure are applied here, in their order, to the
+    /// customer found (<doc:Behaviour#E1>): see ``WaitingCalls/apply(_:to:defaults:)``; their items
+    /// are in the ending's ``Ending/replay``.
     mutating func configure(
         _ ports: SegmentationEngine.Ports, namedMode: FlushingMode?, stored: CustomerIds??, newCookie: String?,
-        reload: (owed: Bool, burstStarted: TimeInterval?), hasListeners: Bool
+        reload: (owed: Bool, burstStarted: TimeInterval?), hasListeners: Bool,
+        namedDefaults: ConfiguredDefaults? = nil
     ) -> (ConfigureOutcome, [Action], dropped: State?) {
         var actions: [Action] = []
         let current = configured.flatMap { Self.sameStorage($0.ports, ports) ? $0.customer : nil }
@@ -273,6 +285,20 @@ struct LifecycleStateMachine: Sendable {
         let previous = state
         var ending = Ending()
         var reloadOwed = reload.owed
+        if let namedDefaults { defaults.configure(namedDefaults) }
+        var anonymized = false
+        if case .unconfigured = previous, !waiting.isEmpty {
+            // The calls made before this first configure, applied in their order (see Behaviour E1).
+            let applied = WaitingCalls.apply(waiting.takeAll(), to: customer, defaults: defaults)
+            if applied.customer != customer {
+                customer = applied.customer
+                made = nil  // identify or anonymize decided (see Behaviour P8)
+                reloadOwed = true  // the ids changed (see Behaviour T4, A1)
+                save(customer, with: ports, &actions)
+            }
+            anonymized = applied.anonymized
+            ending.replay = WaitingReplay(tracking: ports.tracking, storageID: ports.storageID, items: applied.items)
+        }
         var otherIntegration = false
         var burstStarted = reload.burstStarted
         if let old = configured {
@@ -295,6 +321,8 @@ struct LifecycleStateMachine: Sendable {
         flushing.mode = namedMode ?? flushing.mode
         if let pipeline = ports.tracking { actions.append(.setFlushingMode(pipeline, flushingMode)) }
         if flushingMode == .immediate { flushing.warnedNotImmediate = false }
+        // An anonymize made before configure deleted the baseline and link memory (see Behaviour A1).
+        if anonymized { actions += forgetSegments() }
         actions.append(.loadBaseline(load.id, from: ports.baselineStore))
         // After the baseline's load: a cold start's first read waits for the baseline only, not
         // for the journal behind it (see Behaviour R3; benchmark 6).
@@ -410,7 +438,9 @@ struct LifecycleStateMachine: Sendable {
     var stamp: SegmentationEngine.Stamp? {
         switch state {
         case .loading(let configured, _), .running(let configured):
-            SegmentationEngine.Stamp(customer: configured.customer, storageID: configured.ports.storageID, tracking: configured.ports.tracking)
+            SegmentationEngine.Stamp(
+                customer: configured.customer, storageID: configured.ports.storageID, tracking: configured.ports.tracking,
+                defaults: defaults)
         case .unconfigured, .stopped: nil
         case .modifying: preconditionFailure("the lifecycle was read while it was being modified")
         }
@@ -527,6 +557,11 @@ struct LifecycleStateMachine: Sendable {
         if let old = configured {
             ending.tracking = old.ports.tracking
             ending.storage = endConfiguration(old, &actions)
+        }
+        if !waiting.isEmpty {
+            // A stop before the first configure forgets the calls made before it (see Behaviour E1).
+            actions.append(.log(.warning, SegmentsLogText.waitingCallsDropped(waiting.count)))
+            waiting = WaitingCalls()
         }
         let dropped = state
         state = .stopped
