@@ -104,7 +104,7 @@ extension SegmentsClient {
     ) throws -> SegmentationEngine.Stamp? {
         for attempt in 1...3 {
             // The customer and the pipeline of one configuration, read in one step (see Behaviour A4).
-            guard let stamp = engine.stamp else {
+            guard let stamp = engine.stamp, !stamp.holds else {
                 switch engine.hold(held()) {
                 case .held: return nil
                 case .full:

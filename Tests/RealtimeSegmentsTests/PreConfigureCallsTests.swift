@@ -4,11 +4,27 @@ import RealtimeSegments
 import SegmentsTesting
 import Testing
 
+/// A recording event store that runs `onAppend` (set by the test) before each append: a test
+/// seam to call the SDK at the moment the client writes an item.
+final class HookedEventQueueStore: EventQueueStore, Sendable {
+    let recording = RecordingEventQueueStore()
+    let onAppend = Locked<(@Sendable (TrackedEvent) -> Void)?>(nil)
+
+    func load() -> [TrackedEvent] { recording.load() }
+    func append(_ event: TrackedEvent) throws {
+        onAppend.value?(event)
+        try recording.append(event)
+    }
+    func sync() throws { try recording.sync() }
+    func update(_ event: TrackedEvent) throws { try recording.update(event) }
+    func remove(id: TrackedEvent.ID) throws { try recording.remove(id: id) }
+}
+
 /// A client over recording stores, its customer store holding `stored`: the tests read the items
 /// the pipeline queued, in order, from the event store.
 struct RecordingStoresHarness {
     let customers: RecordingCustomerStore
-    let events = RecordingEventQueueStore()
+    let events = HookedEventQueueStore()
     let harness: ClientHarness
 
     init(stored: CustomerIds? = CustomerIds(["cookie": "stored", "registered": "old"])) {
@@ -111,7 +127,7 @@ struct RecordingStoresHarness {
         try client.identifyCustomer(customerIds: ["registered": "jane"], properties: [:], timestamp: nil)
         client.stop()
         #expect(world.harness.logger.entries.contains {
-            $0.level == .warning && $0.message == "Tracking: Stopped before the first configure: 2 tracking call(s) made before it were dropped"
+            $0.level == .warning && $0.message == "Tracking: Stopped with 2 tracking call(s) waiting for configure; they were dropped"
         })
         let refused = #expect(throws: SegmentsError.self) {
             try client.trackEvent(properties: [:], timestamp: nil, eventType: "refused")
@@ -131,5 +147,34 @@ struct RecordingStoresHarness {
         await world.harness.advance(by: 10)
         let jane = CustomerIds(["cookie": "stored", "registered": "jane"])
         #expect(world.harness.repository.calls.last == .fetch(jane), "\(world.harness.repository.calls)")
+    }
+
+    @Test func e1_a4_callsMadeWhileConfigureQueuesTheWaitingOnesComeAfterThemInTheirOrder() async throws {
+        let world = RecordingStoresHarness(stored: Self.stored)
+        let client = world.client
+        try client.trackEvent(properties: [:], timestamp: nil, eventType: "a")
+        try client.trackEvent(properties: [:], timestamp: nil, eventType: "b")
+        // While configure writes the first waiting item, the app (another thread, here the store's
+        // seam) tracks, identifies, anonymizes and tracks again: each waits behind the waiting items.
+        let once = Locked(false)
+        world.events.onAppend.withLock {
+            $0 = { _ in
+                guard once.withLock({ let first = !$0; $0 = true; return first }) else { return }
+                try? client.trackEvent(properties: [:], timestamp: nil, eventType: "during")
+                try? client.identifyCustomer(customerIds: ["registered": "jane"], properties: [:], timestamp: nil)
+                client.anonymize()
+                try? client.trackEvent(properties: [:], timestamp: nil, eventType: "last")
+            }
+        }
+        try world.configure()
+        try client.trackEvent(properties: [:], timestamp: nil, eventType: "after")
+
+        let jane = CustomerIds(["cookie": "stored", "registered": "jane"])
+        let anonymous = try #require(client.customerIds)
+        #expect(anonymous.hardIds.isEmpty && anonymous.cookie != "stored")
+        #expect(world.queued.map(\.kind) == [
+            .event(type: "a"), .event(type: "b"), .event(type: "during"), .customerUpdate, .event(type: "last"), .event(type: "after"),
+        ])
+        #expect(world.queued.map(\.customerIds) == [Self.stored, Self.stored, Self.stored, jane, anonymous, anonymous])
     }
 }

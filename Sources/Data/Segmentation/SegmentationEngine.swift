@@ -101,6 +101,9 @@ package final class SegmentationEngine: Sendable {
         package let tracking: TrackingPipeline?
         /// The default properties in force (<doc:Behaviour#E8>).
         package var defaults = DefaultProperties()
+        /// Tracking calls wait (``SegmentationEngine/hold(_:)``): the first configure's caller is
+        /// still queuing the items of the calls made before it (<doc:Behaviour#E1>, <doc:Behaviour#A4>).
+        package var holds = false
     }
 
     /// What ``identify(hardIds:expecting:)`` did.
@@ -169,7 +172,13 @@ package final class SegmentationEngine: Sendable {
             }) {
             case .configured(let ending):
                 ending.carryOut()
-                if let replay = ending.replay { queue(replay) }
+                // The waiting calls' items, then those of the calls made while they were queued,
+                // until none is left (see Behaviour E1, A4).
+                var replay = ending.replay
+                while let next = replay {
+                    queue(next)
+                    replay = driver.transition { machine, now in machine.replayed(at: now) }
+                }
                 return
             case .needsStoredCustomer: stored = .some(ports.customerStore.load())
             case .needsNewCookie: newCookie = dependencies.makeCookie()

@@ -27,7 +27,7 @@ enum SegmentsLogText {
 
     /// A stop before the first configure forgets the calls made before it (<doc:Behaviour#E1>).
     static func waitingCallsDropped(_ count: Int) -> String {
-        "Tracking: Stopped before the first configure: \(count) tracking call(s) made before it were dropped"
+        "Tracking: Stopped with \(count) tracking call(s) waiting for configure; they were dropped"
     }
 
     /// A call made before the first configure, refused: ``WaitingCalls/capacity`` wait already

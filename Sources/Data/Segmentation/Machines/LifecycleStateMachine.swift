@@ -287,8 +287,9 @@ struct LifecycleStateMachine: Sendable {
         var reloadOwed = reload.owed
         if let namedDefaults { defaults.configure(namedDefaults) }
         var anonymized = false
-        if case .unconfigured = previous, !waiting.isEmpty {
-            // The calls made before this first configure, applied in their order (see Behaviour E1).
+        if holdsCalls, !waiting.isEmpty {
+            // The calls made before this first configure, applied in their order (see Behaviour E1);
+            // after a configure still queuing its own, those made meanwhile are applied by this one.
             let applied = WaitingCalls.apply(waiting.takeAll(), to: customer, defaults: defaults)
             if applied.customer != customer {
                 customer = applied.customer
@@ -298,6 +299,7 @@ struct LifecycleStateMachine: Sendable {
             }
             anonymized = applied.anonymized
             ending.replay = WaitingReplay(tracking: ports.tracking, storageID: ports.storageID, items: applied.items)
+            waiting.replayers += 1  // until its caller has queued them, calls wait behind them
         }
         var otherIntegration = false
         var burstStarted = reload.burstStarted
@@ -440,7 +442,7 @@ struct LifecycleStateMachine: Sendable {
         case .loading(let configured, _), .running(let configured):
             SegmentationEngine.Stamp(
                 customer: configured.customer, storageID: configured.ports.storageID, tracking: configured.ports.tracking,
-                defaults: defaults)
+                defaults: defaults, holds: waiting.replayers > 0)
         case .unconfigured, .stopped: nil
         case .modifying: preconditionFailure("the lifecycle was read while it was being modified")
         }
@@ -551,20 +553,46 @@ struct LifecycleStateMachine: Sendable {
 
     /// Ends the configuration, if any (→ stopped): what the ending call carries out is returned,
     /// and the previous state, whose ports — stores, backend, pipeline — are let go of after the lock.
-    mutating func end() -> (Ending, [Action], dropped: State) {
+    mutating func end(released: Bool = false) -> (Ending, [Action], dropped: State) {
         var ending = Ending()
         var actions: [Action] = []
         if let old = configured {
             ending.tracking = old.ports.tracking
             ending.storage = endConfiguration(old, &actions)
         }
-        if !waiting.isEmpty {
+        if !waiting.isEmpty, !released {
             // A stop before the first configure forgets the calls made before it (see Behaviour E1).
             actions.append(.log(.warning, SegmentsLogText.waitingCallsDropped(waiting.count)))
-            waiting = WaitingCalls()
         }
+        waiting.forget()
         let dropped = state
         state = .stopped
         return (ending, actions, dropped)
+    }
+
+    // MARK: - Calls made before the first configure (see WaitingCalls.swift)
+
+    /// The next step of the queuing of waiting calls: the calls held while the previous items were
+    /// queued, applied to the current customer as at configure; `.done` once none is left.
+    mutating func nextReplay() -> ReplayStep {
+        guard let current = configured, waiting.replayers > 0 else { return .done }
+        guard !waiting.isEmpty else {
+            waiting.replayers -= 1
+            return .done
+        }
+        let batch = waiting.takeBatch()
+        if batch.count == 1, case .anonymize(let cookie) = batch[0].kind { return .anonymize(cookie: cookie) }
+        let applied = WaitingCalls.apply(batch, to: current.customer, defaults: defaults)
+        var actions: [Action] = []
+        let changed = applied.customer != current.customer
+        if changed {
+            withConfigured {
+                $0.customer = applied.customer
+                $0.madeAtConfigure = nil
+            }
+            save(applied.customer, with: current.ports, &actions)
+        }
+        let replay = WaitingReplay(tracking: current.ports.tracking, storageID: current.ports.storageID, items: applied.items)
+        return .items(replay, changed: changed, actions)
     }
 }

@@ -110,6 +110,9 @@ package struct WaitingCalls: Sendable {
     package static let capacity = 1_000
 
     private(set) var calls: [HeldCall] = []
+    /// How many `configure` callers are queuing the items of waiting calls: while one is, calls
+    /// wait here too, so that none overtakes them (<doc:Behaviour#A4>).
+    var replayers = 0
 
     var isEmpty: Bool { calls.isEmpty }
     var count: Int { calls.count }
@@ -127,6 +130,21 @@ package struct WaitingCalls: Sendable {
     mutating func takeAll() -> [HeldCall] {
         defer { calls = [] }
         return calls
+    }
+
+    /// The calls before the first anonymize (or every call), taken off the list; when the first
+    /// call is an anonymize, it alone.
+    mutating func takeBatch() -> [HeldCall] {
+        if case .anonymize = calls.first?.kind { return [calls.removeFirst()] }
+        let end = calls.firstIndex { if case .anonymize = $0.kind { true } else { false } } ?? calls.endIndex
+        defer { calls.removeSubrange(..<end) }
+        return Array(calls[..<end])
+    }
+
+    /// Forgets every call (stop, or the client let go of).
+    mutating func forget() {
+        calls = []
+        replayers = 0
     }
 
     /// What the calls come to when applied, in order, to `customer`, the configured one: the items
@@ -171,16 +189,36 @@ package struct WaitingReplay: Sendable {
 }
 
 extension LifecycleStateMachine {
+    /// Whether tracking calls wait: before the first configure, and while its caller queues the
+    /// items of the calls made before it (so that none overtakes them, <doc:Behaviour#A4>).
+    var holdsCalls: Bool {
+        if case .unconfigured = state { return true }
+        return waiting.replayers > 0 && isConfigured
+    }
+
     /// A tracking call made while no configuration is in force (<doc:Behaviour#E1>, rev 4): kept
-    /// before the first configure (at most ``WaitingCalls/capacity``), refused after a stop
-    /// (<doc:Behaviour#A3>); when a configuration is in force the caller tracks it as usual.
+    /// before the first configure (at most ``WaitingCalls/capacity``), and while that configure's
+    /// caller queues the items of the calls made before it; refused after a stop
+    /// (<doc:Behaviour#A3>); otherwise the caller tracks it as usual.
     mutating func hold(_ call: HeldCall, at wall: Date) -> HoldOutcome {
         switch state {
         case .unconfigured: waiting.hold(call, at: wall) ? .held : .full
-        case .loading, .running: .configured
+        case .loading, .running: waiting.replayers > 0 ? (waiting.hold(call, at: wall) ? .held : .full) : .configured
         case .stopped: .stopped
         case .modifying: preconditionFailure("a lifecycle transition started while another one was modifying the state")
         }
+    }
+
+    /// What the caller of `configure` queues next, once it queued the items it had
+    /// (<doc:Behaviour#E1>, <doc:Behaviour#A4>).
+    enum ReplayStep: Sendable {
+        /// Nothing more: calls no longer wait.
+        case done
+        /// A held anonymize, carried out now in its place of the order.
+        case anonymize(cookie: String)
+        /// The items of the calls held meanwhile, stamped with the current customer (an identify's
+        /// ids merged into it: `changed`, and saved).
+        case items(WaitingReplay, changed: Bool, [Action])
     }
 
     /// Sets the default properties at run time (<doc:Behaviour#E8>): items stamped from here on get
