@@ -177,4 +177,23 @@ struct RecordingStoresHarness {
         ])
         #expect(world.queued.map(\.customerIds) == [Self.stored, Self.stored, Self.stored, jane, anonymous, anonymous])
     }
+
+    @Test func e1_e4_aStopRacingConfigureLosesNoneOfTheWaitingCalls() async throws {
+        let world = RecordingStoresHarness(stored: Self.stored)
+        let client = world.client
+        for type in ["a", "b", "c"] { try client.trackEvent(properties: [:], timestamp: nil, eventType: type) }
+        // A stop on another thread (here the store's seam) lands while configure writes the first one.
+        let once = Locked(false)
+        world.events.onAppend.withLock {
+            $0 = { _ in
+                guard once.withLock({ let first = !$0; $0 = true; return first }) else { return }
+                client.stop()
+            }
+        }
+        try world.configure()
+        #expect(!client.isConfigured)
+        #expect(world.queued.map(\.kind) == ["a", "b", "c"].map { .event(type: $0) }, "all on disk for the next start")
+        try world.configure()
+        #expect(await client.countQueuedEvents() == 3)
+    }
 }
