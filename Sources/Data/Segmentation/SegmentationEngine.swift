@@ -199,13 +199,10 @@ package final class SegmentationEngine: Sendable {
         }
         for item in replay.items {
             do {
-                let written: TrackingPipeline.Written
-                switch item.kind {
-                case .event(let type):
-                    written = try pipeline.track(eventType: type, properties: item.properties, timestamp: item.timestamp, customer: item.customer)
-                case .customerUpdate:
-                    written = try pipeline.trackCustomerUpdate(properties: item.properties, timestamp: item.timestamp, customer: item.customer)
-                }
+                // Written even when a stop racing this configure stopped the pipeline meanwhile: the
+                // calls were accepted before it (see Behaviour E1, E4).
+                let written = try pipeline.trackAccepted(
+                    item.kind, properties: item.properties, timestamp: item.timestamp, customer: item.customer)
                 // A re-configure on the same storage stopped the pipeline meanwhile: its successor takes
                 // over the item written (see SegmentsClient's queue).
                 if !written.queued, let now = stamp, let successor = now.tracking, successor !== pipeline,

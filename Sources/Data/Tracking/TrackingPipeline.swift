@@ -128,6 +128,17 @@ package final class TrackingPipeline: Sendable {
         try enqueue(.customerUpdate, properties: properties, timestamp: timestamp, customer: customer)
     }
 
+    /// Queues an item the client accepted before configure (<doc:Behaviour#E1>): written even when a
+    /// stop that raced the configure stopped the pipeline meanwhile (``Written/queued`` is then
+    /// `false`: the item stays on disk for the next start, or a successor on the same store adopts
+    /// it), as an item admitted before a stop is.
+    @discardableResult
+    package func trackAccepted(
+        _ kind: TrackedEvent.Kind, properties: [String: JSONValue], timestamp: Date, customer: CustomerIds
+    ) throws -> Written {
+        try enqueue(kind, properties: properties, timestamp: timestamp, customer: customer, evenIfStopped: true)
+    }
+
     /// Takes over an item that the pipeline this one replaced on the same store wrote after it had
     /// stopped (<doc:Behaviour#A4>, <doc:Behaviour#E4>): it is on disk already; this queues it in
     /// memory unless it was loaded from the file.
@@ -199,7 +210,8 @@ package final class TrackingPipeline: Sendable {
     }
 
     private func enqueue(
-        _ kind: TrackedEvent.Kind, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
+        _ kind: TrackedEvent.Kind, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds,
+        evenIfStopped: Bool = false
     ) throws -> Written {
         // A non-finite number is dropped with one warning (see Behaviour E6, rev 4). The client's calls
         // drop them at the door, so this warns only for a caller of the pipeline itself.
@@ -216,7 +228,7 @@ package final class TrackingPipeline: Sendable {
         try ReplayableEvent.check(timestamp: event.timestamp)
         let refusal = driver.transition(at: Self.untimed) { machine, _ -> (SegmentsError?, Steps<Machine.Action>) in
             do throws(SegmentsError) {
-                try machine.admit()
+                try machine.admit(evenIfStopped: evenIfStopped)
                 return (nil, Steps())
             } catch {
                 return (error, Steps())
