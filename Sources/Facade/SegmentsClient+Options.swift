@@ -129,15 +129,23 @@ extension SegmentsClient {
         public var allowDefaultCustomerProperties: Bool
 
         /// Creates a configuration; `flushingMode` `nil` keeps a mode set on the client before
-        /// configure, else `.immediate`; `defaultProperties` `nil` keeps the default properties set
-        /// before (<doc:Behaviour#E8>).
-        public init(
-            backend: Backend, flushingMode: FlushingMode? = nil, defaultProperties: [String: JSONValue]? = nil,
-            allowDefaultCustomerProperties: Bool = true
-        ) {
+        /// configure, else `.immediate`. It names no default properties: those set on the client
+        /// stay (<doc:Behaviour#E8>).
+        public init(backend: Backend, flushingMode: FlushingMode? = nil) {
             self.backend = backend
             self.flushingMode = flushingMode ?? .immediate
             self.namesFlushingMode = flushingMode != nil
+            self.defaultProperties = nil
+            self.allowDefaultCustomerProperties = true
+        }
+
+        /// Creates a configuration naming default properties (<doc:Behaviour#E8>): `nil` keeps those
+        /// set on the client; `allowDefaultCustomerProperties` says whether customer updates get them.
+        public init(
+            backend: Backend, flushingMode: FlushingMode? = nil, defaultProperties: [String: JSONValue]?,
+            allowDefaultCustomerProperties: Bool = true
+        ) {
+            self.init(backend: backend, flushingMode: flushingMode)
             self.defaultProperties = defaultProperties
             self.allowDefaultCustomerProperties = allowDefaultCustomerProperties
         }
