@@ -241,14 +241,14 @@ extension Exponea {
                     integration: .project(token: settings.projectToken), baseURL: settings.baseUrl,
                     authorization: settings.authorization.bloomreach, authorizationProvider: settings.authorizationProvider,
                     allowsInsecureHTTP: settings.allowsInsecureHTTP),
-                flushingSetup: flushingSetup)
+                flushingSetup: flushingSetup, defaults: recording)
         case let settings as StreamSettings:
             applied = configure(
                 BloomreachConfiguration(
                     integration: .stream(id: settings.streamId), baseURL: settings.baseUrl,
                     authorizationProvider: settings.authorizationProvider ?? compatibility.streamJwt,
                     allowsInsecureHTTP: settings.allowsInsecureHTTP),
-                flushingSetup: flushingSetup)
+                flushingSetup: flushingSetup, defaults: recording)
         default:
             client.options.runtime.logger.log(
                 .error,

@@ -69,9 +69,16 @@ public final class Exponea: Sendable {
     /// Configures the client; a refusal is logged as an error.
     /// - Returns: whether the configuration was applied.
     @discardableResult
-    func configure(_ configuration: BloomreachConfiguration, flushingSetup: FlushingSetup?) -> Bool {
+    func configure(
+        _ configuration: BloomreachConfiguration, flushingSetup: FlushingSetup?, defaults: Configuration? = nil
+    ) -> Bool {
         do {
-            try client.configure(.init(backend: .bloomreach(configuration), flushingMode: flushingSetup?.mode.core))
+            // An Exponea `Configuration` names default properties (E8) only when it has them.
+            try client.configure(
+                .init(
+                    backend: .bloomreach(configuration), flushingMode: flushingSetup?.mode.core,
+                    defaultProperties: defaults?.defaultPropertyValues,
+                    allowDefaultCustomerProperties: defaults?.allowDefaultCustomerProperties ?? true))
             return true
         } catch {
             client.options.runtime.logger.log(.error, "Segments: Configuration refused: \(SegmentsError.wrapping(error))")
@@ -103,7 +110,8 @@ public final class Exponea: Sendable {
     }
 
     /// Merges hard ids into the current customer and tracks a customer update (<doc:Behaviour#E1>,
-    /// <doc:Behaviour#T4>).
+    /// <doc:Behaviour#T4>). Before configure the call waits in memory, in call order, and is
+    /// applied when configure runs (at most 1,000 calls wait; more are refused with an error line).
     public func identifyCustomer(
         customerIds: [String: String], properties: [String: JSONValue] = [:], timestamp: Double? = nil
     ) {
@@ -114,9 +122,12 @@ public final class Exponea: Sendable {
     }
 
     /// Queues an event stamped with the current customer's ids, for upload as the flushing mode
-    /// says; `timestamp` is Unix seconds, now when `nil` (<doc:Behaviour#E1>). Before configure, or
-    /// with a `nil` or empty type, nothing is queued and an error line starting
-    /// `Tracking: trackEvent failed:` is logged.
+    /// says; `timestamp` is Unix seconds, now when `nil` (<doc:Behaviour#E1>). Before configure the
+    /// call waits in memory, in call order, and is queued when configure runs, stamped with the
+    /// configured customer (at most 1,000 calls wait; more are refused). With a `nil` or empty type,
+    /// a refused call, or after ``stopIntegration()``, nothing is queued and an error line starting
+    /// `Tracking: trackEvent failed:` is logged. A non-finite number is dropped with one warning
+    /// (<doc:Behaviour#E6>); ``defaultProperties`` are added (<doc:Behaviour#E8>).
     public func trackEvent(properties: [String: JSONValue], timestamp: Double? = nil, eventType: String?) {
         logFailure("trackEvent") {
             try client.trackEvent(
@@ -147,7 +158,8 @@ public final class Exponea: Sendable {
     /// Switches to a new anonymous customer: a fresh cookie and no hard ids. Waiting and in-flight
     /// segment work is dropped, the baseline deleted, listeners of categories that had segments
     /// are told `[]`, and a reload for the new customer follows when listeners exist
-    /// (<doc:Behaviour#A1>, <doc:Behaviour#A2>). Does nothing before configure. The Stream JWT set
+    /// (<doc:Behaviour#A1>, <doc:Behaviour#A2>). Before configure it waits with the tracking calls
+    /// and is applied, in their order, when configure runs (<doc:Behaviour#E1>). The Stream JWT set
     /// with ``setSdkAuthToken(_:)`` belonged to the old customer and is cleared, as in the Exponea SDK.
     public func anonymize() {
         compatibility.streamJwt.setToken(nil)

@@ -118,13 +118,36 @@ extension SegmentsClient {
         }
         /// Whether a mode was given, in `init` or by setting ``flushingMode``.
         private(set) var namesFlushingMode: Bool
+        /// Properties added to every tracked event and, when ``allowDefaultCustomerProperties``, to
+        /// every customer update; the item's own keys win (<doc:Behaviour#E8>, Exponea's
+        /// `defaultProperties`). `nil` keeps those set on the client (``SegmentsClient/defaultProperties``)
+        /// before configure or by an earlier configuration. Checked by configure as tracked
+        /// properties are (<doc:Behaviour#E6>).
+        public var defaultProperties: [String: JSONValue]?
+        /// Whether customer updates (`identifyCustomer`) get the default properties too; `true` by
+        /// default, as Exponea's `allowDefaultCustomerProperties` (<doc:Behaviour#E8>).
+        public var allowDefaultCustomerProperties: Bool
 
         /// Creates a configuration; `flushingMode` `nil` keeps a mode set on the client before
-        /// configure, else `.immediate`.
+        /// configure, else `.immediate`. It names no default properties: those set on the client
+        /// stay (<doc:Behaviour#E8>).
         public init(backend: Backend, flushingMode: FlushingMode? = nil) {
             self.backend = backend
             self.flushingMode = flushingMode ?? .immediate
             self.namesFlushingMode = flushingMode != nil
+            self.defaultProperties = nil
+            self.allowDefaultCustomerProperties = true
+        }
+
+        /// Creates a configuration naming default properties (<doc:Behaviour#E8>): `nil` keeps those
+        /// set on the client; `allowDefaultCustomerProperties` says whether customer updates get them.
+        public init(
+            backend: Backend, flushingMode: FlushingMode? = nil, defaultProperties: [String: JSONValue]?,
+            allowDefaultCustomerProperties: Bool = true
+        ) {
+            self.init(backend: backend, flushingMode: flushingMode)
+            self.defaultProperties = defaultProperties
+            self.allowDefaultCustomerProperties = allowDefaultCustomerProperties
         }
     }
 }

@@ -8,20 +8,35 @@ extension SegmentsClient {
     /// buffered `write`; the `fsync` for power-loss durability follows on the client's storage queue,
     /// batched (<doc:Behaviour#R2>).
     ///
+    /// The ``defaultProperties`` in force are added to the event; its own keys win
+    /// (<doc:Behaviour#E8>). A non-finite number (NaN, ±infinity) in `properties` is dropped — its
+    /// key, or its array element — with one warning naming its key path, and the rest is tracked
+    /// (<doc:Behaviour#E6>).
+    ///
+    /// Before the first ``configure(_:)`` the call is kept in memory, in call order with the other
+    /// tracking calls, ``identifyCustomer(customerIds:properties:timestamp:)`` and ``anonymize()``
+    /// (at most 1,000; more are refused), and applied when `configure` runs: the event is then
+    /// queued stamped with the configured customer (its ids as the calls before it left them), with
+    /// the time of this call. Such calls are lost if the process ends before `configure`, and a
+    /// ``stop()`` before `configure` drops them (<doc:Behaviour#E1>).
+    ///
     /// - Parameters:
     ///   - properties: the event's properties; Swift literals convert to ``JSONValue``.
     ///   - timestamp: when it happened; now when `nil`.
     ///   - eventType: the event's type, e.g. `purchase`; must not be empty.
-    /// - Throws: ``SegmentsError`` `.notConfigured`; `.invalidConfiguration` for an empty event
-    ///   type or properties that could not be replayed (nested deeper than 64 levels, over 64 KiB
-    ///   encoded, non-finite numbers: <doc:Behaviour#E6>); `.storage` when the queue is full
-    ///   (``Options/eventQueueCapacity``) or cannot be written.
+    /// - Throws: ``SegmentsError`` `.notConfigured` after ``stop()``, or before the first configure
+    ///   when 1,000 calls wait already; `.invalidConfiguration` for an empty event type or properties
+    ///   that could not be replayed (nested deeper than 64 levels, over 64 KiB encoded:
+    ///   <doc:Behaviour#E6>); `.storage` when the queue is full (``Options/eventQueueCapacity``) or
+    ///   cannot be written.
     public func trackEvent(properties: [String: JSONValue], timestamp: Date?, eventType: String) throws {
         guard !eventType.isEmpty else {
             throw SegmentsError(.invalidConfiguration, "The event type is empty")
         }
-        try queue { stamp, pipeline in
-            try pipeline.track(eventType: eventType, properties: properties, timestamp: timestamp, customer: stamp.customer)
+        let properties = try accepted(properties, timestamp: timestamp, by: "trackEvent")
+        try queue(HeldCall(.event(type: eventType), properties: properties, timestamp: timestamp)) { stamp, pipeline in
+            try pipeline.track(
+                eventType: eventType, properties: stamp.defaults.event(properties), timestamp: timestamp, customer: stamp.customer)
         }
     }
 
@@ -36,48 +51,95 @@ extension SegmentsClient {
     /// that customer before the ids are merged, the identify counts as made before it — its update
     /// is queued for the customer it was stamped with, and the new customer is left as that call
     /// made it.
-    /// - Throws: ``SegmentsError`` `.notConfigured`, `.invalidConfiguration` for properties that
-    ///   could not be replayed (<doc:Behaviour#E6>), or `.storage` when the queue is full or cannot
-    ///   be written.
+    ///
+    /// The ``defaultProperties`` are added to the update when the configuration allows it
+    /// (``Configuration/allowDefaultCustomerProperties``, <doc:Behaviour#E8>); non-finite numbers are
+    /// dropped with one warning (<doc:Behaviour#E6>). Before the first ``configure(_:)`` the call
+    /// waits in memory with the other tracking calls, in call order, as
+    /// ``trackEvent(properties:timestamp:eventType:)`` says: at configure its ids merge into the
+    /// configured customer, unless an ``anonymize()`` made after it replaced that customer
+    /// (<doc:Behaviour#E1>).
+    /// - Throws: ``SegmentsError`` `.notConfigured` after ``stop()``, or before the first configure
+    ///   when 1,000 calls wait already; `.invalidConfiguration` for properties that could not be
+    ///   replayed (<doc:Behaviour#E6>), or `.storage` when the queue is full or cannot be written.
     public func identifyCustomer(
         customerIds: [String: String], properties: [String: JSONValue], timestamp: Date?
     ) throws {
+        let properties = try accepted(properties, timestamp: timestamp, by: "identifyCustomer")
         // The identify takes its place in the one order first, which gives the stamp; the update
         // is written; then the ids are merged, in that order among identify calls. When queueing
         // fails nothing changes; when another lifecycle call replaced the customer in between,
-        // this identify came before it (see Behaviour E1, A4).
+        // this identify came before it (see Behaviour E1, A4). Held before configure, it merges
+        // there.
         var ticket: Int?
+        let stamp: SegmentationEngine.Stamp?
         do {
-            try queue(
+            stamp = try queue(
+                HeldCall(.identify(hardIds: customerIds), properties: properties, timestamp: timestamp),
                 stamping: {
-                    if let stale = ticket { engine.endIdentify(stale, queued: false) }  // its pipeline stopped: again
-                    guard let (next, stamp) = engine.beginIdentify(hardIds: customerIds) else { return nil }
+                    if let stale = ticket { self.engine.endIdentify(stale, queued: false) }  // its pipeline stopped: again
+                    ticket = nil
+                    guard let (next, stamp) = self.engine.beginIdentify(hardIds: customerIds) else { return nil }
                     ticket = next
                     return stamp
                 },
                 { stamp, pipeline in
-                    try pipeline.trackCustomerUpdate(properties: properties, timestamp: timestamp, customer: stamp.customer)
+                    try pipeline.trackCustomerUpdate(
+                        properties: stamp.defaults.customerUpdate(properties), timestamp: timestamp, customer: stamp.customer)
                 })
         } catch {
             if let ticket { engine.endIdentify(ticket, queued: false) }
             throw error
         }
-        if let ticket { engine.endIdentify(ticket, queued: true) }
+        // Queued with the last ticket's stamp, or held for configure (a ticket begun before is void).
+        if let ticket { engine.endIdentify(ticket, queued: stamp != nil) }
+    }
+
+    /// Properties as they are tracked (<doc:Behaviour#E6>): non-finite numbers dropped with one
+    /// warning naming their key paths; refused when too deep or too large, or when `timestamp` is
+    /// outside the years 1 to 4001 — at the door, before configure too.
+    func accepted(
+        _ properties: [String: JSONValue], timestamp: Date? = nil, by call: String, root: String = "properties"
+    ) throws -> [String: JSONValue] {
+        let accepted = try ReplayableEvent.accepting(properties, root: root)
+        if let timestamp { try ReplayableEvent.check(timestamp: timestamp) }
+        if let warning = accepted.warning(for: call) { options.runtime.logger.log(.warning, warning) }
+        return accepted.properties
     }
 
     /// Stamps an item with the current customer and queues it in the pipeline of the same
     /// configuration (<doc:Behaviour#A4>). When a re-configure stops that pipeline in between, the item
     /// is either refused (and queued again in the new one) or on disk already: a new pipeline on the
     /// same store takes it over, one on another store leaves it for its own integration's next start.
-    /// - Returns: the stamp used.
+    /// Before the first configure, `held` is kept for it instead (<doc:Behaviour#E1>).
+    /// - Returns: the stamp used; `nil` when the call was held for the first configure.
     @discardableResult
     private func queue(
-        stamping: () -> SegmentationEngine.Stamp? = { nil },
+        _ held: @autoclosure () -> HeldCall,
+        stamping: (() -> SegmentationEngine.Stamp?)? = nil,
         _ enqueue: (SegmentationEngine.Stamp, TrackingPipeline) throws -> TrackingPipeline.Written
-    ) throws -> SegmentationEngine.Stamp {
+    ) throws -> SegmentationEngine.Stamp? {
         for attempt in 1...3 {
             // The customer and the pipeline of one configuration, read in one step (see Behaviour A4).
-            guard let stamp = stamping() ?? engine.stamp, let pipeline = stamp.tracking else { throw SegmentsError.notConfigured }
+            guard let current = engine.stamp, !current.holds else {
+                switch engine.hold(held()) {
+                case .held: return nil
+                case .full:
+                    throw SegmentsError(
+                        .notConfigured, "\(WaitingCalls.capacity) calls made before configure wait already; this one is refused")
+                case .configured: continue  // configured meanwhile: stamp it as usual
+                case .stopped: throw SegmentsError.notConfigured
+                }
+            }
+            // An identify takes its place in the order here (its own stamp); `nil`: look again.
+            let stamp: SegmentationEngine.Stamp
+            if let stamping {
+                guard let begun = stamping() else { continue }
+                stamp = begun
+            } else {
+                stamp = current
+            }
+            guard let pipeline = stamp.tracking else { throw SegmentsError.notConfigured }
             let written: TrackingPipeline.Written
             do {
                 written = try enqueue(stamp, pipeline)

@@ -76,6 +76,7 @@ public final class SegmentsClient: Sendable {
     ///   lock file or customer file (`EACCES`/`EPERM`, naming the file) while protected data is
     ///   available; the client is then left as it was.
     public func configure(_ configuration: Configuration) throws {
+        let defaults = try configuredDefaults(configuration)
         var integration = try ConfiguredIntegration(configuration, options: options, owner: self, storageQueue: storageQueue)
         if let previous = integration.claim?.previousWrites {
             // Another client of this process used the folder before: its last writes may still be
@@ -90,7 +91,9 @@ public final class SegmentsClient: Sendable {
             store: integration.events, uploader: integration.uploader, mode: .manual, loadsAtOnce: false,
             onItemUploaded: { [weak engine] in engine?.itemUploaded() })
         integration.ports.tracking = pipeline
-        engine.configure(integration.ports, flushingMode: configuration.namesFlushingMode ? configuration.flushingMode : nil)
+        engine.configure(
+            integration.ports, flushingMode: configuration.namesFlushingMode ? configuration.flushingMode : nil,
+            defaultProperties: defaults)
     }
 
     /// A client let go of without ``stop()`` gives its storage folder back as a stop does, with the
@@ -111,7 +114,8 @@ public final class SegmentsClient: Sendable {
     /// Stops the integration (<doc:Behaviour#A3>): segment work is cancelled, the baseline deleted,
     /// listeners removed — a ``SegmentsModel`` excepted: its lists read `[]` and follow the next
     /// configuration (<doc:Behaviour#M5>) — ``changes(of:includeFirstLoad:)`` streams finished, pending
-    /// reads failed with `.stopped`; queued events stay on disk for the next start. When it
+    /// reads failed with `.stopped`; queued events stay on disk for the next start. Before the first
+    /// configure it drops the tracking calls waiting for it (<doc:Behaviour#E1>). When it
     /// returns, the storage folder is free: another client of the process may configure on it at
     /// once, and another process once the client's queued writes are done (<doc:Behaviour#P5>).
     public func stop() {
@@ -121,7 +125,11 @@ public final class SegmentsClient: Sendable {
     /// Switches to a new anonymous customer: a fresh cookie and no hard ids. Waiting and in-flight
     /// segment work is dropped, waiting reads are answered `[]`, the baseline deleted, listeners of
     /// categories that had segments are told `[]`, and a reload for the new customer follows when
-    /// listeners exist (<doc:Behaviour#A1>, <doc:Behaviour#A2>). Does nothing before configure.
+    /// listeners exist (<doc:Behaviour#A1>, <doc:Behaviour#A2>). Before the first configure it waits
+    /// with the tracking calls made before it and is applied in their order when configure runs:
+    /// calls before it are stamped with the configured customer, calls after it with a new
+    /// anonymous one, and an earlier identify's ids are not merged into that new customer
+    /// (<doc:Behaviour#E1>). After ``stop()`` it does nothing.
     public func anonymize() {
         engine.anonymize()
     }

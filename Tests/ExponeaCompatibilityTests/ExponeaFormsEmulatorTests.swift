@@ -93,12 +93,17 @@ struct AppHeaderMiddleware: SegmentsTransportMiddleware {
             "price": .number(9.99), "sku": .string("A-1"), "quantity": .number(2), "gift": .bool(false), "coupon": .null,
             "tags": .array([.string("new"), .string("sale")]),
             "shipping": .object(["country": .string("SK"), "express": .bool(true)]),
+            "prop-1": .string("value-1"), "prop-2": .number(123),  // the configure's default properties (E8)
         ])
         let payment = try #require(facade.emulator.events.first { $0.eventType == "payment" })
-        #expect(payment.properties == ["brutto": .number(19.5), "item_id": .string("A-1"), "currency": .string("EUR")])
+        #expect(payment.properties == [
+            "brutto": .number(19.5), "item_id": .string("A-1"), "currency": .string("EUR"), "prop-1": .string("value-1"),
+            "prop-2": .number(123),
+        ])
         let updates = facade.emulator.customerUpdates
         #expect(updates.count == 2)
         #expect(updates.first?.customerIds["registered"] == "jane@example.com")
+        // allowDefaultCustomerProperties: false keeps the defaults out of customer updates (E8).
         #expect(updates.first?.properties == ["first_name": .string("Jane"), "age": .number(31), "newsletter": .bool(true)])
         #expect(updates.last?.properties == ["plan": .string("gold")])
         #expect(updates.last?.customerIds["registered"] == "jane@example.com", "nil ids keep the customer's")

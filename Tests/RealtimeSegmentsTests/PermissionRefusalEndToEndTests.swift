@@ -85,10 +85,9 @@ import Darwin
         #expect(error.code == .storage)
         #expect(error.message.contains("owner.lock"))
         #expect(!client.isConfigured, "no configure without the lock")
-        let tracking = #expect(throws: SegmentsError.self) {
-            try client.trackEvent(properties: [:], timestamp: nil, eventType: "refused")
-        }
-        #expect(tracking?.code == .notConfigured)
+        // Still before the first configure: the call waits in memory for it (E1 rev 4), nothing is queued.
+        try client.trackEvent(properties: [:], timestamp: nil, eventType: "waits")
+        #expect(client.queuedEventCount == 0)
         #expect(saysNothingOfAFirstUnlock)
         #expect(text("customer.json").contains(storedCustomer.cookie!))
     }

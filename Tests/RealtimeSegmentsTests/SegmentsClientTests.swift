@@ -27,14 +27,13 @@ import Testing
         #expect(harness.repository.calls.suffix(2) == [.link(jane), .fetch(jane)])
     }
 
-    @Test func workBeforeConfigureIsRefusedOrWaits() async throws {
+    @Test func e1_workBeforeConfigureWaitsInMemory() async throws {
         let harness = ClientHarness()
-        #expect(throws: SegmentsError.self) {
-            try harness.client.trackEvent(properties: [:], timestamp: nil, eventType: "x")
-        }
-        #expect(throws: SegmentsError.self) {
-            try harness.client.identifyCustomer(customerIds: ["registered": "x"], properties: [:], timestamp: nil)
-        }
+        // Rev 4: kept in memory for the first configure (PreConfigureCallsTests), nothing queued yet.
+        try harness.client.trackEvent(properties: [:], timestamp: nil, eventType: "x")
+        try harness.client.identifyCustomer(customerIds: ["registered": "x"], properties: [:], timestamp: nil)
+        #expect(harness.client.queuedEventCount == 0)
+        #expect(await harness.client.countQueuedEvents() == 0)
         let flushed = await harness.client.flush()
         #expect(flushed.error?.code == .notConfigured)
         #expect(harness.client.customerCookie == nil)
@@ -207,7 +206,7 @@ extension SegmentsClientTests {
         let harness = ClientHarness()
         try harness.configure(flushingMode: .manual)
         let event = #expect(throws: SegmentsError.self) {
-            try harness.client.trackEvent(properties: ["price": .double(.infinity)], timestamp: nil, eventType: "buy")
+            try harness.client.trackEvent(properties: ["price": .string(String(repeating: "x", count: 70_000))], timestamp: nil, eventType: "buy")
         }
         #expect(event?.code == .invalidConfiguration)
         let identify = #expect(throws: SegmentsError.self) {

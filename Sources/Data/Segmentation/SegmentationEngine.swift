@@ -104,6 +104,11 @@ package final class SegmentationEngine: Sendable {
         package let storageID: String?
         /// The pipeline of the same configuration.
         package let tracking: TrackingPipeline?
+        /// The default properties in force (<doc:Behaviour#E8>).
+        package var defaults = DefaultProperties()
+        /// Tracking calls wait (``SegmentationEngine/hold(_:)``): the first configure's caller is
+        /// still queuing the items of the calls made before it (<doc:Behaviour#E1>, <doc:Behaviour#A4>).
+        package var holds = false
     }
 
     typealias Machine = SegmentationStateMachine
@@ -138,21 +143,86 @@ package final class SegmentationEngine: Sendable {
     /// made before or meanwhile are served in call order. Re-configuring discards the flight but
     /// keeps listeners, what they were told, and a pending or owed reload; the previous
     /// configuration's pipeline is stopped.
-    /// - Parameter flushingMode: the mode the configuration names; `nil` keeps the one set last.
-    package func configure(_ ports: Ports, flushingMode: FlushingMode? = nil) {
+    ///
+    /// The tracking calls made before the first configure (<doc:Behaviour#E1>) are applied in
+    /// their order and their items queued in the new pipeline before this returns, after the
+    /// previous configuration's ending: a call the app makes next comes after them.
+    /// - Parameters:
+    ///   - flushingMode: the mode the configuration names; `nil` keeps the one set last.
+    ///   - defaultProperties: what the configuration says of default properties (<doc:Behaviour#E8>);
+    ///     `nil` keeps them as they are.
+    package func configure(_ ports: Ports, flushingMode: FlushingMode? = nil, defaultProperties: ConfiguredDefaults? = nil) {
         var stored: CustomerIds?? = nil
         var newCookie: String?
         while true {
             switch driver.transition({ machine, now in
-                machine.configure(ports, namedMode: flushingMode, stored: stored, newCookie: newCookie, at: now)
+                machine.configure(
+                    ports, namedMode: flushingMode, stored: stored, newCookie: newCookie, namedDefaults: defaultProperties, at: now)
             }) {
             case .configured(let ending):
                 ending.carryOut()
+                // The waiting calls' items, then those of the calls made while they were queued,
+                // until none is left (see Behaviour E1, A4).
+                var replay = ending.replay
+                while let next = replay {
+                    queue(next)
+                    replay = driver.transition { machine, now in machine.replayed(at: now) }
+                }
                 return
             case .needsStoredCustomer: stored = .some(ports.customerStore.load())
             case .needsNewCookie: newCookie = dependencies.makeCookie()
             }
         }
+    }
+
+    /// Queues the items `configure` decided for the calls made before it, in their order
+    /// (<doc:Behaviour#E1>). One that cannot be queued (the queue full or unwritable, or properties
+    /// that grew past 64 KiB with the default properties) is logged as an error; the others go on.
+    private func queue(_ replay: WaitingReplay) {
+        let logger = dependencies.runtime.logger
+        guard let pipeline = replay.tracking else {
+            if !replay.items.isEmpty {
+                logger.log(.error, "Tracking: \(replay.items.count) call(s) made before configure were dropped: the integration does not track")
+            }
+            return
+        }
+        for item in replay.items {
+            do {
+                // Written even when a stop racing this configure stopped the pipeline meanwhile: the
+                // calls were accepted before it (see Behaviour E1, E4).
+                let written = try pipeline.trackAccepted(
+                    item.kind, properties: item.properties, timestamp: item.timestamp, customer: item.customer)
+                // A re-configure on the same storage stopped the pipeline meanwhile: its successor takes
+                // over the item written (see SegmentsClient's queue).
+                if !written.queued, let now = stamp, let successor = now.tracking, successor !== pipeline,
+                    now.storageID != nil, now.storageID == replay.storageID
+                {
+                    successor.adopt(written.event)
+                }
+            } catch {
+                logger.log(.error, "Tracking: A call made before configure could not be queued: \(SegmentsError.wrapping(error))")
+            }
+        }
+    }
+
+    /// Keeps a tracking call made while no configuration is in force (<doc:Behaviour#E1>, rev 4):
+    /// `.held` before the first configure (it is applied when configure runs), `.full` when
+    /// ``WaitingCalls/capacity`` wait already, `.stopped` after a stop, `.configured` when a
+    /// configuration is in force (the caller tracks it as usual).
+    package func hold(_ call: HeldCall) -> HoldOutcome {
+        driver.transition { machine, now in machine.hold(call, at: now) }
+    }
+
+    /// The default properties (<doc:Behaviour#E8>): set at any time, before configure too; items
+    /// stamped after the change get them, in the same order as the lifecycle calls (<doc:Behaviour#A4>).
+    package var defaultProperties: DefaultProperties {
+        driver.read { $0.defaultProperties }
+    }
+
+    /// Sets the default properties' values (<doc:Behaviour#E8>); whether customer updates get them
+    /// stays the configuration's.
+    package func setDefaultProperties(_ properties: [String: JSONValue]) {
+        driver.transition { machine, _ in machine.setDefaultProperties(properties) }
     }
 
     /// The customer file of `storageID`, which configure could not read because protected data
@@ -221,6 +291,7 @@ package final class SegmentationEngine: Sendable {
     /// memory, tells listeners of non-empty categories `[]`, and answers pending reads with `[]`.
     /// Listeners stay, and a reload for the new customer is requested when there are any.
     ///
+    /// Before the first configure it waits with the tracking calls made before it (<doc:Behaviour#E1>).
     /// - Returns: the new customer, or `nil` when not configured.
     ///
     /// `completion` is called on the main queue once the new customer is saved (<doc:Behaviour#A5>);

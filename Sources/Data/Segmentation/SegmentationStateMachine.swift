@@ -118,13 +118,13 @@ struct SegmentationStateMachine: DrivenStateMachine {
     /// ports, pipeline and flight are let go of after the lock.
     mutating func configure(
         _ ports: SegmentationEngine.Ports, namedMode: FlushingMode?, stored: CustomerIds??, newCookie: String?,
-        at now: Moment
+        namedDefaults: ConfiguredDefaults? = nil, at now: Moment
     ) -> (ConfigureOutcome, Actions) {
         mutate { parts in
             var actions = Actions()
             let (outcome, decided, dropped) = parts.lifecycle.configure(
                 ports, namedMode: namedMode, stored: stored, newCookie: newCookie, reload: parts.reload.pending,
-                hasListeners: !parts.listeners.isEmpty)
+                hasListeners: !parts.listeners.isEmpty, namedDefaults: namedDefaults)
             if case .configured = outcome { _ = Self.cancelReload(&parts, &actions) }
             Self.add(decided, to: &actions)
             if let dropped { actions.release(dropped) }
@@ -182,6 +182,23 @@ struct SegmentationStateMachine: DrivenStateMachine {
         return actions
     }
 
+    // MARK: - Calls made before the first configure, default properties (any state)
+
+    /// A tracking call made while no configuration is in force (<doc:Behaviour#E1>, rev 4).
+    mutating func hold(_ call: HeldCall, at now: Moment) -> (HoldOutcome, Actions) {
+        (mutate { $0.lifecycle.hold(call, at: now.wall) }, Actions())
+    }
+
+    /// The default properties in force, or set for the next configure (<doc:Behaviour#E8>).
+    var defaultProperties: DefaultProperties { state.lifecycle.defaults }
+
+    /// Sets the default properties (<doc:Behaviour#E8>, <doc:Behaviour#A4>): items stamped after this
+    /// transition get them.
+    mutating func setDefaultProperties(_ properties: [String: JSONValue]) -> Actions {
+        mutate { $0.lifecycle.setDefaultProperties(properties) }
+        return Actions()
+    }
+
     // MARK: - The flushing mode (any state)
 
     /// Sets the flushing mode (<doc:Behaviour#E2>, <doc:Behaviour#T8>, <doc:Behaviour#A4>).
@@ -231,15 +248,53 @@ struct SegmentationStateMachine: DrivenStateMachine {
     private mutating func anonymized(newCookie: String, at now: Moment) -> (CustomerIds?, Actions) {
         mutate { parts in
             var actions = Actions()
-            guard parts.lifecycle.isConfigured else { return (nil, actions) }
-            if Self.cancelReload(&parts, &actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
-            guard let (anonymous, emptied, decided) = parts.lifecycle.anonymize(newCookie: newCookie) else { return (nil, actions) }
-            Self.add(decided, to: &actions)
-            Self.deliver(emptied, answer: [:], firstLoad: false, &parts, &actions)
-            Self.add(parts.reads.answerAll(.success([:])), to: &actions)
-            Self.pruneReleasedOwners(&parts, &actions)
-            if !parts.listeners.isEmpty { Self.requestReload(&parts, at: now, &actions) }
+            guard parts.lifecycle.isConfigured, !parts.lifecycle.holdsCalls else {
+                // Before the first configure it waits with the tracking calls, in their order (see
+                // Behaviour E1): the items tracked after it are stamped with the new customer.
+                if parts.lifecycle.hold(HeldCall(.anonymize(cookie: newCookie)), at: now.wall) == .full {
+                    actions.append(.log(.error, SegmentsLogText.waitingCallRefused("anonymize")))
+                }
+                return (nil, actions)
+            }
+            let anonymous = Self.anonymizeNow(newCookie: newCookie, &parts, at: now, &actions)
             return (anonymous, actions)
+        }
+    }
+
+    /// Anonymize's work on a configuration (A1, A2): the new customer, `nil` when not configured.
+    @discardableResult
+    private static func anonymizeNow(
+        newCookie: String, _ parts: inout Parts, at now: Moment, _ actions: inout Actions
+    ) -> CustomerIds? {
+        if cancelReload(&parts, &actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
+        guard let (anonymous, emptied, decided) = parts.lifecycle.anonymize(newCookie: newCookie) else { return nil }
+        add(decided, to: &actions)
+        deliver(emptied, answer: [:], firstLoad: false, &parts, &actions)
+        add(parts.reads.answerAll(.success([:])), to: &actions)
+        pruneReleasedOwners(&parts, &actions)
+        if !parts.listeners.isEmpty { requestReload(&parts, at: now, &actions) }
+        return anonymous
+    }
+
+    /// The caller of the first `configure` queued the items it had (<doc:Behaviour#E1>,
+    /// <doc:Behaviour#A4>): the calls made meanwhile are applied in their order — an identify's
+    /// ids merged (a reload requested as for any identify), an anonymize carried out — and the
+    /// next items returned; `nil` once none waits, and calls are tracked as usual again.
+    mutating func replayed(at now: Moment) -> (WaitingReplay?, Actions) {
+        mutate { parts in
+            var actions = Actions()
+            while true {
+                switch parts.lifecycle.nextReplay() {
+                case .done:
+                    return (nil, actions)
+                case .anonymize(let cookie):
+                    Self.anonymizeNow(newCookie: cookie, &parts, at: now, &actions)
+                case .items(let replay, let changed, let decided):
+                    Self.add(decided, to: &actions)
+                    if changed { Self.customerIdsChanged(&parts, at: now, &actions) }
+                    return (replay, actions)
+                }
+            }
         }
     }
 
@@ -653,13 +708,13 @@ struct SegmentationStateMachine: DrivenStateMachine {
             var actions = Actions()
             _ = Self.cancelReload(&parts, &actions)
             Self.add(parts.reads.answerAll(.failure(SegmentsError.stopped)), to: &actions)
-            return (Self.end(&parts, &actions), actions)
+            return (Self.end(&parts, released: true, &actions), actions)
         }
     }
 
     /// Ends the configuration (→ stopped); its ports are let go of after the lock.
-    private static func end(_ parts: inout Parts, _ actions: inout Actions) -> Ending {
-        let (ending, decided, dropped) = parts.lifecycle.end()
+    private static func end(_ parts: inout Parts, released: Bool = false, _ actions: inout Actions) -> Ending {
+        let (ending, decided, dropped) = parts.lifecycle.end(released: released)
         add(decided, to: &actions)
         actions.release(dropped)
         return ending

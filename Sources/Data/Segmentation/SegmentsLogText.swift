@@ -25,6 +25,17 @@ enum SegmentsLogText {
     static let flushingNotImmediate =
         "Segments: Segment accuracy needs the immediate flushing mode: events tracked in other modes reach the server late"
 
+    /// A stop before the first configure forgets the calls made before it (<doc:Behaviour#E1>).
+    static func waitingCallsDropped(_ count: Int) -> String {
+        "Tracking: Stopped with \(count) tracking call(s) waiting for configure; they were dropped"
+    }
+
+    /// A call made before the first configure, refused: ``WaitingCalls/capacity`` wait already
+    /// (<doc:Behaviour#E1>).
+    static func waitingCallRefused(_ call: String) -> String {
+        "Tracking: \(call) refused: \(WaitingCalls.capacity) calls made before configure wait already"
+    }
+
     /// The link failure line: ids appear only when the logger writes verbose lines
     /// (<doc:Behaviour#P4>).
     static func linkFailed(_ customer: CustomerIds, verbose: Bool) -> String {

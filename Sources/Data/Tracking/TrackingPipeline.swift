@@ -62,6 +62,7 @@ package final class TrackingPipeline: Sendable {
     private let driver: Driver
     private let store: any EventQueueStore
     private let clock: any SegmentsClock
+    private let logger: any SegmentsLogger
     private let storageQueue: DispatchQueue
 
     /// A pipeline over `store` that uploads with `uploader` and calls `onItemUploaded` after each
@@ -88,6 +89,7 @@ package final class TrackingPipeline: Sendable {
         self.driver = driver
         self.store = store
         self.clock = dependencies.runtime.clock
+        self.logger = dependencies.runtime.logger
         self.storageQueue = dependencies.storageQueue
         if loadsAtOnce { startLoading() }
     }
@@ -109,7 +111,8 @@ package final class TrackingPipeline: Sendable {
     /// - Returns: the item written, and whether this pipeline queued it: `false` when it was stopped
     ///   while the item was written (the item is on disk; see ``adopt(_:)``).
     /// - Throws: ``SegmentsError`` `.invalidConfiguration` for properties that could not be
-    ///   replayed (E6), `.storage` when the queue is full or cannot be written, `.stopped`.
+    ///   replayed (E6: deeper than 64 levels, over 64 KiB; a non-finite number is dropped with a
+    ///   warning instead), `.storage` when the queue is full or cannot be written, `.stopped`.
     @discardableResult
     package func track(
         eventType: String, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
@@ -123,6 +126,17 @@ package final class TrackingPipeline: Sendable {
         properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
     ) throws -> Written {
         try enqueue(.customerUpdate, properties: properties, timestamp: timestamp, customer: customer)
+    }
+
+    /// Queues an item the client accepted before configure (<doc:Behaviour#E1>): written even when a
+    /// stop that raced the configure stopped the pipeline meanwhile (``Written/queued`` is then
+    /// `false`: the item stays on disk for the next start, or a successor on the same store adopts
+    /// it), as an item admitted before a stop is.
+    @discardableResult
+    package func trackAccepted(
+        _ kind: TrackedEvent.Kind, properties: [String: JSONValue], timestamp: Date, customer: CustomerIds
+    ) throws -> Written {
+        try enqueue(kind, properties: properties, timestamp: timestamp, customer: customer, evenIfStopped: true)
     }
 
     /// Takes over an item that the pipeline this one replaced on the same store wrote after it had
@@ -211,9 +225,16 @@ package final class TrackingPipeline: Sendable {
     }
 
     private func enqueue(
-        _ kind: TrackedEvent.Kind, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
+        _ kind: TrackedEvent.Kind, properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds,
+        evenIfStopped: Bool = false
     ) throws -> Written {
-        try ReplayableEvent.check(properties)
+        // A non-finite number is dropped with one warning (see Behaviour E6, rev 4). The client's calls
+        // drop them at the door, so this warns only for a caller of the pipeline itself.
+        let accepted = try ReplayableEvent.accepting(properties)
+        if let warning = accepted.warning(for: kind == .customerUpdate ? "identifyCustomer" : "trackEvent") {
+            logger.log(.warning, warning)
+        }
+        let properties = accepted.properties
         // `RandomUUID`, not `UUID()`: on Linux the latter reads /dev/urandom with three system
         // calls per id, which cost the caller more than the journal's write (Behaviour R2).
         let event = TrackedEvent(
@@ -222,7 +243,7 @@ package final class TrackingPipeline: Sendable {
         try ReplayableEvent.check(timestamp: event.timestamp)
         let refusal = driver.transition(at: Self.untimed) { machine, _ -> (SegmentsError?, Steps<Machine.Action>) in
             do throws(SegmentsError) {
-                try machine.admit()
+                try machine.admit(evenIfStopped: evenIfStopped)
                 return (nil, Steps())
             } catch {
                 return (error, Steps())

@@ -169,10 +169,15 @@ struct TrackingStateMachine: DrivenStateMachine {
 
     /// Admits one item before it is written (<doc:Behaviour#E6> capacity, A3): throws when stopped
     /// or full.
-    mutating func admit() throws(SegmentsError) {
+    ///
+    /// `evenIfStopped`: an item the client accepted before the pipeline was stopped (a call made
+    /// before configure, queued by configure's caller while a stop raced it) is still written; it
+    /// stays on disk for the next start (<doc:Behaviour#E1>, <doc:Behaviour#E4>).
+    mutating func admit(evenIfStopped: Bool = false) throws(SegmentsError) {
         switch state {
         case .stopped:
-            throw SegmentsError.stopped
+            guard evenIfStopped else { throw SegmentsError.stopped }
+            appendsInProgress += 1
         case .loading, .running:
             guard queuedCount + appendsInProgress < limits.capacity else {
                 throw SegmentsError(

@@ -31,7 +31,8 @@ package enum ReplayableEvent {
 
     /// Throws ``SegmentsError`` `.invalidConfiguration` naming the problem when `properties` nest
     /// deeper than 64 levels (the properties object itself is level 1), hold a non-finite number,
-    /// or encode to more than 64 KiB.
+    /// or encode to more than 64 KiB. Items read back from the queue's file are checked with it;
+    /// tracking uses ``accepting(_:root:)``, which drops non-finite numbers instead.
     ///
     /// The size is tested as soon as it grows: a container's brackets and commas are counted, and
     /// tested, before its elements are stacked, so an array of millions of elements is refused
@@ -39,6 +40,48 @@ package enum ReplayableEvent {
     /// The event journal's reader counts properties it keeps as text the same way
     /// (``JSONReader/TextMember``).
     package static func check(_ properties: [String: JSONValue]) throws(SegmentsError) {
+        if try walk(properties) { throw nonFiniteRefused() }
+    }
+
+    /// The properties as they are tracked (<doc:Behaviour#E6> rev 4): a non-finite number (NaN,
+    /// ±infinity) is no reason to refuse, it is dropped — its key, or its array element — and its
+    /// key path is named in ``Accepted/dropped`` (e.g. `properties.cart[2].price`) for the caller's one
+    /// warning. Throws ``SegmentsError`` `.invalidConfiguration` naming the rule for properties nested
+    /// deeper than 64 levels or larger than 64 KiB encoded (a dropped number counts as kept: the
+    /// bound stays an upper bound).
+    ///
+    /// Properties without a non-finite number, the usual case, are returned as given, after one
+    /// walk that allocates nothing for flat properties (the caller's cost, <doc:Behaviour#R2>).
+    /// - Parameter root: the name the paths start with (`properties`, `defaultProperties`).
+    package static func accepting(_ properties: [String: JSONValue], root: String = "properties") throws(SegmentsError) -> Accepted {
+        guard try walk(properties) else { return Accepted(properties: properties, dropped: []) }
+        var dropped: [String] = []
+        // The walk above bounded the depth at 64 levels: this recursion is shallow.
+        let kept = NonFiniteNumbers.dropped(from: properties, path: root, into: &dropped)
+        return Accepted(properties: kept, dropped: dropped)
+    }
+
+    /// Properties as ``accepting(_:root:)`` accepted them.
+    package struct Accepted: Sendable, Equatable {
+        /// What is tracked: the properties without their non-finite numbers.
+        package var properties: [String: JSONValue]
+        /// The key path of every value dropped, in a stable order; empty when nothing was.
+        package var dropped: [String]
+
+        /// The one warning for the values dropped (<doc:Behaviour#E6>), naming every key path (at most
+        /// ten, then how many more); `nil` when nothing was dropped.
+        package func warning(for call: String) -> String? {
+            guard !dropped.isEmpty else { return nil }
+            let named = dropped.prefix(10).joined(separator: ", ")
+            let more = dropped.count > 10 ? " and \(dropped.count - 10) more" : ""
+            return "Tracking: \(call) dropped a non-finite number (NaN or infinity), which JSON cannot carry, at \(named)\(more); the rest is tracked"
+        }
+    }
+
+    /// Checks depth and size; returns whether a non-finite number was found (it is counted as a
+    /// number of the largest size, so the size bound holds once it is dropped).
+    private static func walk(_ properties: [String: JSONValue]) throws(SegmentsError) -> Bool {
+        var nonFinite = false
         var size = 2  // {}
         // Only containers are stacked: flat properties, the usual event, are checked without
         // allocating (the caller's cost, <doc:Behaviour#R2>).
@@ -50,7 +93,7 @@ package enum ReplayableEvent {
             case .array, .object:
                 stack.append((value, 2))
             default:
-                size += try scalarSize(of: value)
+                size += scalarSize(of: value, nonFinite: &nonFinite)
                 try checkSize(size)
             }
         }
@@ -70,20 +113,21 @@ package enum ReplayableEvent {
                 }
                 for item in members.values { stack.append((item, depth + 1)) }
             default:
-                size += try scalarSize(of: value)
+                size += scalarSize(of: value, nonFinite: &nonFinite)
             }
             try checkSize(size)
         }
+        return nonFinite
     }
 
-    /// What a scalar adds to the count (``encodedSize(of:)-(JSONValue)``); throws for a non-finite
-    /// number.
-    private static func scalarSize(of value: JSONValue) throws(SegmentsError) -> Int {
-        if case .double(let number) = value, !number.isFinite {
-            throw SegmentsError(
-                .invalidConfiguration, "The event holds a non-finite number (\(number)), which JSON cannot carry")
-        }
+    /// What a scalar adds to the count (``encodedSize(of:)-(JSONValue)``); notes a non-finite number.
+    private static func scalarSize(of value: JSONValue, nonFinite: inout Bool) -> Int {
+        if case .double(let number) = value, !number.isFinite { nonFinite = true }
         return encodedSize(of: value)
+    }
+
+    private static func nonFiniteRefused() -> SegmentsError {
+        SegmentsError(.invalidConfiguration, "The event holds a non-finite number, which JSON cannot carry")
     }
 
     /// What one scalar adds to the count: an upper bound of its JSON encoding (`null` 4, `true` 4,

@@ -468,6 +468,15 @@ struct SpecModel: Equatable {
     private var periodicAt: (at: Double, sequence: Int)?
     /// Whether the client's queued work waits (``hold()``).
     private var holding = false
+    /// E1 rev 4: the tracking calls made before the first configure, in call order (at most
+    /// 1,000), applied when it runs; a stop (or the client let go of) forgets them.
+    private var waitingCalls: [WaitingCall] = []
+    enum WaitingCall: Equatable {
+        case track(item: Int)
+        case identify(String, item: Int)
+        /// The new customer is made at the call (its cookie), used at configure.
+        case anonymize(Customer)
+    }
     /// When queued work runs, whether the storage queue's runs before the scheduler's (the world's
     /// choice for the session: ``SimulatedWorld/storageFirst``).
     let storageFirst: Bool
@@ -506,6 +515,7 @@ struct SpecModel: Equatable {
             && lhs.streamValues == rhs.streamValues && lhs.finishedStreams == rhs.finishedStreams
             && lhs.backgroundTime.map(\.expired) == rhs.backgroundTime.map(\.expired)
             && lhs.cookieBindings == rhs.cookieBindings && lhs.holding == rhs.holding && lhs.retryQueued == rhs.retryQueued
+            && lhs.waitingCalls == rhs.waitingCalls
             && lhs.queuedDeliveries.map(\.delivery) == rhs.queuedDeliveries.map(\.delivery)
     }
 
@@ -797,6 +807,7 @@ struct SpecModel: Equatable {
     /// is in at once; the rest of T2 is decided when the background load ends (``settle()``),
     /// where waiting reads are served in call order and, in immediate mode, the queue goes up.
     mutating func configure(_ next: Integration, mode named: FlushingMode? = nil) {
+        let first = phase == .unconfigured
         if !isConfigured, protected == nil {
             // The customer file is read at configure (R3): the stored customer, or a new one saved.
             current = savedCustomer ?? makeCustomer()
@@ -842,6 +853,51 @@ struct SpecModel: Equatable {
         }
         periodicAt = mode.period.map { (now + $0, nextSequence()) }
         loading = pending
+        if first, !waitingCalls.isEmpty { applyWaitingCalls(in: next) }
+    }
+
+    /// E1 rev 4: the calls made before the first configure, applied at it in call order: each item
+    /// stamped with the configured customer as the calls before it left it (an identify merges
+    /// its id, an anonymize replaces the customer with the one it made); the customer saved when
+    /// they changed it, and a reload owed (T4, A1); an anonymize among them deletes the baseline
+    /// (A1; no listener was told anything yet, so no one is told `[]`).
+    private mutating func applyWaitingCalls(in integration: Integration) {
+        applied["E1 calls before configure applied", default: 0] += 1
+        let initial = current
+        var anonymized = false
+        for call in waitingCalls {
+            switch call {
+            case .track(let item):
+                enqueue(Item(number: item, customer: current!), in: integration)
+            case .identify(let registered, let item):
+                current!.registered = registered
+                enqueue(Item(number: item, customer: current!), in: integration)
+            case .anonymize(let customer):
+                current = customer
+                anonymized = true
+            }
+        }
+        waitingCalls = []
+        if current != initial {
+            loading?.owed = true
+            saveCustomer()
+            protected?.decided = true
+        }
+        if anonymized {
+            applied["E1 anonymize before configure", default: 0] += 1
+            forgetSegments()
+        }
+    }
+
+    /// E1 rev 4: a tracking call before the first configure waits; the 1,001st is refused.
+    private mutating func holdCall(_ call: WaitingCall) -> Bool {
+        guard waitingCalls.count < 1_000 else {
+            applied["E1 call before configure refused", default: 0] += 1
+            return false
+        }
+        applied["E1 call before configure kept", default: 0] += 1
+        waitingCalls.append(call)
+        return true
     }
 
     /// T2 when the configuration's background load has ended (R3): the initial reload, the reads
@@ -875,6 +931,8 @@ struct SpecModel: Equatable {
     /// with `.stopped`, waiting flushes too (E5), work rejected until configured again. The
     /// customer and queued items stay for the next start.
     mutating func stop() {
+        if !waitingCalls.isEmpty { applied["E1 stop forgets calls before configure", default: 0] += 1 }
+        waitingCalls = []
         cancelReload()
         if isConfigured { forgetSegments() }
         answerReads(.error("stopped"))
@@ -932,6 +990,10 @@ struct SpecModel: Equatable {
     /// the baseline and link memory deleted; listeners of non-empty categories told `[]`;
     /// waiting reads answered `[]`; then, with listeners, a reload for the new customer.
     mutating func anonymize() {
+        if phase == .unconfigured {
+            _ = holdCall(.anonymize(makeCustomer()))  // E1 rev 4: applied at configure, in order
+            return
+        }
         guard isConfigured else { return }
         cancelReload()
         current = makeCustomer()
@@ -949,8 +1011,10 @@ struct SpecModel: Equatable {
     }
 
     /// E1, T4: queues a customer update; merges the id; a change of ids ends a waiting backoff of
-    /// the old ids (T7) and requests a reload. Returns false when refused (not configured).
+    /// the old ids (T7) and requests a reload. Returns false when refused (after stop); before
+    /// the first configure it waits (E1 rev 4).
     mutating func identify(_ registered: String, item: Int) -> Bool {
+        if phase == .unconfigured { return holdCall(.identify(registered, item: item)) }
         guard let integration, let before = current else { return false }
         var merged = before
         merged.registered = registered
@@ -977,8 +1041,9 @@ struct SpecModel: Equatable {
         return true
     }
 
-    /// E1: queues an event; refused when not configured.
+    /// E1: queues an event; refused after stop; before the first configure it waits (rev 4).
     mutating func track(item: Int) -> Bool {
+        if phase == .unconfigured { return holdCall(.track(item: item)) }
         guard let integration, let customer = current else { return false }
         enqueue(Item(number: item, customer: customer), in: integration)
         return true
@@ -1202,6 +1267,7 @@ extension SpecModel {
         queuedDeliveries = []  // the app no longer hears the client it let go
         endBackgroundTime()
         phase = .unconfigured
+        waitingCalls = []  // E1 rev 4: lost with the client that kept them
         current = nil
         baseline = Stored()
         listeners = []

@@ -156,6 +156,9 @@ struct LifecycleStateMachine: Sendable {
         /// flush, to start; when it ends, the caller reports
         /// ``SegmentationStateMachine/lastFlushEnded(_:)`` with `erasure`.
         var lastFlush: (tracking: TrackingPipeline, erasure: Int)?
+        /// What the first configure decided for the calls made before it: queued by the caller of
+        /// `configure` after the rest, before it returns (<doc:Behaviour#E1>).
+        var replay: WaitingReplay?
 
         /// Stops the pipeline, then frees the storage.
         func carryOut() {
@@ -229,6 +232,10 @@ struct LifecycleStateMachine: Sendable {
     }
     private var flushing = Flushing()
     private var unsavedCustomers: [String: UnsavedCustomer] = [:]
+    /// The tracking calls made before the first configure (<doc:Behaviour#E1>, rev 4).
+    var waiting = WaitingCalls()
+    /// The default properties in force, or set for the next configure (<doc:Behaviour#E8>).
+    var defaults = DefaultProperties()
     /// The last snapshot this process fetched per integration, with its monotonic moment: a
     /// re-configure that loads it back ages it on the monotonic clock, not the wall clock (T10).
     private var fetchedByThisProcess: [String: (snapshot: SegmentSnapshot, uptime: TimeInterval)] = [:]
@@ -334,9 +341,14 @@ struct LifecycleStateMachine: Sendable {
     /// or from `stored` (what the engine read from the store, off the lock); without any of
     /// them the outcome asks for the stored one. `reload` is what the reload had pending: it is
     /// owed again once the baseline is in. Returns the previous state, to let go of after the lock.
+    ///
+    /// The calls made before the first configure are applied here, in their order, to the
+    /// customer found (<doc:Behaviour#E1>): see ``WaitingCalls/apply(_:to:defaults:)``; their items
+    /// are in the ending's ``Ending/replay``.
     mutating func configure(
         _ ports: SegmentationEngine.Ports, namedMode: FlushingMode?, stored: CustomerIds??, newCookie: String?,
-        reload: (owed: Bool, burstStarted: TimeInterval?), hasListeners: Bool
+        reload: (owed: Bool, burstStarted: TimeInterval?), hasListeners: Bool,
+        namedDefaults: ConfiguredDefaults? = nil
     ) -> (ConfigureOutcome, [Action], dropped: State?) {
         var actions: [Action] = []
         let current = configured.flatMap { Self.sameStorage($0.ports, ports) ? $0.customer : nil }
@@ -374,6 +386,22 @@ struct LifecycleStateMachine: Sendable {
         let previous = state
         var ending = Ending()
         var reloadOwed = reload.owed
+        if let namedDefaults { defaults.configure(namedDefaults) }
+        var anonymized = false
+        if holdsCalls, !waiting.isEmpty {
+            // The calls made before this first configure, applied in their order (see Behaviour E1);
+            // after a configure still queuing its own, those made meanwhile are applied by this one.
+            let applied = WaitingCalls.apply(waiting.takeAll(), to: customer, defaults: defaults)
+            if applied.customer != customer {
+                customer = applied.customer
+                made = nil  // identify or anonymize decided (see Behaviour P8)
+                reloadOwed = true  // the ids changed (see Behaviour T4, A1)
+                save(customer, with: ports, &actions)
+            }
+            anonymized = applied.anonymized
+            ending.replay = WaitingReplay(tracking: ports.tracking, storageID: ports.storageID, items: applied.items)
+            waiting.replayers += 1  // until its caller has queued them, calls wait behind them
+        }
         var otherIntegration = false
         var burstStarted = reload.burstStarted
         if let old = configured {
@@ -396,6 +424,8 @@ struct LifecycleStateMachine: Sendable {
         flushing.mode = namedMode ?? flushing.mode
         if let pipeline = ports.tracking { actions.append(.setFlushingMode(pipeline, flushingMode)) }
         if flushingMode == .immediate { flushing.warnedNotImmediate = false }
+        // An anonymize made before configure deleted the baseline and link memory (see Behaviour A1).
+        if anonymized { actions += forgetSegments() }
         actions.append(.loadBaseline(load.id, from: ports.baselineStore))
         // After the baseline's load: a cold start's first read waits for the baseline only, not
         // for the journal behind it (see Behaviour R3; benchmark 6).
@@ -533,7 +563,9 @@ struct LifecycleStateMachine: Sendable {
     var stamp: SegmentationEngine.Stamp? {
         switch state {
         case .loading(let configured, _), .running(let configured):
-            SegmentationEngine.Stamp(customer: configured.customer, storageID: configured.ports.storageID, tracking: configured.ports.tracking)
+            SegmentationEngine.Stamp(
+                customer: configured.customer, storageID: configured.ports.storageID, tracking: configured.ports.tracking,
+                defaults: defaults, holds: waiting.replayers > 0)
         case .unconfigured, .stopped: nil
         case .modifying: preconditionFailure("the lifecycle was read while it was being modified")
         }
@@ -554,15 +586,18 @@ struct LifecycleStateMachine: Sendable {
     /// now. The update is stamped with the current customer, the ids of the identify calls decided
     /// before it and still being written, and `hardIds` — what it would be stamped with had they
     /// been made one after another. The ids are merged by ``endIdentify(_:queued:)``, in decision
-    /// order, once the update is written; `nil` when not configured.
+    /// order, once the update is written; `nil` when not configured, or while the calls made before
+    /// the first configure are being queued (the caller holds it behind them, E1 rev 4).
     mutating func beginIdentify(hardIds: [String: String]) -> (ticket: Int, stamp: SegmentationEngine.Stamp)? {
-        guard let stamp else { return nil }
+        guard let stamp, !stamp.holds else { return nil }
         let cookie = stamp.customer.cookie
         var customer = stamp.customer
         for earlier in pendingIdentifies where earlier.cookie == cookie { customer = customer.merging(hardIds: earlier.hardIds) }
         identifies += 1
         pendingIdentifies.append(PendingIdentify(ticket: identifies, cookie: cookie, hardIds: hardIds))
-        return (identifies, SegmentationEngine.Stamp(customer: customer.merging(hardIds: hardIds), storageID: stamp.storageID, tracking: stamp.tracking))
+        let stamped = SegmentationEngine.Stamp(
+            customer: customer.merging(hardIds: hardIds), storageID: stamp.storageID, tracking: stamp.tracking, defaults: stamp.defaults)
+        return (identifies, stamped)
     }
 
     /// The update of the identify `ticket` was written (`queued`) or refused. Identify calls
@@ -696,13 +731,18 @@ struct LifecycleStateMachine: Sendable {
 
     /// Ends the configuration, if any (→ stopped): what the ending call carries out is returned,
     /// and the previous state, whose ports — stores, backend, pipeline — are let go of after the lock.
-    mutating func end() -> (Ending, [Action], dropped: State) {
+    mutating func end(released: Bool = false) -> (Ending, [Action], dropped: State) {
         var ending = Ending()
         var actions: [Action] = []
         if let old = configured {
             ending.tracking = old.ports.tracking
             ending.storage = endConfiguration(old, &actions)
         }
+        if !waiting.isEmpty, !released {
+            // A stop before the first configure forgets the calls made before it (see Behaviour E1).
+            actions.append(.log(.warning, SegmentsLogText.waitingCallsDropped(waiting.count)))
+        }
+        waiting.forget()
         let dropped = state
         state = .stopped
         return (ending, actions, dropped)
@@ -793,4 +833,29 @@ struct LifecycleStateMachine: Sendable {
 
     /// Whether a deletion is still to come (for tests and diagnostics).
     var erasurePending: Bool { !erasures.isEmpty }
+    // MARK: - Calls made before the first configure (see WaitingCalls.swift)
+
+    /// The next step of the queuing of waiting calls: the calls held while the previous items were
+    /// queued, applied to the current customer as at configure; `.done` once none is left.
+    mutating func nextReplay() -> ReplayStep {
+        guard let current = configured, waiting.replayers > 0 else { return .done }
+        guard !waiting.isEmpty else {
+            waiting.replayers -= 1
+            return .done
+        }
+        let batch = waiting.takeBatch()
+        if batch.count == 1, case .anonymize(let cookie) = batch[0].kind { return .anonymize(cookie: cookie) }
+        let applied = WaitingCalls.apply(batch, to: current.customer, defaults: defaults)
+        var actions: [Action] = []
+        let changed = applied.customer != current.customer
+        if changed {
+            withConfigured {
+                $0.customer = applied.customer
+                $0.madeAtConfigure = nil
+            }
+            save(applied.customer, with: current.ports, &actions)
+        }
+        let replay = WaitingReplay(tracking: current.ports.tracking, storageID: current.ports.storageID, items: applied.items)
+        return .items(replay, changed: changed, actions)
+    }
 }
