@@ -90,6 +90,7 @@ import Testing
                 case .lifecycle(.redoRefusedStorage): "redoRefusedStorage"
                 case .endStreams(let ends): "endStreams(\(ends.count))"
                 case .lifecycle(.storageWritesQueued): "storageWritesQueued"
+                case .lifecycle(.watchSettled): nil  // the ended pipeline's settle (Behaviour E4)
                 }
             }
         }

@@ -183,6 +183,13 @@ struct SegmentationStateMachine: DrivenStateMachine {
         return actions
     }
 
+    /// The pipeline of an ended configuration is settled: its last flush ended, its removals
+    /// queued (<doc:Behaviour#E4>, <doc:Behaviour#A4>).
+    mutating func trackingSettled(_ pipeline: ObjectIdentifier) -> Actions {
+        state.lifecycle.trackingSettled(pipeline)
+        return Actions()
+    }
+
     // MARK: - The flushing mode (any state)
 
     /// Sets the flushing mode (<doc:Behaviour#E2>, <doc:Behaviour#T8>, <doc:Behaviour#A4>).

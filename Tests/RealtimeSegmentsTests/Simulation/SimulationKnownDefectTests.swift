@@ -120,9 +120,7 @@ import SegmentsTesting
     /// 6-operation session, an earlier campaign's, has none).
     @Test func e3_finding11_anItemQueuedBeforeAReconfigureIsUploadedOnce() async {
         let divergence = await divergence([.configure(.b), .hold, .track, .configure(.b), .anonymize, .advance(0.25)], layout: .files)
-        withKnownIssue("issue 32 finding 11 (found by the simulation)") {
-            #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
-        }
+        #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
     }
 
     /// New finding 12 (P5): a client let go without stop() while a fetch it started is in flight
@@ -144,9 +142,7 @@ import SegmentsTesting
         var coverage = SimulationCoverage()
         let divergence = await Simulation.run(
             [.protectedLaunch(.b, [.track])], layout: .files, storageFirst: false, coverage: &coverage)
-        withKnownIssue("issue 32 finding 13 (found by the simulation)") {
-            #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
-        }
+        #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
     }
 
     /// New finding 14 (T11, R3): the app returns to the foreground while a configuration's
