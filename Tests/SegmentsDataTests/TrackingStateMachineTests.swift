@@ -510,7 +510,20 @@ import Testing
                 return machine
             },
             { $0.appended(item("a")).1 },
-            state: "stopped", steps: ["sync"]),
+            state: "stopped", steps: ["sync", "release"]),
+        // Admitted before the stop, it came before it (A4): immediate mode uploads it in the
+        // flush the stopped pipeline finishes (A3 rev 4, E5), and only then is it settled.
+        Row(
+            "a3_a4_e5_anItemAdmittedBeforeStopIsUploadedByThePipelineThatStopped",
+            {
+                var machine = running(.immediate)
+                try! machine.admit()
+                _ = machine.stop()
+                _ = machine.whenSettled {}
+                return machine
+            },
+            { $0.appended(item("a")).1 },
+            state: "finishing(items: [a], flush: a uploaded 0 waiters 0)", steps: ["sync", "upload(a)"]),
     ]
 
     static func stopped() -> Machine {

@@ -191,7 +191,9 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// The admitted write failed: nothing was queued.
     mutating func appendFailed() -> Steps<Action> {
         appendsInProgress -= 1
-        return Steps()
+        var steps = Steps<Action>()
+        finishIfFlushEnded(&steps)
+        return steps
     }
 
     /// The admitted item is in the journal: queue it (in immediate mode, upload it unless a retry
@@ -208,7 +210,18 @@ struct TrackingStateMachine: DrivenStateMachine {
         case .loading, .running:
             queue(event, &steps)
             return (true, steps)
-        case .finishing, .stopped:
+        case .finishing(var running):
+            // Admitted before the stop: it came before it in the client's one order, so it is this
+            // pipeline's, and immediate mode uploads it in the flush that finishes (A3, A4, E5).
+            state = .modifying
+            if !running.items.contains(event.id) {
+                running.items.append(event)
+                if currentMode == .immediate, running.retryTimer == nil { running.startFlush(joining: [], &steps) }
+            }
+            state = .finishing(running)
+            finishIfFlushEnded(&steps)
+            return (true, steps)
+        case .stopped:
             return (false, steps)  // on disk already: the next start uploads it (or the successor adopts it)
         case .modifying:
             preconditionFailure("Tracking: appended during another transition")
@@ -525,10 +538,12 @@ struct TrackingStateMachine: DrivenStateMachine {
             if !loading.countsWaiting.isEmpty { steps.append(.answerCounts(loading.countsWaiting, 0)) }
         case .running(var running):
             if let periodicTimer = running.periodicTimer { steps.cancel(periodicTimer) }
+            // (A retry timer cancelled stays recorded: items whose append ends after the stop are
+            // not uploaded while the backoff would have held them: E3.)
             if let retryTimer = running.retryTimer { steps.cancel(retryTimer) }
             running.periodicTimer = nil
-            running.retryTimer = nil
-            guard running.flush != nil else {
+            // An item admitted before the stop whose write has not come back is this pipeline's too.
+            guard running.flush != nil || appendsInProgress > 0 else {
                 state = .stopped
                 steps.release(running.items)
                 settle(&steps)
@@ -596,9 +611,10 @@ struct TrackingStateMachine: DrivenStateMachine {
         settleWaiters = []
     }
 
-    /// A stopped pipeline's flush has ended: it is stopped now, and settled.
+    /// A stopped pipeline's flush has ended, and no item admitted before the stop is still being
+    /// written: it is stopped now, and settled.
     private mutating func finishIfFlushEnded(_ steps: inout Steps<Action>) {
-        guard case .finishing(let running) = state, running.flush == nil else { return }
+        guard case .finishing(let running) = state, running.flush == nil, appendsInProgress == 0 else { return }
         state = .stopped
         steps.release(running.items)
         settle(&steps)
