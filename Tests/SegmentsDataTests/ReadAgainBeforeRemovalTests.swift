@@ -40,19 +40,34 @@ import Testing
         #expect(harness.uploadedTypes == ["unread"])
     }
 
+    /// The retry is a load: as after the first one, immediate mode uploads what is queued — an
+    /// item kept after a permanent failure too, though the retry found nothing new (E2, P8).
+    @Test func p8_e2_afterTheRetryImmediateModeUploadsWhatIsQueued() async throws {
+        let harness = Harness()
+        harness.uploader.failNextUploads(1, with: SegmentsError(.httpStatus, "bad request", httpStatus: 400))
+        harness.track("a")
+        await harness.scheduler.advance()
+        #expect(harness.uploader.attempts.count == 1)
+        #expect(harness.uploadedTypes.isEmpty)
+        harness.pipeline.adoptStored([])
+        await harness.scheduler.advance()
+        #expect(harness.uploadedTypes == ["a"])
+    }
+
     /// A stopped pipeline whose flush was begun finishes it, writes the removal, and only then
     /// runs what waits for it to be settled (the next pipeline's load: A4, E4).
     @Test func e4_a4_aStoppedPipelineIsSettledOnlyOnceItsFlushEndedAndItsRemovalIsQueued() async {
         let harness = Harness()
         harness.track("a")
-        harness.pipeline.stop()
         let settled = Recorder<Int>()
         let store = harness.store
         let storageQueue = harness.storageQueue
+        // Asked before the stop, as the client asks when a configuration ends.
         harness.pipeline.whenSettled {
             // Queued on the storage queue behind the removal, as the next pipeline's load is.
             storageQueue.async { settled.record(store.load().count) }
         }
+        harness.pipeline.stop()
         harness.settle()
         #expect(settled.all.isEmpty)
         await harness.scheduler.advance()
