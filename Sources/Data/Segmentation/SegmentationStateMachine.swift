@@ -604,7 +604,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
             var actions = Actions()
             _ = Self.cancelReload(&parts, &actions)
             Self.add(parts.reads.answerAll(.failure(SegmentsError.stopped)), to: &actions)
-            return (Self.end(&parts, &actions), actions)
+            let ending = Self.end(&parts, &actions)
+            actions.release(parts.lifecycle.forgetUnsettled())
+            return (ending, actions)
         }
     }
 

@@ -281,13 +281,14 @@ package final class TrackingPipeline: Sendable {
         switch action {
         case .upload(let event):
             let uploader = ports.uploader
-            // The driver is held until the result is in: a pipeline stopped meanwhile finishes its
-            // flush, writes the removal of each item the backend accepted, and then tells whoever
-            // waits for it to be settled (the next pipeline on its store: E4, A4).
-            ports.runtime.scheduler.schedule(after: 0) { [driver] in
-                guard driver.transition({ machine, _ in machine.beforeUpload(event.id) }) else { return }
+            // A pipeline stopped meanwhile finishes its flush, writes the removal of each item the
+            // backend accepted, and then tells whoever waits for it to be settled (E4, A4): its
+            // client keeps it until then. A pipeline let go of (its client was) uploads no more.
+            ports.runtime.scheduler.schedule(after: 0) { [weak driver] in
+                guard driver?.transition({ machine, _ in machine.beforeUpload(event.id) }) == true else { return }
                 var failure: SegmentsError?
                 do { try await uploader.upload(event) } catch { failure = SegmentsError.wrapping(error) }
+                guard let driver else { return }
                 driver.transition { machine, now in
                     if let failure { machine.uploadFailed(event.id, failure, at: now) } else { machine.uploadSucceeded(event.id) }
                 }

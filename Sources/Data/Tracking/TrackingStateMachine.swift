@@ -19,8 +19,11 @@ import SegmentsDomain
 /// and calls none of the app's code; the pipeline does, after the lock: its uploader, its store,
 /// the logger and the app's completions are reached through the actions it carries out.
 ///
-/// The file follows the life of a pipeline: the states (loading, running, stopped), then the
-/// transitions of loading, of running (tracking, modes, flushes, uploads, timers), and stop.
+/// The file follows the life of a pipeline: the states (loading, running, finishing, stopped),
+/// then the transitions of loading, of running (tracking, modes, flushes, uploads, timers), and
+/// stop — after which a flush already begun finishes, and the pipeline is then settled: what reads
+/// its store next (the next pipeline of the client on the same storage) waits for that
+/// (<doc:Behaviour#E4>, issue 32 finding 11).
 struct TrackingStateMachine: DrivenStateMachine {
     /// A flush's completion handler.
     typealias FlushWaiter = @Sendable (FlushResult) -> Void

@@ -177,4 +177,5 @@ import SegmentsTesting
             #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
         }
     }
+
 }

@@ -334,6 +334,14 @@ struct LifecycleStateMachine: Sendable {
         actions.append(.watchSettled(pipeline))
     }
 
+    /// The client was let go of: no configuration of it will load again, so it keeps no ended
+    /// pipeline alive — their flushes are abandoned, as everything else it had going, and their
+    /// items stay on disk (<doc:Behaviour#E4>). Returns them, to let go of after the lock.
+    mutating func forgetUnsettled() -> [TrackingPipeline] {
+        defer { unsettled = [] }
+        return unsettled.map(\.tracking)
+    }
+
     /// An ended pipeline is settled (<doc:Behaviour#E4>): configurations from now on load without
     /// waiting for it.
     mutating func trackingSettled(_ pipeline: ObjectIdentifier) {
