@@ -12,7 +12,7 @@ import SegmentsDomain
 /// }
 /// SegmentationManager.shared.addCallback(callbackData: callback)
 /// ```
-public struct SegmentCallbackData: Sendable {
+public struct SegmentCallbackData: Sendable, Equatable {
     /// The category listened to.
     public let category: SegmentCategory
     /// Whether the callback is told the current list once, even when nothing changed
@@ -30,6 +30,25 @@ public struct SegmentCallbackData: Sendable {
         self.category = category
         self.isIncludeFirstLoad = isIncludeFirstLoad
         self.onNewData = onNewData
+    }
+
+    /// Creates a callback whose handler may be `nil`, as the Exponea SDK declares it: a `nil`
+    /// handler registers a listener that is told nothing.
+    @_disfavoredOverload
+    public init(category: SegmentCategory, isIncludeFirstLoad: Bool, onNewData: (@Sendable ([Segment]) -> Void)?) {
+        self.init(category: category, isIncludeFirstLoad: isIncludeFirstLoad, onNewData: onNewData ?? { _ in })
+    }
+
+    /// Whether two values are the same registration: a value and its copies are equal; two values
+    /// made apart are not, whatever they hold (as in the Exponea SDK).
+    public static func == (lhs: SegmentCallbackData, rhs: SegmentCallbackData) -> Bool {
+        lhs.id == rhs.id
+    }
+
+    /// Calls the handler with `category`'s segments, on the caller's thread (the Exponea SDK's
+    /// `fireBlock(category:)`).
+    public func fireBlock(category: [Segment]) {
+        onNewData(category)
     }
 }
 

@@ -296,6 +296,13 @@ struct ShopAnalytics {
     func stopListening(_ callback: SegmentCallbackData) {
         SegmentationManager.shared.removeCallback(callbackData: callback)
     }
+
+    /// A registration without a handler, compared as the Exponea SDK compares them.
+    func isPlaceholder(_ other: SegmentCallbackData) -> Bool {
+        let quiet = SegmentCallbackData(category: .content(), isIncludeFirstLoad: false, onNewData: nil)
+        quiet.fireBlock(category: [])
+        return quiet == other
+    }
 }
 
 /// The Exponea SDK's deprecated forms, called on purpose: from deprecated declarations, which is
