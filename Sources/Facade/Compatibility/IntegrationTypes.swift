@@ -106,7 +106,7 @@ public struct ExponeaProject: Hashable, Sendable {
 }
 
 /// Who the customer is, and the Stream JWT that authorizes them: what
-/// ``Exponea/identifyCustomer(context:properties:timestamp:)`` and
+/// ``Exponea/identifyCustomer(context:properties:timestamp:)-(_,[String:JSONConvertible],_)`` and
 /// ``Exponea/configure(with:authContext:)`` take, as the Exponea SDK's type of that name
 /// (<doc:Behaviour#X1>).
 ///
