@@ -37,18 +37,12 @@ extension Exponea {
         allowDefaultCustomerProperties: Bool? = nil, advancedAuthEnabled: Bool? = nil, manualSessionAutoClose: Bool = true,
         applicationID: String? = nil
     ) {
-        configureCompatibly(
-            integrationConfig, flushingSetup: flushingSetup,
-            ignored: [("pushNotificationTracking", pushNotificationTracking.isEnabled)]
-        ) {
-            try Configuration(
-                integrationConfig: integrationConfig, appGroup: pushNotificationTracking.appGroup,
-                defaultProperties: defaultProperties, inAppContentBlocksPlaceholders: inAppContentBlocksPlaceholders,
-                sessionTimeout: automaticSessionTracking.timeout, automaticSessionTracking: automaticSessionTracking.enabled,
-                automaticPushNotificationTracking: false, flushEventMaxRetries: flushingSetup.maxRetries,
-                allowDefaultCustomerProperties: allowDefaultCustomerProperties, advancedAuthEnabled: advancedAuthEnabled,
-                manualSessionAutoClose: manualSessionAutoClose, applicationID: applicationID)
-        }
+        configureIntegrationType(
+            integrationConfig, push: ("pushNotificationTracking", pushNotificationTracking.isEnabled, automatic: false),
+            appGroup: pushNotificationTracking.appGroup, automaticSessionTracking: automaticSessionTracking,
+            defaultProperties: defaultProperties, inAppContentBlocksPlaceholders: inAppContentBlocksPlaceholders,
+            flushingSetup: flushingSetup, allowDefaultCustomerProperties: allowDefaultCustomerProperties,
+            advancedAuthEnabled: advancedAuthEnabled, manualSessionAutoClose: manualSessionAutoClose, applicationID: applicationID)
     }
 
     /// The Exponea SDK's deprecated form with automatic (swizzling) push tracking: the same as
@@ -62,15 +56,29 @@ extension Exponea {
         allowDefaultCustomerProperties: Bool? = nil, advancedAuthEnabled: Bool? = nil, manualSessionAutoClose: Bool = true,
         applicationID: String? = nil
     ) {
-        configureCompatibly(
-            integrationConfig, flushingSetup: flushingSetup,
-            ignored: [("automaticPushNotificationTracking", automaticPushNotificationTracking.enabled)]
-        ) {
+        let automatic = automaticPushNotificationTracking.enabled
+        configureIntegrationType(
+            integrationConfig, push: ("automaticPushNotificationTracking", automatic, automatic: automatic),
+            appGroup: automaticPushNotificationTracking.appGroup, automaticSessionTracking: automaticSessionTracking,
+            defaultProperties: defaultProperties, inAppContentBlocksPlaceholders: inAppContentBlocksPlaceholders,
+            flushingSetup: flushingSetup, allowDefaultCustomerProperties: allowDefaultCustomerProperties,
+            advancedAuthEnabled: advancedAuthEnabled, manualSessionAutoClose: manualSessionAutoClose, applicationID: applicationID)
+    }
+
+    /// The two `any IntegrationType` forms, which differ only in how they name push tracking:
+    /// `push` is the parameter's name, whether it asks for push, and whether it asks for the
+    /// automatic (swizzling) kind.
+    private func configureIntegrationType(
+        _ integrationConfig: any IntegrationType, push: (name: String, asks: Bool, automatic: Bool), appGroup: String?,
+        automaticSessionTracking: AutomaticSessionTracking, defaultProperties: [String: any JSONConvertible]?,
+        inAppContentBlocksPlaceholders: [String]?, flushingSetup: FlushingSetup, allowDefaultCustomerProperties: Bool?,
+        advancedAuthEnabled: Bool?, manualSessionAutoClose: Bool, applicationID: String?
+    ) {
+        configureCompatibly(integrationConfig, flushingSetup: flushingSetup, ignored: [(push.name, push.asks)]) {
             try Configuration(
-                integrationConfig: integrationConfig, appGroup: automaticPushNotificationTracking.appGroup,
-                defaultProperties: defaultProperties, inAppContentBlocksPlaceholders: inAppContentBlocksPlaceholders,
-                sessionTimeout: automaticSessionTracking.timeout, automaticSessionTracking: automaticSessionTracking.enabled,
-                automaticPushNotificationTracking: automaticPushNotificationTracking.enabled,
+                integrationConfig: integrationConfig, appGroup: appGroup, defaultProperties: defaultProperties,
+                inAppContentBlocksPlaceholders: inAppContentBlocksPlaceholders, sessionTimeout: automaticSessionTracking.timeout,
+                automaticSessionTracking: automaticSessionTracking.enabled, automaticPushNotificationTracking: push.automatic,
                 flushEventMaxRetries: flushingSetup.maxRetries, allowDefaultCustomerProperties: allowDefaultCustomerProperties,
                 advancedAuthEnabled: advancedAuthEnabled, manualSessionAutoClose: manualSessionAutoClose,
                 applicationID: applicationID)

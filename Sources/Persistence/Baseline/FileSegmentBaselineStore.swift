@@ -57,14 +57,6 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
         self.file = DocumentFile(directory: storage, name: Self.fileName, diagnostics: diagnostics, refusals: refusals)
     }
 
-    /// The stored baseline, or ``SegmentBaseline/empty`` when there is none or the file was
-    /// unusable (then logged).
-    ///
-    /// While protected data is not available (<doc:Behaviour#P8>) the file is left unread and this
-    /// answers the baseline saved in memory meanwhile, else ``SegmentBaseline/empty``; the next call
-    /// tries again. A file the system refuses while protected data is available is logged (an
-    /// error) and read as ``SegmentBaseline/empty``, like an unreadable one: the next save replaces
-    /// it.
     /// Deletes the file and forgets the baseline (``erase()``).
     func eraseFile() -> Bool {
         cache.withLock { cache in
@@ -75,6 +67,14 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
         }
     }
 
+    /// The stored baseline, or ``SegmentBaseline/empty`` when there is none or the file was
+    /// unusable (then logged).
+    ///
+    /// While protected data is not available (<doc:Behaviour#P8>) the file is left unread and this
+    /// answers the baseline saved in memory meanwhile, else ``SegmentBaseline/empty``; the next call
+    /// tries again. A file the system refuses while protected data is available is logged (an
+    /// error) and read as ``SegmentBaseline/empty``, like an unreadable one: the next save replaces
+    /// it.
     public func load() -> SegmentBaseline {
         cache.withLock { cache in
             if !cache.isLoaded, !cache.unsaved {

@@ -69,12 +69,6 @@ public final class FileCustomerStore: CustomerStore {
             maximumSize: Self.maximumFileSize)
     }
 
-    /// The stored customer, or `nil` when there is none or the file was unusable (then logged).
-    ///
-    /// While protected data is not available (<doc:Behaviour#P8>) the file is left unread and this
-    /// answers the customer saved in memory meanwhile, if any; the next call tries again. A file the
-    /// system refuses while protected data is available is logged, left unread, and answered as
-    /// `nil`; the next call tries again.
     /// Deletes the file and forgets the customer (``erase()``).
     func eraseFile() -> Bool {
         cache.withLock { cache in
@@ -85,6 +79,12 @@ public final class FileCustomerStore: CustomerStore {
         }
     }
 
+    /// The stored customer, or `nil` when there is none or the file was unusable (then logged).
+    ///
+    /// While protected data is not available (<doc:Behaviour#P8>) the file is left unread and this
+    /// answers the customer saved in memory meanwhile, if any; the next call tries again. A file the
+    /// system refuses while protected data is available is logged, left unread, and answered as
+    /// `nil`; the next call tries again.
     public func load() -> CustomerIds? {
         cache.withLock { cache in
             if !cache.isLoaded, !cache.unsaved { read(into: &cache) }
