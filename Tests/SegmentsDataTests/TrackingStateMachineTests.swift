@@ -114,6 +114,7 @@ import Testing
                 case .completeFlushes(let waiters, .failure(let error)): "complete(\(waiters.count), failure(\(describe(error))))"
                 case .answerCounts(let waiters, let count): "count(\(waiters.count), \(count))"
                 case .sync: "sync"
+                case .settled(let waiters): "settled(\(waiters.count))"
                 case .log(let level, _): "log(\(level))"
                 case .finished(let waiters): "finished(\(waiters.count))"
                 }
@@ -401,6 +402,8 @@ import Testing
     // MARK: - Stop (A3, E5)
 
     static let stopRows: [Row] = [
+        // The flush begun before the stop runs on to its end (A3 rev 4, E5); its waiter is told
+        // `.stopped` now.
         Row(
             "a3_e5_stopFailsTheWaitingFlushWithStoppedAndEndsTimers",
             {
@@ -408,8 +411,32 @@ import Testing
                 _ = machine.flush { _ in }
                 return machine
             },
-            { $0.stop() },
-            state: "stopped", steps: ["cancel(timer 1)", "complete(1, failure(stopped))", "release"]),
+            { $0.stop().1 },
+            state: "finishing(items: [a], flush: a uploaded 0 waiters 0)", steps: ["cancel(timer 1)", "complete(1, failure(stopped))"]),
+        Row(
+            "a4_e5_aReplacedPipelineKeepsTheWaitersOfItsFlush",
+            { flushing(.manual, [item("a")]) },
+            { $0.stop(keepingFlushWaiters: true).1 },
+            state: "finishing(items: [a], flush: a uploaded 0 waiters 1)", steps: []),
+        Row(
+            "a4_e5_aPipelineReplacedWhileLoadingHandsItsFlushesOverAndAnswersCounts",
+            {
+                var machine = loading()
+                _ = machine.flush { _ in }
+                _ = machine.countWhenLoaded { _ in }
+                return machine
+            },
+            { $0.stop(keepingFlushWaiters: true, handingOverFlushes: true).1 },
+            state: "stopped", steps: ["count(1, 0)"]),
+        Row(
+            "e3_e5_aFinishingFlushEndsAtATransientFailureWithNoBackoff",
+            {
+                var machine = flushing(.immediate, [item("a"), item("b")], waiters: 0)
+                _ = machine.stop()
+                return machine
+            },
+            { $0.uploadFailed(ids["a"]!, unavailable, at: now) },
+            state: "stopped", steps: ["log(warning)", "release"]),
         Row(
             "a3_e5_stopWhileLoadingAnswersEveryoneWaiting",
             {
@@ -418,22 +445,53 @@ import Testing
                 _ = machine.countWhenLoaded { _ in }
                 return machine
             },
-            { $0.stop() },
+            { $0.stop().1 },
             state: "stopped", steps: ["complete(1, failure(stopped))", "count(1, 0)"]),
         Row(
-            "a3_stopEndsAPendingRetry", { paused() }, { $0.stop() },
+            "a3_stopEndsAPendingRetry", { paused() }, { $0.stop().1 },
             state: "stopped", steps: ["cancel(timer 1)", "release"]),
         Row(
             "a3_aFlushAfterStopFailsWithStopped", { stopped() }, { $0.flush { _ in } },
             state: "stopped", steps: ["complete(1, failure(stopped))"]),
+        // E4: the backend has it, so its removal is written: neither the next start nor the next
+        // pipeline on the store uploads it again.
         Row(
-            "a3_e4_anUploadComingBackAfterStopWritesNothing",
+            "a3_e4_anUploadComingBackAfterStopWritesItsRemovalAndEndsTheFlush",
             {
                 var machine = flushing(.manual, [item("a")])
                 _ = machine.stop()
                 return machine
             },
             { $0.uploadSucceeded(ids["a"]!) },
+            state: "stopped", steps: ["remove(a)", "itemUploaded", "release"]),
+        Row(
+            "a3_e4_aFinishingFlushGoesOnWithTheNextItemItHeld",
+            {
+                var machine = flushing(.manual, [item("a"), item("b")])
+                _ = machine.stop()
+                return machine
+            },
+            { $0.uploadSucceeded(ids["a"]!) },
+            state: "finishing(items: [b], flush: b uploaded 1 waiters 0)", steps: ["remove(a)", "itemUploaded", "upload(b)"]),
+        Row(
+            "e4_a4_aStoppedPipelineIsSettledOnceItsFlushEnded",
+            {
+                var machine = flushing(.manual, [item("a")])
+                _ = machine.stop()
+                _ = machine.whenSettled {}
+                return machine
+            },
+            { $0.uploadSucceeded(ids["a"]!) },
+            state: "stopped", steps: ["remove(a)", "itemUploaded", "release", "settled(1)"]),
+        Row(
+            "e4_a4_aStoppedPipelineWithNoFlushIsSettledAtOnce", { stopped() }, { $0.whenSettled {} },
+            state: "stopped", steps: ["settled(1)"]),
+        Row(
+            "e4_a4_aRunningPipelineIsNotSettled", { running(.manual, [item("a")]) }, { $0.whenSettled {} },
+            state: "running(items: [a])", steps: []),
+        Row(
+            "a3_e4_aStoppedPipelineSendsNoUploadItsFlushNoLongerWaitsFor", { stopped() },
+            { machine in machine.beforeUpload(ids["a"]!).1 },
             state: "stopped", steps: []),
         Row(
             "a3_aLoadEndingAfterStopIsIgnored",
@@ -453,7 +511,20 @@ import Testing
                 return machine
             },
             { $0.appended(item("a")).1 },
-            state: "stopped", steps: ["sync"]),
+            state: "stopped", steps: ["sync", "release"]),
+        // Admitted before the stop, it came before it (A4): immediate mode uploads it in the
+        // flush the stopped pipeline finishes (A3 rev 4, E5), and only then is it settled.
+        Row(
+            "a3_a4_e5_anItemAdmittedBeforeStopIsUploadedByThePipelineThatStopped",
+            {
+                var machine = running(.immediate)
+                try! machine.admit()
+                _ = machine.stop()
+                _ = machine.whenSettled {}
+                return machine
+            },
+            { $0.appended(item("a")).1 },
+            state: "finishing(items: [a], flush: a uploaded 0 waiters 0)", steps: ["sync", "upload(a)"]),
     ]
 
     static func stopped() -> Machine {
@@ -463,6 +534,34 @@ import Testing
     }
 
     @Test(arguments: stopRows) func a3_stop(_ row: Row) {
+        Self.check(row)
+    }
+
+    // MARK: - Items read again from the store (P8, E4)
+
+    static let rereadRows: [Row] = [
+        // Finding 13: the protected-data retry read the item back before its removal was written.
+        Row(
+            "p8_e4_anItemUploadedWhoseRemovalIsNotWrittenYetIsNotQueuedAgain",
+            {
+                var machine = flushing(.immediate, [item("a")], waiters: 0)
+                _ = machine.uploadSucceeded(ids["a"]!)
+                return machine
+            },
+            { $0.adopt(item("a")) },
+            state: "running(items: [])", steps: []),
+        Row(
+            "p8_e4_anItemDroppedWhoseRemovalIsNotWrittenYetIsNotQueuedAgain",
+            {
+                var machine = flushing(.manual, [item("a", failed: 9)])
+                _ = machine.uploadFailed(ids["a"]!, SegmentsError(.httpStatus, "bad request", httpStatus: 400), at: now)
+                return machine
+            },
+            { $0.adopt(item("a", failed: 9)) },
+            state: "running(items: [])", steps: []),
+    ]
+
+    @Test(arguments: rereadRows) func p8_reread(_ row: Row) {
         Self.check(row)
     }
 

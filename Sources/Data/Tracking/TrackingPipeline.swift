@@ -146,6 +146,14 @@ package final class TrackingPipeline: Sendable {
         driver.transition(at: Self.untimed) { machine, _ in machine.adopt(event) }
     }
 
+    /// Takes the items the store read once protected data became available (<doc:Behaviour#P8>):
+    /// those this pipeline does not hold are queued (not one it uploaded whose removal is still to
+    /// be written: <doc:Behaviour#E4>), and immediate mode then uploads what is queued, as after
+    /// the first load.
+    package func adoptStored(_ items: [TrackedEvent]) {
+        driver.transition { machine, _ in machine.storedItemsRead(items) }
+    }
+
     /// The flushing mode; setting it takes effect at once (<doc:Behaviour#E2>).
     package var mode: FlushingMode {
         get { driver.read { $0.mode } }
@@ -204,10 +212,34 @@ package final class TrackingPipeline: Sendable {
         }
     }
 
-    /// Stops timers and uploads; queued items stay on disk for the next start. A last flush asked
-    /// for with ``finish(completion:)`` ends here.
+    /// Stops: the app stopped the client (see ``stop(keepingFlushWaiters:handingFlushesTo:)``). A
+    /// last flush asked for with ``finish(completion:)`` ends here.
     package func stop() {
-        driver.transition { machine, _ in machine.stop() }
+        stop(keepingFlushWaiters: false, handingFlushesTo: nil)
+    }
+
+    /// Stops timers and further work; queued items stay on disk for the next start. A flush
+    /// already begun runs on to its end over the items this pipeline held, through its uploader,
+    /// with no backoff after it (<doc:Behaviour#A3>, <doc:Behaviour#E5>): its waiters get its
+    /// result with `keepingFlushWaiters` (the configuration was replaced by another), `.stopped`
+    /// now otherwise. See ``whenSettled(_:)``. Flushes asked for while the stored queue was still
+    /// loading join `successor`, the next pipeline on the same store, when there is one (they
+    /// would have run over the same items); otherwise they fail with `.stopped`.
+    package func stop(keepingFlushWaiters: Bool, handingFlushesTo successor: TrackingPipeline?) {
+        let handed = driver.transition { machine, _ in
+            machine.stop(keepingFlushWaiters: keepingFlushWaiters, handingOverFlushes: successor != nil)
+        }
+        if let successor { for waiter in handed { successor.flush(completion: waiter) } }
+    }
+
+    /// Runs `body` once the pipeline is settled: stopped, the flush it had begun ended, and the
+    /// removal of every item that flush delivered queued on the storage queue (so work `body`
+    /// queues there runs after it). The next pipeline on the same store loads only then, so it
+    /// never loads an item this one is still uploading (<doc:Behaviour#E4>, <doc:Behaviour#A4>).
+    /// At once (on the calling thread) when already settled; else on the thread where the last
+    /// upload came back or the stop was made. `body` must not block.
+    package func whenSettled(_ body: @escaping @Sendable () -> Void) {
+        driver.transition { machine, _ in machine.whenSettled(body) }
     }
 
     /// One last flush, then stop (<doc:Behaviour#A3>): the flush ends when the queue is empty or
@@ -285,7 +317,11 @@ package final class TrackingPipeline: Sendable {
         switch action {
         case .upload(let event):
             let uploader = ports.uploader
+            // A pipeline stopped meanwhile finishes its flush, writes the removal of each item the
+            // backend accepted, and then tells whoever waits for it to be settled (E4, A4): its
+            // client keeps it until then. A pipeline let go of (its client was) uploads no more.
             ports.runtime.scheduler.schedule(after: 0) { [weak driver] in
+                guard driver?.transition({ machine, _ in machine.beforeUpload(event.id) }) == true else { return }
                 var failure: SegmentsError?
                 do { try await uploader.upload(event) } catch { failure = SegmentsError.wrapping(error) }
                 guard let driver else { return }
@@ -295,10 +331,11 @@ package final class TrackingPipeline: Sendable {
             }
         case .remove(let id):
             let store = ports.store
-            ports.storageQueue.async {
+            ports.storageQueue.async { [weak driver] in
                 do { try store.remove(id: id) } catch {
                     logger.log(.error, "Tracking: Removing an uploaded event from the queue failed: \(SegmentsError.summary(of: error))")
                 }
+                driver?.transition { machine, _ in machine.removalWritten(id) }
             }
         case .update(let event):
             let store = ports.store
@@ -317,7 +354,7 @@ package final class TrackingPipeline: Sendable {
             }
         case .itemUploaded:
             ports.onItemUploaded()
-        case .finished(let waiters):
+        case .finished(let waiters), .settled(let waiters):
             waiters.forEach { $0() }
         case .completeFlushes(let waiters, let result):
             waiters.forEach { $0(result) }

@@ -450,13 +450,18 @@ struct SpecModel: Equatable {
         set { flushFor = newValue ? integration : nil }
     }
     private var flushWaiters: [Int] = []
-    /// Flushes a configuration asked for before a re-configure or stop ended it: they still run,
-    /// each in its own pipeline, before the current one's (A3 rev 4, E5).
+    /// Flushes a configuration asked for before a re-configure or stop ended it, once its queue
+    /// was loaded: they still run, each in its own pipeline, over the items that pipeline held —
+    /// those queued before the end, not those queued in the next configuration (A4) — before the
+    /// current one's (A3 rev 4, E5). Issue 32, finding 11: the next pipeline on the folder loads
+    /// only once such a flush has ended, so no item goes up twice (E4).
     private var earlierFlushes: [EarlierFlush] = []
     struct EarlierFlush: Equatable {
         let integration: Integration
         let waiters: [Int]
         let sequence: Int
+        /// The items queued when its configuration ended.
+        let items: Set<Int>
     }
     /// When the current flush was asked for: queued work runs in the order it was queued.
     private var flushSequence = 0
@@ -692,6 +697,12 @@ struct SpecModel: Equatable {
         let queued = queuedDeliveries
         queuedDeliveries = []
         for (delivery, stream) in queued { post(delivery, stream: stream) }
+        if !storageFirst, loading != nil, !earlierFlushes.isEmpty {
+            // The work due now on the scheduler runs before the storage queue's: the flushes of
+            // ended configurations (their uploads, and the reloads those request: T3) come before
+            // the new configuration's background load ends (R3, E5).
+            runScheduledWork(earlierOnly: true)
+        }
         if let loading {
             self.loading = nil
             configurationCompleted(loading)
@@ -705,10 +716,10 @@ struct SpecModel: Equatable {
 
     /// The work queued on the scheduler runs in the order it was queued: earlier configurations'
     /// flushes, a flight's first request, the current flush.
-    private mutating func runScheduledWork() {
+    private mutating func runScheduledWork(earlierOnly: Bool = false) {
         var work: [(sequence: Int, run: Int)] = earlierFlushes.enumerated().map { ($0.element.sequence, $0.offset) }
-        if case .fetching(let flight, _) = reload, !flight.sent { work.append((flight.sequence, -1)) }
-        if flushFor != nil { work.append((flushSequence, -2)) }
+        if !earlierOnly, case .fetching(let flight, _) = reload, !flight.sent { work.append((flight.sequence, -1)) }
+        if !earlierOnly, flushFor != nil { work.append((flushSequence, -2)) }
         let earlier = earlierFlushes
         earlierFlushes = []
         for item in work.sorted(by: { $0.sequence < $1.sequence }) {
@@ -722,7 +733,7 @@ struct SpecModel: Equatable {
                 runFlush(integration, waiters: waiters, current: true)
             default:
                 let flush = earlier[item.run]
-                runFlush(flush.integration, waiters: flush.waiters, current: false)
+                runFlush(flush.integration, waiters: flush.waiters, current: false, only: flush.items)
             }
         }
     }
@@ -839,10 +850,24 @@ struct SpecModel: Equatable {
         phase = .running(next)
         // R3: the new pipeline loads the queue from its store, in the order it was written.
         queued[slot(next)]!.sort { $0.written < $1.written }
-        if let flushFor {
-            earlierFlushes.append(EarlierFlush(integration: flushFor, waiters: flushWaiters, sequence: flushSequence))
+        if let flushFor, loading == nil {
+            earlierFlushes.append(
+                EarlierFlush(
+                    integration: flushFor, waiters: flushWaiters, sequence: flushSequence,
+                    items: Set(queued[slot(flushFor)]!.map(\.number))))
             self.flushFor = nil
             flushWaiters = []
+        } else if let flushFor {
+            // E5: asked for while the old configuration's queue was still loading: it never ran
+            // there; on the same storage it is the new configuration's flush (its waiters wait on),
+            // on other storage it ends with the old one.
+            if slot(flushFor) == slot(next) {
+                self.flushFor = next
+            } else {
+                for flush in flushWaiters { post(.flushed(at: now, flush: flush, .error("stopped"))) }
+                self.flushFor = nil
+                flushWaiters = []
+            }
         }
         // D1: the baseline comes from storage, unless it is another integration's.
         baseline = disk[slot(next)]!
@@ -950,10 +975,11 @@ struct SpecModel: Equatable {
         }
         for flush in flushWaiters { post(.flushed(at: now, flush: flush, .error("stopped"))) }
         flushWaiters = []
-        if let flushFor {
-            earlierFlushes.append(EarlierFlush(integration: flushFor, waiters: [], sequence: flushSequence))
-            self.flushFor = nil
+        if let flushFor, loading == nil {
+            earlierFlushes.append(
+                EarlierFlush(integration: flushFor, waiters: [], sequence: flushSequence, items: Set(queued[slot(flushFor)]!.map(\.number))))
         }
+        self.flushFor = nil  // asked for during the load: it never ran (E5)
         uploadRetry = nil
         uploadAttempts = 0
         periodicAt = nil
@@ -1175,13 +1201,19 @@ struct SpecModel: Equatable {
     /// and requests a reload; a permanent failure counts against the item (dropped at its 10th)
     /// and the flush goes on; a transient or authorization failure ends the flush, keeps every
     /// item and, unless manual, waits for a backoff. Waiters hear how many went up, or the error.
-    private mutating func runFlush(_ integration: Integration, waiters: [Int], current: Bool, last: Bool = false) {
+    private mutating func runFlush(
+        _ integration: Integration, waiters: [Int], current: Bool, last: Bool = false, only: Set<Int>? = nil
+    ) {
         let slot = slot(integration)
         var uploaded = 0
         var ended: Failure?
         var index = 0
         while index < queued[slot]!.count {
             let item = queued[slot]![index]
+            if let only, !only.contains(item.number) {
+                index += 1
+                continue
+            }
             let failure = servers[integration]!.upload()
             requests.append(.upload(at: now, integration, item.customer, item: item.number, status: failure?.status ?? 200))
             guard let failure else {

@@ -689,6 +689,22 @@ enum Simulation {
         #expect(coverage.operations == operations.count, sourceLocation: sourceLocation)
     }
 
+    /// E4, P5, P8: a client let go of (no stop) while a flush it had begun waits keeps nothing of
+    /// its folder alive: its flush is abandoned (the item stays on disk), and the next launch on
+    /// the folder, before the first unlock, makes its own customer rather than being handed the
+    /// released client's. Found by `Scripts/simulate.sh --seed 5000000` (session 8,407), shrunk
+    /// to these 6 operations, while findings 11 and 13 were fixed.
+    @Test func e4_p8_aClientLetGoWithAFlushBegunLeavesTheNextLaunchItsOwnCustomer() async {
+        var coverage = SimulationCoverage()
+        let divergence = await Simulation.run(
+            [
+                .configure(.a), .read(category: "content", force: false), .hold, .identify("u1"), .restart(stopFirst: false),
+                .protectedLaunch(.a, [.track]),
+            ],
+            layout: .files, storageFirst: false, coverage: &coverage)
+        #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
+    }
+
     /// T6: a follow-up owed during a flight is scheduled even when the flight fails for good (404).
     @Test func t6_theReloadOwedDuringAFetchThatGets404IsStillMade() async {
         await expectAgreement([
