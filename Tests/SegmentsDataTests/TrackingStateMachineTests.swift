@@ -147,7 +147,7 @@ import Testing
             { $0.loaded([item("s1"), item("s2")]) },
             state: "running(items: [s1, s2, a])", steps: []),
         Row(
-            "r3_e5_aFlushWhileLoadingWaitsForTheLoad", { loading() }, { $0.flush { _ in } },
+            "r3_e5_aFlushWhileLoadingWaitsForTheLoad", { loading() }, { $0.flush { _ in }.1 },
             state: "loading(tracked: [], flushes: 1, counts: 0)", steps: []),
         Row(
             "r3_e5_flushesAskedForWhileLoadingBecomeOneFlushOnceLoaded",
@@ -282,7 +282,7 @@ import Testing
         // What the app asks for is not held back by a backoff: its flush (E5), and the flush on
         // entering the background (E7: it may be the last chance before the app is suspended).
         Row(
-            "e5_e3_theAppsFlushUploadsAtOnceDuringABackoff", { pausedPeriodic() }, { $0.flush { _ in } },
+            "e5_e3_theAppsFlushUploadsAtOnceDuringABackoff", { pausedPeriodic() }, { $0.flush { _ in }.1 },
             state: "running(items: [a], flush: a uploaded 0 waiters 1, retry: attempt 1 timer 3, periodic: timer 2)",
             steps: ["upload(a)"]),
         Row(
@@ -300,13 +300,13 @@ import Testing
 
     static let flushRows: [Row] = [
         Row(
-            "e5_aFlushStartsWithTheOldestItem", { running(.manual, [item("a"), item("b")]) }, { $0.flush { _ in } },
+            "e5_aFlushStartsWithTheOldestItem", { running(.manual, [item("a"), item("b")]) }, { $0.flush { _ in }.1 },
             state: "running(items: [a, b], flush: a uploaded 0 waiters 1)", steps: ["upload(a)"]),
         Row(
-            "e5_aFlushDuringAFlushJoinsIt", { flushing(.manual, [item("a"), item("b")]) }, { $0.flush { _ in } },
+            "e5_aFlushDuringAFlushJoinsIt", { flushing(.manual, [item("a"), item("b")]) }, { $0.flush { _ in }.1 },
             state: "running(items: [a, b], flush: a uploaded 0 waiters 2)", steps: []),
         Row(
-            "e5_aFlushOfAnEmptyQueueIsAnsweredAtOnce", { running(.manual) }, { $0.flush { _ in } },
+            "e5_aFlushOfAnEmptyQueueIsAnsweredAtOnce", { running(.manual) }, { $0.flush { _ in }.1 },
             state: "running(items: [])", steps: ["complete(1, success(0))"]),
         Row(
             "e3_t3_aSuccessRemovesTheItemReportsItAndGoesOn", { flushing(.manual, [item("a"), item("b")]) },
@@ -451,7 +451,7 @@ import Testing
             "a3_stopEndsAPendingRetry", { paused() }, { $0.stop().1 },
             state: "stopped", steps: ["cancel(timer 1)", "release"]),
         Row(
-            "a3_aFlushAfterStopFailsWithStopped", { stopped() }, { $0.flush { _ in } },
+            "a3_aFlushAfterStopFailsWithStopped", { stopped() }, { $0.flush { _ in }.1 },
             state: "stopped", steps: ["complete(1, failure(stopped))"]),
         // E4: the backend has it, so its removal is written: neither the next start nor the next
         // pipeline on the store uploads it again.

@@ -180,7 +180,8 @@ package final class TrackingPipeline: Sendable {
     /// flush runs at a time: a call during a flush joins it and gets its result. A flush asked for
     /// while the queue loads starts once it is loaded.
     package func flush(completion: @escaping @Sendable (SegmentsFlushResult) -> Void) {
-        driver.transition { machine, _ in machine.flush(completion) }
+        let forward = driver.transition { machine, _ in machine.flush(completion) }
+        forward?.flush(completion: completion)
     }
 
     /// The `async` form of ``flush(completion:)``.
@@ -227,7 +228,7 @@ package final class TrackingPipeline: Sendable {
     /// would have run over the same items); otherwise they fail with `.stopped`.
     package func stop(keepingFlushWaiters: Bool, handingFlushesTo successor: TrackingPipeline?) {
         let handed = driver.transition { machine, _ in
-            machine.stop(keepingFlushWaiters: keepingFlushWaiters, handingOverFlushes: successor != nil)
+            machine.stop(keepingFlushWaiters: keepingFlushWaiters, handingOverFlushes: successor != nil, to: successor)
         }
         if let successor { for waiter in handed { successor.flush(completion: waiter) } }
     }

@@ -158,6 +158,9 @@ struct TrackingStateMachine: DrivenStateMachine {
     private(set) var leftAtStop: [TrackedEvent.ID] = []
     /// Who waits for the pipeline to be settled (``whenSettled(_:)``).
     private var settleWaiters: [SettleWaiter] = []
+    /// The next pipeline on the same store, when this one stopped while its queue loaded: flushes
+    /// asked of this one from then on go there (``flush(_:)``).
+    private var flushesGoTo: TrackingPipeline?
 
     init(mode: FlushingMode, limits: Limits) {
         self.currentMode = mode
@@ -310,19 +313,24 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// A flush was asked for (<doc:Behaviour#E5>): it joins a running one; while loading it waits
     /// for the load; once stopped it fails with `.stopped`. A pending upload backoff does not hold
     /// it back: the app asked (a failure replaces the backoff, a success ends it).
-    mutating func flush(_ waiter: @escaping FlushWaiter) -> Steps<Action> {
+    /// `forward`: this pipeline stopped while its queue loaded and handed its flushes to the next
+    /// one on the same store; a flush handed to it late (another thread's ending carried out
+    /// after this one's) goes there too, as the ones it held did.
+    mutating func flush(_ waiter: @escaping FlushWaiter) -> (forward: TrackingPipeline?, Steps<Action>) {
         var steps = Steps<Action>()
         switch state {
         case .loading:
             modifyLoading { $0.flushesWaiting.append(waiter) }
         case .running:
             modifyRunning { $0.startFlush(joining: [waiter], &steps) }
+        case .stopped where flushesGoTo != nil:
+            return (flushesGoTo, steps)
         case .finishing, .stopped:
             steps.append(.completeFlushes([waiter], .failure(SegmentsError.stopped)))
         case .modifying:
             preconditionFailure("Tracking: flush during another transition")
         }
-        return steps
+        return (nil, steps)
     }
 
     /// An exact count was asked for (<doc:Behaviour#R1>): answered at once from memory when loaded,
@@ -566,8 +574,10 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// pipeline is on the same store) they are returned, for the caller to hand to it; otherwise
     /// they fail with `.stopped`. A last flush asked for by ``finish(_:)`` ends with the stop,
     /// whoever stopped it: its waiters are told once the pipeline is settled.
+    /// `successor` is the pipeline the flushes are handed to: flushes asked of this one later go
+    /// there too (``flush(_:)``).
     mutating func stop(
-        keepingFlushWaiters: Bool = false, handingOverFlushes: Bool = false
+        keepingFlushWaiters: Bool = false, handingOverFlushes: Bool = false, to successor: TrackingPipeline? = nil
     ) -> ([FlushWaiter], Steps<Action>) {
         if let waiters = lastFlushWaiters {
             lastFlushWaiters = []
@@ -582,6 +592,7 @@ struct TrackingStateMachine: DrivenStateMachine {
             settle(&steps)
             if handingOverFlushes {
                 handed = loading.flushesWaiting
+                flushesGoTo = successor
             } else if !loading.flushesWaiting.isEmpty {
                 steps.append(.completeFlushes(loading.flushesWaiting, .failure(SegmentsError.stopped)))
             }
