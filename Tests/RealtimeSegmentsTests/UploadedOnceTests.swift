@@ -16,8 +16,8 @@ import SegmentsTesting
 
     /// An event tracked in immediate mode while the storage queue is busy: its upload is decided
     /// (queued on the scheduler, not sent yet) when the configuration ends. The ended pipeline
-    /// finishes that flush and writes the item's removal; the next pipeline on the same storage
-    /// loads only after that, so it does not find the item and upload it a second time.
+    /// sends nothing after its end (A3); the next pipeline on the same storage loads the item and
+    /// uploads it, once.
     @Test(arguments: Ending.allCases)
     func e4_a4_anItemQueuedBeforeAReconfigureToTheSameStorageIsUploadedOnce(_ ending: Ending) async throws {
         let harness = ClientHarness(
@@ -34,9 +34,10 @@ import SegmentsTesting
         #expect(harness.client.queuedEventCount == 0)
     }
 
-    /// The flush the replaced configuration had begun reports its own result to whoever waited
-    /// for it (E5), and the item goes up once.
-    @Test func e5_a4_aFlushBegunBeforeAReconfigureReportsItsResult() async throws {
+    /// Whoever waited for the flush the replaced configuration had begun joins the next
+    /// configuration's flush on the same storage (E5): it hears that flush's result, and the item
+    /// goes up once.
+    @Test func e5_a4_aFlushBegunBeforeAReconfigureToTheSameStorageReportsTheNextOnesResult() async throws {
         let harness = ClientHarness(
             storage: .custom(customer: InMemoryCustomerStore(), baseline: InMemorySegmentBaselineStore(), events: InMemoryEventQueueStore()))
         try harness.configure(flushingMode: .manual)

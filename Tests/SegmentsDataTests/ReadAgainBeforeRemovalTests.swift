@@ -54,11 +54,16 @@ import Testing
         #expect(harness.uploadedTypes == ["a"])
     }
 
-    /// A stopped pipeline whose flush was begun finishes it, writes the removal, and only then
-    /// runs what waits for it to be settled (the next pipeline's load: A4, E4).
-    @Test func e4_a4_aStoppedPipelineIsSettledOnlyOnceItsFlushEndedAndItsRemovalIsQueued() async {
+    /// An upload already sent when the pipeline stops comes back as usual: its item's removal
+    /// is written, nothing more is sent (A3), and only then does what waits for the pipeline to
+    /// be settled run (the next pipeline's load: A4, E4).
+    @Test func a3_e4_anUploadOutAtTheStopIsWrittenAndOnlyThenIsThePipelineSettled() async {
         let harness = Harness()
+        harness.uploader.delay = 1
         harness.track("a")
+        harness.track("b")
+        await harness.scheduler.advance()
+        #expect(harness.uploader.attempts.count == 1)  // a is out
         let settled = Recorder<Int>()
         let store = harness.store
         let storageQueue = harness.storageQueue
@@ -70,9 +75,26 @@ import Testing
         harness.pipeline.stop()
         harness.settle()
         #expect(settled.all.isEmpty)
-        await harness.scheduler.advance()
+        await harness.scheduler.advance(by: 1)
         harness.settle()
         #expect(harness.uploadedTypes == ["a"])
-        #expect(settled.all == [0])
+        #expect(harness.uploader.attempts.count == 1)  // b was not sent after the stop
+        #expect(settled.all == [1])  // b stays on disk for the next start
+    }
+
+    /// An upload decided before the stop whose turn on the scheduler comes after it is not sent
+    /// (A3); the pipeline is settled then, with the item on disk (E4).
+    @Test func a3_e4_anUploadDecidedBeforeTheStopIsNotSentAfterIt() async {
+        let harness = Harness()
+        harness.track("a")
+        let settled = Recorder<Int>()
+        let store = harness.store
+        let storageQueue = harness.storageQueue
+        harness.pipeline.whenSettled { storageQueue.async { settled.record(store.load().count) } }
+        harness.pipeline.stop()
+        await harness.scheduler.advance()
+        harness.settle()
+        #expect(harness.uploader.attempts.isEmpty)
+        #expect(settled.all == [1])
     }
 }

@@ -45,6 +45,11 @@ import Testing
     static let unauthorized = SegmentsError(.unauthorized, "unauthorized", httpStatus: 401)
     static let rejected = SegmentsError(.httpStatus, "bad request", httpStatus: 400)
 
+    /// The next pipeline on the same store, for a stop that hands its flushes over (never run).
+    static let successor = TrackingPipeline(
+        dependencies: .init(runtime: SegmentsRuntime(scheduler: TestScheduler(), clock: TestScheduler(), logger: RecordingLogger())),
+        store: RecordingEventQueueStore(), uploader: UnimplementedEventUploader(), loadsAtOnce: false, onItemUploaded: {})
+
     static func item(_ name: String, failed: Int = 0) -> TrackedEvent {
         TrackedEvent(
             id: ids[name]!, kind: .event(type: name), customerIds: CustomerIds(cookie: "cookie"), properties: [:],
@@ -402,7 +407,7 @@ import Testing
     // MARK: - Stop (A3, E5)
 
     static let stopRows: [Row] = [
-        // The flush begun before the stop runs on to its end (A3 rev 4, E5); its waiter is told
+        // The upload out at the stop comes back later (A3, E4); the flush's waiter is told
         // `.stopped` now.
         Row(
             "a3_e5_stopFailsTheWaitingFlushWithStoppedAndEndsTimers",
@@ -412,12 +417,25 @@ import Testing
                 return machine
             },
             { $0.stop().1 },
-            state: "finishing(items: [a], flush: a uploaded 0 waiters 0)", steps: ["cancel(timer 1)", "complete(1, failure(stopped))"]),
+            state: "stopping(items: [a], flush: a uploaded 0 waiters 0)", steps: ["cancel(timer 1)", "complete(1, failure(stopped))"]),
         Row(
-            "a4_e5_aReplacedPipelineKeepsTheWaitersOfItsFlush",
+            "a4_e5_aPipelineReplacedOnItsStoreHandsTheWaitersOfItsFlushToTheNextOne",
             { flushing(.manual, [item("a")]) },
-            { $0.stop(keepingFlushWaiters: true).1 },
-            state: "finishing(items: [a], flush: a uploaded 0 waiters 1)", steps: []),
+            { machine in
+                let (handed, steps) = machine.stop(to: successor)
+                #expect(handed.count == 1)
+                return steps
+            },
+            state: "stopping(items: [a], flush: a uploaded 0 waiters 0)", steps: []),
+        Row(
+            "a4_e5_aFlushNoOneWaitsForIsHandedToTheNextPipelineOnItsStoreToo",
+            { flushing(.immediate, [item("a")], waiters: 0) },
+            { machine in
+                let (handed, steps) = machine.stop(to: successor)
+                #expect(handed.count == 1)
+                return steps
+            },
+            state: "stopping(items: [a], flush: a uploaded 0 waiters 0)", steps: []),
         Row(
             "a4_e5_aPipelineReplacedWhileLoadingHandsItsFlushesOverAndAnswersCounts",
             {
@@ -426,10 +444,14 @@ import Testing
                 _ = machine.countWhenLoaded { _ in }
                 return machine
             },
-            { $0.stop(keepingFlushWaiters: true, handingOverFlushes: true).1 },
+            { machine in
+                let (handed, steps) = machine.stop(to: successor)
+                #expect(handed.count == 1)
+                return steps
+            },
             state: "stopped", steps: ["count(1, 0)"]),
         Row(
-            "e3_e5_aFinishingFlushEndsAtATransientFailureWithNoBackoff",
+            "e3_e5_anUploadOutAtTheStopEndsAtATransientFailureWithNoBackoff",
             {
                 var machine = flushing(.immediate, [item("a"), item("b")], waiters: 0)
                 _ = machine.stop()
@@ -465,14 +487,28 @@ import Testing
             { $0.uploadSucceeded(ids["a"]!) },
             state: "stopped", steps: ["remove(a)", "itemUploaded", "release"]),
         Row(
-            "a3_e4_aFinishingFlushGoesOnWithTheNextItemItHeld",
+            "a3_e4_noUploadStartsAfterTheStopWhenTheOneOutComesBack",
             {
                 var machine = flushing(.manual, [item("a"), item("b")])
                 _ = machine.stop()
                 return machine
             },
             { $0.uploadSucceeded(ids["a"]!) },
-            state: "finishing(items: [b], flush: b uploaded 1 waiters 0)", steps: ["remove(a)", "itemUploaded", "upload(b)"]),
+            state: "stopped", steps: ["remove(a)", "itemUploaded", "release"]),
+        Row(
+            "a3_e4_anUploadDecidedBeforeTheStopIsNotSentAfterItAndThePipelineSettles",
+            {
+                var machine = flushing(.manual, [item("a")])
+                _ = machine.stop()
+                _ = machine.whenSettled {}
+                return machine
+            },
+            { machine in
+                let (send, steps) = machine.beforeUpload(ids["a"]!)
+                #expect(!send)
+                return steps
+            },
+            state: "stopped", steps: ["release", "settled(1)"]),
         Row(
             "e4_a4_aStoppedPipelineIsSettledOnceItsFlushEnded",
             {
@@ -512,10 +548,11 @@ import Testing
             },
             { $0.appended(item("a")).1 },
             state: "stopped", steps: ["sync", "release"]),
-        // Admitted before the stop, it came before it (A4): immediate mode uploads it in the
-        // flush the stopped pipeline finishes (A3 rev 4, E5), and only then is it settled.
+        // Admitted before the stop, written after it: it stays on disk for the next start (or
+        // the next pipeline adopts it); no upload starts after the stop (A3), and the pipeline
+        // is settled only once its write came back (E4).
         Row(
-            "a3_a4_e5_anItemAdmittedBeforeStopIsUploadedByThePipelineThatStopped",
+            "a3_a4_e4_anItemAdmittedBeforeStopIsLeftOnDiskAndThenThePipelineSettles",
             {
                 var machine = running(.immediate)
                 try! machine.admit()
@@ -523,8 +560,12 @@ import Testing
                 _ = machine.whenSettled {}
                 return machine
             },
-            { $0.appended(item("a")).1 },
-            state: "finishing(items: [a], flush: a uploaded 0 waiters 0)", steps: ["sync", "upload(a)"]),
+            { machine in
+                let (queued, steps) = machine.appended(item("a"))
+                #expect(!queued)
+                return steps
+            },
+            state: "stopped", steps: ["sync", "release", "settled(1)"]),
     ]
 
     static func stopped() -> Machine {

@@ -213,23 +213,15 @@ package final class TrackingPipeline: Sendable {
         }
     }
 
-    /// Stops: the app stopped the client (see ``stop(keepingFlushWaiters:handingFlushesTo:)``). A
-    /// last flush asked for with ``finish(completion:)`` ends here.
-    package func stop() {
-        stop(keepingFlushWaiters: false, handingFlushesTo: nil)
-    }
-
-    /// Stops timers and further work; queued items stay on disk for the next start. A flush
-    /// already begun runs on to its end over the items this pipeline held, through its uploader,
-    /// with no backoff after it (<doc:Behaviour#A3>, <doc:Behaviour#E5>): its waiters get its
-    /// result with `keepingFlushWaiters` (the configuration was replaced by another), `.stopped`
-    /// now otherwise. See ``whenSettled(_:)``. Flushes asked for while the stored queue was still
-    /// loading join `successor`, the next pipeline on the same store, when there is one (they
-    /// would have run over the same items); otherwise they fail with `.stopped`.
-    package func stop(keepingFlushWaiters: Bool, handingFlushesTo successor: TrackingPipeline?) {
-        let handed = driver.transition { machine, _ in
-            machine.stop(keepingFlushWaiters: keepingFlushWaiters, handingOverFlushes: successor != nil, to: successor)
-        }
+    /// Stops timers and further work; queued items stay on disk for the next start, and no upload
+    /// starts from now on (<doc:Behaviour#A3>). An upload already sent comes back as usual (its
+    /// item's removal is written: <doc:Behaviour#E4>); see ``whenSettled(_:)``. The waiters of a
+    /// flush in progress, or asked for while the stored queue was still loading, join `successor`,
+    /// the next pipeline on the same store, when there is one (its flush runs over the same
+    /// items); otherwise they fail with `.stopped` (<doc:Behaviour#E5>). A last flush asked for
+    /// with ``finish(completion:)`` ends here.
+    package func stop(handingFlushesTo successor: TrackingPipeline? = nil) {
+        let handed = driver.transition { machine, _ in machine.stop(to: successor) }
         if let successor { for waiter in handed { successor.flush(completion: waiter) } }
     }
 
@@ -318,9 +310,10 @@ package final class TrackingPipeline: Sendable {
         switch action {
         case .upload(let event):
             let uploader = ports.uploader
-            // A pipeline stopped meanwhile finishes its flush, writes the removal of each item the
-            // backend accepted, and then tells whoever waits for it to be settled (E4, A4): its
-            // client keeps it until then. A pipeline let go of (its client was) uploads no more.
+            // Not sent once the pipeline has stopped (A3). One sent before comes back as usual:
+            // the removal of an item the backend accepted is written, and then whoever waits for
+            // the pipeline to be settled is told (E4, A4); its client keeps it until then. A
+            // pipeline let go of (its client was) uploads no more.
             ports.runtime.scheduler.schedule(after: 0) { [weak driver] in
                 guard driver?.transition({ machine, _ in machine.beforeUpload(event.id) }) == true else { return }
                 var failure: SegmentsError?

@@ -19,11 +19,11 @@ import SegmentsDomain
 /// and calls none of the app's code; the pipeline does, after the lock: its uploader, its store,
 /// the logger and the app's completions are reached through the actions it carries out.
 ///
-/// The file follows the life of a pipeline: the states (loading, running, finishing, stopped),
+/// The file follows the life of a pipeline: the states (loading, running, stopping, stopped),
 /// then the transitions of loading, of running (tracking, modes, flushes, uploads, timers), and
-/// stop — after which a flush already begun finishes, and the pipeline is then settled: what reads
-/// its store next (the next pipeline of the client on the same storage) waits for that
-/// (<doc:Behaviour#E4>, issue 32 finding 11).
+/// stop — after which no upload starts, an upload already sent comes back and its item's removal
+/// is written, and the pipeline is then settled: what reads its store next (the next pipeline of
+/// the client on the same storage) waits for that (<doc:Behaviour#E4>, issue 32 finding 11).
 struct TrackingStateMachine: DrivenStateMachine {
     /// A flush's completion handler.
     typealias FlushWaiter = @Sendable (SegmentsFlushResult) -> Void
@@ -81,10 +81,11 @@ struct TrackingStateMachine: DrivenStateMachine {
         case loading(Loading)
         /// The queue is in memory.
         case running(Running)
-        /// Stopped, but the flush it had begun runs on to its end over the items it held, through
-        /// its own uploader (<doc:Behaviour#A3>, <doc:Behaviour#E5>): items are refused, timers
-        /// are gone, no backoff follows; each upload's removal is still written.
-        case finishing(Running)
+        /// Stopped, with an upload that was already sent still out (or an item's write still to
+        /// come back): items are refused, timers are gone, no upload starts and no backoff
+        /// follows (<doc:Behaviour#A3>); when the upload comes back its item's removal (or failed
+        /// try) is written as usual (<doc:Behaviour#E4>), and the pipeline is stopped.
+        case stopping(Running)
         /// Stopped: items are refused, timers are gone, nothing more is written.
         case stopped
         /// Only while a transition changes a payload in place (no copy-on-write copy); never seen
@@ -122,6 +123,8 @@ struct TrackingStateMachine: DrivenStateMachine {
         var removalsUnwritten: Set<TrackedEvent.ID> = []
         /// The last timer id handed out (timers exist only while running).
         var lastTimer = 0
+        /// Set at the stop: no further upload is decided (<doc:Behaviour#A3>).
+        var sendsNoMore = false
 
         init(items: PendingItems) {
             self.items = items
@@ -184,7 +187,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         switch state {
         case .loading(let loading): loading.trackedMeanwhile.count
         case .running(let running): running.items.count
-        case .finishing, .stopped: 0
+        case .stopping, .stopped: 0
         case .modifying: preconditionFailure("Tracking: the state was read while a transition changed it")
         }
     }
@@ -199,7 +202,7 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// stays on disk for the next start (<doc:Behaviour#E1>, <doc:Behaviour#E4>).
     mutating func admit(evenIfStopped: Bool = false) throws(SegmentsError) {
         switch state {
-        case .finishing, .stopped:
+        case .stopping, .stopped:
             guard evenIfStopped else { throw SegmentsError.stopped }
             appendsInProgress += 1
         case .loading, .running:
@@ -236,18 +239,12 @@ struct TrackingStateMachine: DrivenStateMachine {
         case .loading, .running:
             queue(event, &steps)
             return (true, steps)
-        case .finishing(var running):
-            // Admitted before the stop: it came before it in the client's one order, so it is this
-            // pipeline's, and immediate mode uploads it in the flush that finishes (A3, A4, E5).
-            state = .modifying
-            if !running.items.contains(event.id) {
-                leftAtStop.append(event.id)
-                running.items.append(event)
-                if currentMode == .immediate, running.retryTimer == nil { running.startFlush(joining: [], &steps) }
-            }
-            state = .finishing(running)
+        case .stopping:
+            // Admitted before the stop, written after it: on disk, for the next start (or the
+            // successor adopts it); no upload starts after the stop (A3, E4).
+            leftAtStop.append(event.id)
             finishIfFlushEnded(&steps)
-            return (true, steps)
+            return (false, steps)
         case .stopped:
             leftAtStop.append(event.id)
             return (false, steps)  // on disk already: the next start uploads it (or the successor adopts it)
@@ -297,7 +294,7 @@ struct TrackingStateMachine: DrivenStateMachine {
                 running.items.append(event)
                 if mode == .immediate, running.retryTimer == nil { running.startFlush(joining: [], &steps) }
             }
-        case .finishing, .stopped:
+        case .stopping, .stopped:
             break
         case .modifying:
             preconditionFailure("Tracking: an item was queued during another transition")
@@ -323,9 +320,9 @@ struct TrackingStateMachine: DrivenStateMachine {
             modifyLoading { $0.flushesWaiting.append(waiter) }
         case .running:
             modifyRunning { $0.startFlush(joining: [waiter], &steps) }
-        case .stopped where flushesGoTo != nil:
+        case .stopping where flushesGoTo != nil, .stopped where flushesGoTo != nil:
             return (flushesGoTo, steps)
-        case .finishing, .stopped:
+        case .stopping, .stopped:
             steps.append(.completeFlushes([waiter], .failure(SegmentsError.stopped)))
         case .modifying:
             preconditionFailure("Tracking: flush during another transition")
@@ -342,7 +339,7 @@ struct TrackingStateMachine: DrivenStateMachine {
             modifyLoading { $0.countsWaiting.append(waiter) }
         case .running(let running):
             steps.append(.answerCounts([waiter], running.items.count))
-        case .finishing, .stopped:
+        case .stopping, .stopped:
             steps.append(.answerCounts([waiter], 0))
         case .modifying:
             preconditionFailure("Tracking: count during another transition")
@@ -374,7 +371,7 @@ struct TrackingStateMachine: DrivenStateMachine {
             let known = Set(leftAtStop)
             leftAtStop += stored.map(\.id).filter { !known.contains($0) }
             return Steps()
-        case .running, .finishing:
+        case .running, .stopping:
             preconditionFailure("Tracking: the stored queue finished loading twice")
         case .modifying:
             preconditionFailure("Tracking: loaded during another transition")
@@ -392,7 +389,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         switch state {
         case .running:
             modifyRunning { $0.apply(newMode, &steps) }
-        case .loading, .finishing, .stopped:
+        case .loading, .stopping, .stopped:
             break
         case .modifying:
             preconditionFailure("Tracking: setMode during another transition")
@@ -418,7 +415,7 @@ struct TrackingStateMachine: DrivenStateMachine {
             modifyRunning { running in
                 if !running.items.isEmpty, running.retryTimer == nil { running.startFlush(joining: [], &steps) }
             }
-        case .finishing, .stopped:
+        case .stopping, .stopped:
             break
         case .modifying:
             preconditionFailure("Tracking: appLeftForeground during another transition")
@@ -444,7 +441,7 @@ struct TrackingStateMachine: DrivenStateMachine {
                 if flushing { running.startFlush(joining: [waiter], &steps) }
             }
             return (flushing, steps)
-        case .finishing, .stopped:
+        case .stopping, .stopped:
             return (false, steps)
         case .modifying:
             preconditionFailure("Tracking: appEnteredBackground during another transition")
@@ -470,7 +467,7 @@ struct TrackingStateMachine: DrivenStateMachine {
                     if !running.items.isEmpty { running.startFlush(joining: [], &steps) }
                 }
             }
-        case .loading, .finishing, .stopped:
+        case .loading, .stopping, .stopped:
             break  // no timer is asked for while loading; a stopped pipeline cancelled its own
         case .modifying:
             preconditionFailure("Tracking: a timer fired during another transition")
@@ -480,10 +477,10 @@ struct TrackingStateMachine: DrivenStateMachine {
 
     /// The backend accepted the item out for upload: it leaves the queue (in memory now, on disk
     /// in order on the storage queue), any pending backoff ends (<doc:Behaviour#E2>), the reload hook
-    /// runs (T3), and the flush goes on with the next item or ends. A stopped pipeline finishing
-    /// its flush does the same (the backend has the item: its removal is written, so neither the
-    /// next start nor the next pipeline on the store uploads it again, E4); once the flush ends it
-    /// is stopped and settled (``whenSettled(_:)``).
+    /// runs (T3), and the flush goes on with the next item or ends. An upload that comes back
+    /// after the stop is written the same way (the backend has the item: neither the next start
+    /// nor the next pipeline on the store uploads it again, E4), but nothing more is sent: the
+    /// pipeline is stopped and settled (``whenSettled(_:)``).
     mutating func uploadSucceeded(_ id: TrackedEvent.ID) -> Steps<Action> {
         var steps = uploadCameBack(id) { running, steps in
             let flush = running.takeFlush(uploading: id)
@@ -504,20 +501,20 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// ends the flush with that failure, keeps every item, and, unless flushing is manual, pauses
     /// the whole queue for a backoff (jitter from `now`). A permanent one counts against the item
     /// (the count is written in order), drops it at the limit with an error log, and the flush goes
-    /// on with the next item. A stopped pipeline finishing its flush schedules no backoff: a
-    /// transient failure ends it, and the pipeline is stopped and settled.
+    /// on with the next item. After the stop the failure is written the same way, no backoff is
+    /// scheduled and nothing more is sent: the pipeline is stopped and settled.
     mutating func uploadFailed(_ id: TrackedEvent.ID, _ failure: SegmentsError, at now: Moment) -> Steps<Action> {
         let mode = currentMode
         let limits = self.limits
         let last = lastFlushWaiters != nil
-        let finishing = if case .finishing = state { true } else { false }
+        let stopping = if case .stopping = state { true } else { false }
         var steps = uploadCameBack(id) { running, steps in
             let flush = running.takeFlush(uploading: id)
             if failure.isTransient || failure.isAuthorizationFailure {
                 steps.append(.log(.warning, "Tracking: Upload failed, will retry: \(failure)"))
-                // The last flush before a stop, or a stopped pipeline's flush, ends here: no
+                // The last flush before a stop, or an upload out at the stop, ends here: no
                 // backoff is waited out (A3).
-                if mode != .manual, !last, !finishing {
+                if mode != .manual, !last, !stopping {
                     running.retryAttempt = Self.oneMore(running.retryAttempt)
                     let delay = limits.retry.delay(
                         attempt: running.retryAttempt, random: now.random, retryAfter: failure.retryAfter)
@@ -565,20 +562,17 @@ struct TrackingStateMachine: DrivenStateMachine {
     // MARK: - Stopped
 
     /// Stops: timers end, waiting counts get 0, items stay on disk for the next start (the
-    /// in-memory queue is released after the lock). A flush already begun runs on to its end over
-    /// the items the pipeline held, through its own uploader, with no backoff after it
-    /// (<doc:Behaviour#A3>, <doc:Behaviour#E5>): its waiters get its result when
-    /// `keepingFlushWaiters` (the configuration was replaced), else `.stopped` now. Until it has
-    /// ended the pipeline is not settled (``whenSettled(_:)``). Flushes asked for while the stored
-    /// queue loads do not run here (it is never read): with `handingOverFlushes` (the next
-    /// pipeline is on the same store) they are returned, for the caller to hand to it; otherwise
-    /// they fail with `.stopped`. A last flush asked for by ``finish(_:)`` ends with the stop,
-    /// whoever stopped it: its waiters are told once the pipeline is settled.
-    /// `successor` is the pipeline the flushes are handed to: flushes asked of this one later go
-    /// there too (``flush(_:)``).
-    mutating func stop(
-        keepingFlushWaiters: Bool = false, handingOverFlushes: Bool = false, to successor: TrackingPipeline? = nil
-    ) -> ([FlushWaiter], Steps<Action>) {
+    /// in-memory queue is released after the lock), and no upload starts from now on
+    /// (<doc:Behaviour#A3>). An upload already sent comes back as usual: the item it delivered
+    /// is removed from the store, one it failed is counted (<doc:Behaviour#E4>); until then the
+    /// pipeline is not settled (``whenSettled(_:)``), and the next pipeline on the same store
+    /// waits for that before it loads. The waiters of the flush in progress, or of flushes asked
+    /// for while the stored queue loads, are returned for the caller to hand to `successor`, the
+    /// next pipeline on the same store, when there is one (its flush runs over the same items);
+    /// otherwise they fail with `.stopped` (<doc:Behaviour#E5>). Flushes asked of this one later
+    /// go to `successor` too (``flush(_:)``). A last flush asked for by ``finish(_:)`` ends with
+    /// the stop, whoever stopped it: its waiters are told once the pipeline is settled.
+    mutating func stop(to successor: TrackingPipeline? = nil) -> ([FlushWaiter], Steps<Action>) {
         if let waiters = lastFlushWaiters {
             lastFlushWaiters = []
             finishedWaiters += waiters
@@ -590,12 +584,7 @@ struct TrackingStateMachine: DrivenStateMachine {
             leftAtStop = loading.trackedMeanwhile.map(\.id)
             state = .stopped
             settle(&steps)
-            if handingOverFlushes {
-                handed = loading.flushesWaiting
-                flushesGoTo = successor
-            } else if !loading.flushesWaiting.isEmpty {
-                steps.append(.completeFlushes(loading.flushesWaiting, .failure(SegmentsError.stopped)))
-            }
+            handed = handOver(loading.flushesWaiting, to: successor, &steps)
             if !loading.countsWaiting.isEmpty { steps.append(.answerCounts(loading.countsWaiting, 0)) }
         case .running(var running):
             leftAtStop = running.items.ordered.map(\.id)
@@ -611,12 +600,13 @@ struct TrackingStateMachine: DrivenStateMachine {
                 settle(&steps)
                 break
             }
-            if !keepingFlushWaiters, let waiters = running.flush?.waiters, !waiters.isEmpty {
-                steps.append(.completeFlushes(waiters, .failure(SegmentsError.stopped)))
-                running.flush?.waiters = []
-            }
-            state = .finishing(running)
-        case .finishing, .stopped:
+            // The flush itself is handed over, even when no one waits for it (as one asked for
+            // while loading is): the next pipeline runs it over the same items.
+            handed = handOver(running.flush.map { $0.waiters.isEmpty ? [{ _ in }] : $0.waiters } ?? [], to: successor, &steps)
+            running.flush?.waiters = []
+            running.sendsNoMore = true
+            state = .stopping(running)
+        case .stopping, .stopped:
             break
         case .modifying:
             preconditionFailure("Tracking: stop during another transition")
@@ -624,13 +614,35 @@ struct TrackingStateMachine: DrivenStateMachine {
         return (handed, steps)
     }
 
-    /// Whether the upload of `id`, which a flush decided, is still to be sent now that its turn
-    /// on the scheduler came: it is while the flush that decided it runs (running, or finishing
-    /// after a stop).
+    /// The waiters of the flush running or asked for at a stop: handed back for `successor` (which
+    /// takes later flushes too), or failed with `.stopped` when there is none.
+    private mutating func handOver(
+        _ waiters: [FlushWaiter], to successor: TrackingPipeline?, _ steps: inout Steps<Action>
+    ) -> [FlushWaiter] {
+        if let successor {
+            flushesGoTo = successor
+            return waiters
+        }
+        if !waiters.isEmpty { steps.append(.completeFlushes(waiters, .failure(SegmentsError.stopped))) }
+        return []
+    }
+
+    /// Whether the upload of `id`, which a flush decided, is to be sent now that its turn on the
+    /// scheduler came: it is while the flush that decided it runs. Once stopped it is not
+    /// (<doc:Behaviour#A3>: no upload starts after the stop): the flush ends there, and the
+    /// pipeline is settled unless an item's write is still to come back.
     mutating func beforeUpload(_ id: TrackedEvent.ID) -> (Bool, Steps<Action>) {
         switch state {
-        case .running(let running), .finishing(let running):
+        case .running(let running):
             return (running.flush?.uploading == id, Steps())
+        case .stopping(var running):
+            guard running.flush?.uploading == id else { return (false, Steps()) }
+            state = .modifying
+            running.flush = nil
+            state = .stopping(running)
+            var steps = Steps<Action>()
+            finishIfFlushEnded(&steps)
+            return (false, steps)
         case .loading, .stopped:
             return (false, Steps())
         case .modifying:
@@ -663,7 +675,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         case .stopped:
             steps.append(.finished([waiter]))
             return steps
-        case .finishing:
+        case .stopping:
             finishedWaiters.append(waiter)  // told once its flush has ended (settled)
         case .loading:
             lastFlushWaiters = (lastFlushWaiters ?? []) + [waiter]
@@ -701,10 +713,10 @@ struct TrackingStateMachine: DrivenStateMachine {
         switch state {
         case .running:
             modifyRunning { _ = $0.removalsUnwritten.remove(id) }
-        case .finishing(var running):
+        case .stopping(var running):
             state = .modifying
             running.removalsUnwritten.remove(id)
-            state = .finishing(running)
+            state = .stopping(running)
         case .loading, .stopped, .modifying:
             break
         }
@@ -727,7 +739,7 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// A stopped pipeline's flush has ended, and no item admitted before the stop is still being
     /// written: it is stopped now, and settled.
     private mutating func finishIfFlushEnded(_ steps: inout Steps<Action>) {
-        guard case .finishing(let running) = state, running.flush == nil, appendsInProgress == 0 else { return }
+        guard case .stopping(let running) = state, running.flush == nil, appendsInProgress == 0 else { return }
         state = .stopped
         steps.release(running.items)
         settle(&steps)
@@ -756,10 +768,10 @@ struct TrackingStateMachine: DrivenStateMachine {
         switch state {
         case .running:
             modifyRunning { body(&$0, &steps) }
-        case .finishing(var running):
+        case .stopping(var running):
             state = .modifying
             body(&running, &steps)
-            state = .finishing(running)
+            state = .stopping(running)
             finishIfFlushEnded(&steps)
         case .stopped:
             break
@@ -833,7 +845,7 @@ extension TrackingStateMachine.Running {
     mutating func uploadNext(
         after cursor: Int, uploaded: Int, waiters: [TrackingStateMachine.FlushWaiter], _ steps: inout Steps<Action>
     ) {
-        if let (event, next) = items.first(atOrAfter: cursor) {
+        if !sendsNoMore, let (event, next) = items.first(atOrAfter: cursor) {
             flush = TrackingStateMachine.Flush(uploading: event.id, cursor: next, uploaded: uploaded, waiters: waiters)
             steps.append(.upload(event))
         } else {
@@ -865,18 +877,18 @@ extension TrackingStateMachine.Running {
 extension TrackingStateMachine: CustomStringConvertible {
     /// The state in words, for tests and debugging: `loading(tracked: [a], flushes: 1, counts: 0)`,
     /// `running(items: [a, b×2], flush: a uploaded 0 waiters 1, retry: attempt 1 timer 3, periodic: timer 2)`,
-    /// `finishing(items: [a], flush: a uploaded 0 waiters 0)`, `stopped`.
+    /// `stopping(items: [a], flush: a uploaded 0 waiters 0)`, `stopped`.
     var description: String {
         switch state {
         case .loading(let loading):
             return "loading(tracked: \(Self.names(loading.trackedMeanwhile)), flushes: \(loading.flushesWaiting.count), counts: \(loading.countsWaiting.count))"
-        case .finishing(let running):
+        case .stopping(let running):
             var parts = ["items: \(Self.names(running.items.ordered))"]
             if let flush = running.flush {
                 let name = running.items.item(flush.uploading).map(Self.name) ?? "?"
                 parts.append("flush: \(name) uploaded \(flush.uploaded) waiters \(flush.waiters.count)")
             }
-            return "finishing(\(parts.joined(separator: ", ")))"
+            return "stopping(\(parts.joined(separator: ", ")))"
         case .running(let running):
             var parts = ["items: \(Self.names(running.items.ordered))"]
             if let flush = running.flush {

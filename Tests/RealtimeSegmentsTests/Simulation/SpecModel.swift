@@ -442,27 +442,16 @@ struct SpecModel: Equatable {
     private var loading: Loading?
     private var protected: Protected?
     /// E5: a flush asked for (or due) that runs at the next ``settle()``; who waits for its result.
-    /// The integration whose pipeline runs it: a flush asked for before stop still runs (A3
-    /// rev 4: stopping uploads what is queued behind it; the data stays for a later start).
+    /// The integration whose pipeline runs it. A3: no upload starts after a stop or a
+    /// re-configure ends the pipeline (its queue stays for a later start, or for the next
+    /// configuration on the same storage, which takes the flush's waiters); so the next pipeline
+    /// on the folder never finds an item the old one sent (E4, issue 32 finding 11).
     private var flushFor: Integration?
     private var flushPending: Bool {
         get { flushFor != nil }
         set { flushFor = newValue ? integration : nil }
     }
     private var flushWaiters: [Int] = []
-    /// Flushes a configuration asked for before a re-configure or stop ended it, once its queue
-    /// was loaded: they still run, each in its own pipeline, over the items that pipeline held —
-    /// those queued before the end, not those queued in the next configuration (A4) — before the
-    /// current one's (A3 rev 4, E5). Issue 32, finding 11: the next pipeline on the folder loads
-    /// only once such a flush has ended, so no item goes up twice (E4).
-    private var earlierFlushes: [EarlierFlush] = []
-    struct EarlierFlush: Equatable {
-        let integration: Integration
-        let waiters: [Int]
-        let sequence: Int
-        /// The items queued when its configuration ended.
-        let items: Set<Int>
-    }
     /// When the current flush was asked for: queued work runs in the order it was queued.
     private var flushSequence = 0
     private var uploadRetry: UploadRetry?
@@ -514,7 +503,7 @@ struct SpecModel: Equatable {
             && lhs.disk == rhs.disk && lhs.queued == rhs.queued && lhs.phase == rhs.phase && lhs.current == rhs.current
             && lhs.baseline == rhs.baseline && lhs.listeners == rhs.listeners && lhs.reload == rhs.reload && lhs.reads == rhs.reads
             && lhs.mode == rhs.mode && lhs.loading == rhs.loading && lhs.protected == rhs.protected
-            && lhs.flushFor == rhs.flushFor && lhs.flushSequence == rhs.flushSequence && lhs.earlierFlushes == rhs.earlierFlushes && lhs.flushWaiters == rhs.flushWaiters && lhs.uploadRetry == rhs.uploadRetry
+            && lhs.flushFor == rhs.flushFor && lhs.flushSequence == rhs.flushSequence && lhs.flushWaiters == rhs.flushWaiters && lhs.uploadRetry == rhs.uploadRetry
             && lhs.uploadAttempts == rhs.uploadAttempts
             && lhs.periodicAt?.at == rhs.periodicAt?.at
             && lhs.streamValues == rhs.streamValues && lhs.finishedStreams == rhs.finishedStreams
@@ -697,12 +686,6 @@ struct SpecModel: Equatable {
         let queued = queuedDeliveries
         queuedDeliveries = []
         for (delivery, stream) in queued { post(delivery, stream: stream) }
-        if !storageFirst, loading != nil, !earlierFlushes.isEmpty {
-            // The work due now on the scheduler runs before the storage queue's: the flushes of
-            // ended configurations (their uploads, and the reloads those request: T3) come before
-            // the new configuration's background load ends (R3, E5).
-            runScheduledWork(earlierOnly: true)
-        }
         if let loading {
             self.loading = nil
             configurationCompleted(loading)
@@ -714,27 +697,22 @@ struct SpecModel: Equatable {
         if !storageFirst, runRetryIfQueued() { runScheduledWork() }
     }
 
-    /// The work queued on the scheduler runs in the order it was queued: earlier configurations'
-    /// flushes, a flight's first request, the current flush.
-    private mutating func runScheduledWork(earlierOnly: Bool = false) {
-        var work: [(sequence: Int, run: Int)] = earlierFlushes.enumerated().map { ($0.element.sequence, $0.offset) }
-        if !earlierOnly, case .fetching(let flight, _) = reload, !flight.sent { work.append((flight.sequence, -1)) }
-        if !earlierOnly, flushFor != nil { work.append((flushSequence, -2)) }
-        let earlier = earlierFlushes
-        earlierFlushes = []
+    /// The work queued on the scheduler runs in the order it was queued: a flight's first
+    /// request, the flush.
+    private mutating func runScheduledWork() {
+        var work: [(sequence: Int, flight: Bool)] = []
+        if case .fetching(let flight, _) = reload, !flight.sent { work.append((flight.sequence, true)) }
+        if flushFor != nil { work.append((flushSequence, false)) }
         for item in work.sorted(by: { $0.sequence < $1.sequence }) {
-            switch item.run {
-            case -1: sendWaitingFlight()
-            case -2:
-                guard let integration = flushFor else { continue }
-                flushFor = nil
-                let waiters = flushWaiters
-                flushWaiters = []
-                runFlush(integration, waiters: waiters, current: true)
-            default:
-                let flush = earlier[item.run]
-                runFlush(flush.integration, waiters: flush.waiters, current: false, only: flush.items)
+            if item.flight {
+                sendWaitingFlight()
+                continue
             }
+            guard let integration = flushFor else { continue }
+            flushFor = nil
+            let waiters = flushWaiters
+            flushWaiters = []
+            runFlush(integration, waiters: waiters, current: true)
         }
     }
 
@@ -850,17 +828,10 @@ struct SpecModel: Equatable {
         phase = .running(next)
         // R3: the new pipeline loads the queue from its store, in the order it was written.
         queued[slot(next)]!.sort { $0.written < $1.written }
-        if let flushFor, loading == nil {
-            earlierFlushes.append(
-                EarlierFlush(
-                    integration: flushFor, waiters: flushWaiters, sequence: flushSequence,
-                    items: Set(queued[slot(flushFor)]!.map(\.number))))
-            self.flushFor = nil
-            flushWaiters = []
-        } else if let flushFor {
-            // E5: asked for while the old configuration's queue was still loading: it never ran
-            // there; on the same storage it is the new configuration's flush (its waiters wait on),
-            // on other storage it ends with the old one.
+        if let flushFor {
+            // A3, E5: the old pipeline sends nothing more; on the same storage its flush is the
+            // new configuration's (its waiters wait on, for the same items), on other storage it
+            // ends with the old one.
             if slot(flushFor) == slot(next) {
                 self.flushFor = next
             } else {
@@ -975,11 +946,7 @@ struct SpecModel: Equatable {
         }
         for flush in flushWaiters { post(.flushed(at: now, flush: flush, .error("stopped"))) }
         flushWaiters = []
-        if let flushFor, loading == nil {
-            earlierFlushes.append(
-                EarlierFlush(integration: flushFor, waiters: [], sequence: flushSequence, items: Set(queued[slot(flushFor)]!.map(\.number))))
-        }
-        self.flushFor = nil  // asked for during the load: it never ran (E5)
+        flushFor = nil  // A3: no upload starts after the stop
         uploadRetry = nil
         uploadAttempts = 0
         periodicAt = nil
@@ -1202,7 +1169,7 @@ struct SpecModel: Equatable {
     /// and the flush goes on; a transient or authorization failure ends the flush, keeps every
     /// item and, unless manual, waits for a backoff. Waiters hear how many went up, or the error.
     private mutating func runFlush(
-        _ integration: Integration, waiters: [Int], current: Bool, last: Bool = false, only: Set<Int>? = nil
+        _ integration: Integration, waiters: [Int], current: Bool, last: Bool = false
     ) {
         let slot = slot(integration)
         var uploaded = 0
@@ -1210,10 +1177,6 @@ struct SpecModel: Equatable {
         var index = 0
         while index < queued[slot]!.count {
             let item = queued[slot]![index]
-            if let only, !only.contains(item.number) {
-                index += 1
-                continue
-            }
             let failure = servers[integration]!.upload()
             requests.append(.upload(at: now, integration, item.customer, item: item.number, status: failure?.status ?? 200))
             guard let failure else {
@@ -1310,7 +1273,6 @@ extension SpecModel {
         protected = nil
         flushPending = false
         flushWaiters = []
-        earlierFlushes = []
         uploadRetry = nil
         uploadAttempts = 0
         periodicAt = nil

@@ -156,11 +156,8 @@ struct LifecycleStateMachine: Sendable {
     struct Ending: Sendable {
         /// The pipeline to stop: its items stay on disk.
         var tracking: TrackingPipeline?
-        /// Whether another configuration replaced this one: the waiters of a flush the pipeline
-        /// had begun get its result; at a stop they get `.stopped` (<doc:Behaviour#E5>).
-        var replaced = false
-        /// The pipeline of the configuration that replaced this one on the same storage: flushes
-        /// asked for while this one's queue was still loading join it (<doc:Behaviour#E5>).
+        /// The pipeline of the configuration that replaced this one on the same storage: the
+        /// flushes this one was asked for join it (<doc:Behaviour#E5>).
         var successor: TrackingPipeline?
         /// The storage to give back, with the customer the configuration ended with.
         var storage: (handOver: any StorageHandOver, lastCustomer: CustomerIds)?
@@ -174,7 +171,7 @@ struct LifecycleStateMachine: Sendable {
 
         /// Stops the pipeline, then frees the storage.
         func carryOut() {
-            tracking?.stop(keepingFlushWaiters: replaced, handingFlushesTo: successor)
+            tracking?.stop(handingFlushesTo: successor)
             if let storage { storage.handOver.release(endingWith: storage.lastCustomer) }
         }
     }
@@ -429,7 +426,6 @@ struct LifecycleStateMachine: Sendable {
             otherIntegration = otherIntegration || old.ports.integrationID != ports.integrationID || !Self.sameStorage(old.ports, ports)
             if let pipeline = old.ports.tracking, pipeline !== ports.tracking {
                 ending.tracking = pipeline
-                ending.replaced = true
                 if Self.sameStorage(old.ports, ports) { ending.successor = ports.tracking }
                 endTracking(pipeline, of: old.ports, &actions)
             }
