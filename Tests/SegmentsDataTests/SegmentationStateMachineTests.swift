@@ -93,6 +93,7 @@ import Testing
                 case .lifecycle(.erase(let id, _, _)): "erase(\(id))"
                 case .lifecycle(.completeAfterStorageWork(let completions)): "completeAfterStorageWork(\(completions.count))"
                 case .lifecycle(.complete(let completions)): "complete(\(completions.count))"
+                case .lifecycle(.watchSettled): nil  // the ended pipeline's settle (Behaviour E4)
                 }
             }
         }

@@ -188,7 +188,7 @@ import Testing
     }
 
     static func names(_ actions: [LifecycleStateMachine.Action]) -> [String] {
-        actions.map { action in
+        actions.compactMap { action -> String? in
             switch action {
             case .log(let level, _): "log(\(level))"
             case .saveCustomer(let customer, _, _): "saveCustomer(\(customer.cookie ?? "-"))"
@@ -197,6 +197,7 @@ import Testing
             case .setFlushingMode(_, let mode): "mode(\(mode))"
             case .startTracking: "startTracking"
             case .storageWritesQueued: "writesQueued"
+            case .watchSettled: nil  // the ended pipeline's settle (Behaviour E4), not listed here
             case .redoRefusedStorage(_, let storageID, _): "redo(\(storageID))"
             case .erase(let id, _, _): "erase(\(id))"
             case .completeAfterStorageWork(let completions): "completeAfterStorageWork(\(completions.count))"

@@ -45,6 +45,11 @@ import Testing
     static let unauthorized = SegmentsError(.unauthorized, "unauthorized", httpStatus: 401)
     static let rejected = SegmentsError(.httpStatus, "bad request", httpStatus: 400)
 
+    /// The next pipeline on the same store, for a stop that hands its flushes over (never run).
+    static let successor = TrackingPipeline(
+        dependencies: .init(runtime: SegmentsRuntime(scheduler: TestScheduler(), clock: TestScheduler(), logger: RecordingLogger())),
+        store: RecordingEventQueueStore(), uploader: UnimplementedEventUploader(), loadsAtOnce: false, onItemUploaded: {})
+
     static func item(_ name: String, failed: Int = 0) -> TrackedEvent {
         TrackedEvent(
             id: ids[name]!, kind: .event(type: name), customerIds: CustomerIds(cookie: "cookie"), properties: [:],
@@ -114,6 +119,7 @@ import Testing
                 case .completeFlushes(let waiters, .failure(let error)): "complete(\(waiters.count), failure(\(describe(error))))"
                 case .answerCounts(let waiters, let count): "count(\(waiters.count), \(count))"
                 case .sync: "sync"
+                case .settled(let waiters): "settled(\(waiters.count))"
                 case .log(let level, _): "log(\(level))"
                 case .finished(let waiters): "finished(\(waiters.count))"
                 }
@@ -146,7 +152,7 @@ import Testing
             { $0.loaded([item("s1"), item("s2")]) },
             state: "running(items: [s1, s2, a])", steps: []),
         Row(
-            "r3_e5_aFlushWhileLoadingWaitsForTheLoad", { loading() }, { $0.flush { _ in } },
+            "r3_e5_aFlushWhileLoadingWaitsForTheLoad", { loading() }, { $0.flush { _ in }.1 },
             state: "loading(tracked: [], flushes: 1, counts: 0)", steps: []),
         Row(
             "r3_e5_flushesAskedForWhileLoadingBecomeOneFlushOnceLoaded",
@@ -281,7 +287,7 @@ import Testing
         // What the app asks for is not held back by a backoff: its flush (E5), and the flush on
         // entering the background (E7: it may be the last chance before the app is suspended).
         Row(
-            "e5_e3_theAppsFlushUploadsAtOnceDuringABackoff", { pausedPeriodic() }, { $0.flush { _ in } },
+            "e5_e3_theAppsFlushUploadsAtOnceDuringABackoff", { pausedPeriodic() }, { $0.flush { _ in }.1 },
             state: "running(items: [a], flush: a uploaded 0 waiters 1, retry: attempt 1 timer 3, periodic: timer 2)",
             steps: ["upload(a)"]),
         Row(
@@ -299,13 +305,13 @@ import Testing
 
     static let flushRows: [Row] = [
         Row(
-            "e5_aFlushStartsWithTheOldestItem", { running(.manual, [item("a"), item("b")]) }, { $0.flush { _ in } },
+            "e5_aFlushStartsWithTheOldestItem", { running(.manual, [item("a"), item("b")]) }, { $0.flush { _ in }.1 },
             state: "running(items: [a, b], flush: a uploaded 0 waiters 1)", steps: ["upload(a)"]),
         Row(
-            "e5_aFlushDuringAFlushJoinsIt", { flushing(.manual, [item("a"), item("b")]) }, { $0.flush { _ in } },
+            "e5_aFlushDuringAFlushJoinsIt", { flushing(.manual, [item("a"), item("b")]) }, { $0.flush { _ in }.1 },
             state: "running(items: [a, b], flush: a uploaded 0 waiters 2)", steps: []),
         Row(
-            "e5_aFlushOfAnEmptyQueueIsAnsweredAtOnce", { running(.manual) }, { $0.flush { _ in } },
+            "e5_aFlushOfAnEmptyQueueIsAnsweredAtOnce", { running(.manual) }, { $0.flush { _ in }.1 },
             state: "running(items: [])", steps: ["complete(1, success(0))"]),
         Row(
             "e3_t3_aSuccessRemovesTheItemReportsItAndGoesOn", { flushing(.manual, [item("a"), item("b")]) },
@@ -401,6 +407,8 @@ import Testing
     // MARK: - Stop (A3, E5)
 
     static let stopRows: [Row] = [
+        // The upload out at the stop comes back later (A3, E4); the flush's waiter is told
+        // `.stopped` now.
         Row(
             "a3_e5_stopFailsTheWaitingFlushWithStoppedAndEndsTimers",
             {
@@ -408,8 +416,49 @@ import Testing
                 _ = machine.flush { _ in }
                 return machine
             },
-            { $0.stop() },
-            state: "stopped", steps: ["cancel(timer 1)", "complete(1, failure(stopped))", "release"]),
+            { $0.stop().1 },
+            state: "stopping(items: [a], flush: a uploaded 0 waiters 0)", steps: ["cancel(timer 1)", "complete(1, failure(stopped))"]),
+        Row(
+            "a4_e5_aPipelineReplacedOnItsStoreHandsTheWaitersOfItsFlushToTheNextOne",
+            { flushing(.manual, [item("a")]) },
+            { machine in
+                let (handed, steps) = machine.stop(to: successor)
+                #expect(handed.count == 1)
+                return steps
+            },
+            state: "stopping(items: [a], flush: a uploaded 0 waiters 0)", steps: []),
+        Row(
+            "a4_e5_aFlushNoOneWaitsForIsHandedToTheNextPipelineOnItsStoreToo",
+            { flushing(.immediate, [item("a")], waiters: 0) },
+            { machine in
+                let (handed, steps) = machine.stop(to: successor)
+                #expect(handed.count == 1)
+                return steps
+            },
+            state: "stopping(items: [a], flush: a uploaded 0 waiters 0)", steps: []),
+        Row(
+            "a4_e5_aPipelineReplacedWhileLoadingHandsItsFlushesOverAndAnswersCounts",
+            {
+                var machine = loading()
+                _ = machine.flush { _ in }
+                _ = machine.countWhenLoaded { _ in }
+                return machine
+            },
+            { machine in
+                let (handed, steps) = machine.stop(to: successor)
+                #expect(handed.count == 1)
+                return steps
+            },
+            state: "stopped", steps: ["count(1, 0)"]),
+        Row(
+            "e3_e5_anUploadOutAtTheStopEndsAtATransientFailureWithNoBackoff",
+            {
+                var machine = flushing(.immediate, [item("a"), item("b")], waiters: 0)
+                _ = machine.stop()
+                return machine
+            },
+            { $0.uploadFailed(ids["a"]!, unavailable, at: now) },
+            state: "stopped", steps: ["log(warning)", "release"]),
         Row(
             "a3_e5_stopWhileLoadingAnswersEveryoneWaiting",
             {
@@ -418,22 +467,67 @@ import Testing
                 _ = machine.countWhenLoaded { _ in }
                 return machine
             },
-            { $0.stop() },
+            { $0.stop().1 },
             state: "stopped", steps: ["complete(1, failure(stopped))", "count(1, 0)"]),
         Row(
-            "a3_stopEndsAPendingRetry", { paused() }, { $0.stop() },
+            "a3_stopEndsAPendingRetry", { paused() }, { $0.stop().1 },
             state: "stopped", steps: ["cancel(timer 1)", "release"]),
         Row(
-            "a3_aFlushAfterStopFailsWithStopped", { stopped() }, { $0.flush { _ in } },
+            "a3_aFlushAfterStopFailsWithStopped", { stopped() }, { $0.flush { _ in }.1 },
             state: "stopped", steps: ["complete(1, failure(stopped))"]),
+        // E4: the backend has it, so its removal is written: neither the next start nor the next
+        // pipeline on the store uploads it again.
         Row(
-            "a3_e4_anUploadComingBackAfterStopWritesNothing",
+            "a3_e4_anUploadComingBackAfterStopWritesItsRemovalAndEndsTheFlush",
             {
                 var machine = flushing(.manual, [item("a")])
                 _ = machine.stop()
                 return machine
             },
             { $0.uploadSucceeded(ids["a"]!) },
+            state: "stopped", steps: ["remove(a)", "itemUploaded", "release"]),
+        Row(
+            "a3_e4_noUploadStartsAfterTheStopWhenTheOneOutComesBack",
+            {
+                var machine = flushing(.manual, [item("a"), item("b")])
+                _ = machine.stop()
+                return machine
+            },
+            { $0.uploadSucceeded(ids["a"]!) },
+            state: "stopped", steps: ["remove(a)", "itemUploaded", "release"]),
+        Row(
+            "a3_e4_anUploadDecidedBeforeTheStopIsNotSentAfterItAndThePipelineSettles",
+            {
+                var machine = flushing(.manual, [item("a")])
+                _ = machine.stop()
+                _ = machine.whenSettled {}
+                return machine
+            },
+            { machine in
+                let (send, steps) = machine.beforeUpload(ids["a"]!)
+                #expect(!send)
+                return steps
+            },
+            state: "stopped", steps: ["release", "settled(1)"]),
+        Row(
+            "e4_a4_aStoppedPipelineIsSettledOnceItsFlushEnded",
+            {
+                var machine = flushing(.manual, [item("a")])
+                _ = machine.stop()
+                _ = machine.whenSettled {}
+                return machine
+            },
+            { $0.uploadSucceeded(ids["a"]!) },
+            state: "stopped", steps: ["remove(a)", "itemUploaded", "release", "settled(1)"]),
+        Row(
+            "e4_a4_aStoppedPipelineWithNoFlushIsSettledAtOnce", { stopped() }, { $0.whenSettled {} },
+            state: "stopped", steps: ["settled(1)"]),
+        Row(
+            "e4_a4_aRunningPipelineIsNotSettled", { running(.manual, [item("a")]) }, { $0.whenSettled {} },
+            state: "running(items: [a])", steps: []),
+        Row(
+            "a3_e4_aStoppedPipelineSendsNoUploadItsFlushNoLongerWaitsFor", { stopped() },
+            { machine in machine.beforeUpload(ids["a"]!).1 },
             state: "stopped", steps: []),
         Row(
             "a3_aLoadEndingAfterStopIsIgnored",
@@ -453,7 +547,25 @@ import Testing
                 return machine
             },
             { $0.appended(item("a")).1 },
-            state: "stopped", steps: ["sync"]),
+            state: "stopped", steps: ["sync", "release"]),
+        // Admitted before the stop, written after it: it stays on disk for the next start (or
+        // the next pipeline adopts it); no upload starts after the stop (A3), and the pipeline
+        // is settled only once its write came back (E4).
+        Row(
+            "a3_a4_e4_anItemAdmittedBeforeStopIsLeftOnDiskAndThenThePipelineSettles",
+            {
+                var machine = running(.immediate)
+                try! machine.admit()
+                _ = machine.stop()
+                _ = machine.whenSettled {}
+                return machine
+            },
+            { machine in
+                let (queued, steps) = machine.appended(item("a"))
+                #expect(!queued)
+                return steps
+            },
+            state: "stopped", steps: ["sync", "release", "settled(1)"]),
     ]
 
     static func stopped() -> Machine {
@@ -463,6 +575,34 @@ import Testing
     }
 
     @Test(arguments: stopRows) func a3_stop(_ row: Row) {
+        Self.check(row)
+    }
+
+    // MARK: - Items read again from the store (P8, E4)
+
+    static let rereadRows: [Row] = [
+        // Finding 13: the protected-data retry read the item back before its removal was written.
+        Row(
+            "p8_e4_anItemUploadedWhoseRemovalIsNotWrittenYetIsNotQueuedAgain",
+            {
+                var machine = flushing(.immediate, [item("a")], waiters: 0)
+                _ = machine.uploadSucceeded(ids["a"]!)
+                return machine
+            },
+            { $0.adopt(item("a")) },
+            state: "running(items: [])", steps: []),
+        Row(
+            "p8_e4_anItemDroppedWhoseRemovalIsNotWrittenYetIsNotQueuedAgain",
+            {
+                var machine = flushing(.manual, [item("a", failed: 9)])
+                _ = machine.uploadFailed(ids["a"]!, SegmentsError(.httpStatus, "bad request", httpStatus: 400), at: now)
+                return machine
+            },
+            { $0.adopt(item("a", failed: 9)) },
+            state: "running(items: [])", steps: []),
+    ]
+
+    @Test(arguments: rereadRows) func p8_reread(_ row: Row) {
         Self.check(row)
     }
 

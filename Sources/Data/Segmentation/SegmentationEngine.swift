@@ -532,8 +532,12 @@ package final class SegmentationEngine: Sendable {
             }
         case .setFlushingMode(let pipeline, let mode):
             pipeline.mode = mode
-        case .startTracking(let pipeline):
-            pipeline.startLoading()
+        case .startTracking(let pipeline, let after):
+            // Not before the ended pipelines on the same store are settled (see Behaviour E4).
+            startLoading(pipeline, after: after[...])
+        case .watchSettled(let pipeline):
+            let id = ObjectIdentifier(pipeline)
+            pipeline.whenSettled { [weak driver] in driver?.transition { machine, _ in machine.trackingSettled(id) } }
         case .storageWritesQueued(let handOver):
             handOver.writesQueued()
         case .redoRefusedStorage(let redo, let storageID, let tracking):
@@ -543,8 +547,8 @@ package final class SegmentationEngine: Sendable {
                     driver?.transition { machine, now in machine.storedCustomerRead(stored, in: storageID, at: now) }
                 }
                 // Items the queue file held, found now: queued behind those tracked meanwhile (the
-                // pipeline ignores the ones it has).
-                for item in redone.items { tracking?.adopt(item) }
+                // pipeline ignores the ones it has, or uploaded with their removal still queued).
+                tracking?.adoptStored(redone.items)
             }
         case .erase(let erasure, let eraser, let tracking):
             // Held until done: the completion of the stop follows even when the app lets go of
@@ -563,6 +567,12 @@ package final class SegmentationEngine: Sendable {
         case .complete(let completions):
             DispatchQueue.main.async { completions.forEach { $0() } }
         }
+    }
+
+    /// Starts `pipeline`'s load once every pipeline of `previous` is settled, one after another.
+    private static func startLoading(_ pipeline: TrackingPipeline, after previous: ArraySlice<TrackingPipeline>) {
+        guard let first = previous.first else { return pipeline.startLoading() }
+        first.whenSettled { startLoading(pipeline, after: previous.dropFirst()) }
     }
 
     /// Answers reads: completion handlers in one hop on the delivery queue, awaiting tasks

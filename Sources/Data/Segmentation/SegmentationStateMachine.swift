@@ -199,6 +199,13 @@ struct SegmentationStateMachine: DrivenStateMachine {
         return Actions()
     }
 
+    /// The pipeline of an ended configuration is settled: its last flush ended, its removals
+    /// queued (<doc:Behaviour#E4>, <doc:Behaviour#A4>).
+    mutating func trackingSettled(_ pipeline: ObjectIdentifier) -> Actions {
+        state.lifecycle.trackingSettled(pipeline)
+        return Actions()
+    }
+
     // MARK: - The flushing mode (any state)
 
     /// Sets the flushing mode (<doc:Behaviour#E2>, <doc:Behaviour#T8>, <doc:Behaviour#A4>).
@@ -708,7 +715,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
             var actions = Actions()
             _ = Self.cancelReload(&parts, &actions)
             Self.add(parts.reads.answerAll(.failure(SegmentsError.stopped)), to: &actions)
-            return (Self.end(&parts, released: true, &actions), actions)
+            let ending = Self.end(&parts, released: true, &actions)
+            actions.release(parts.lifecycle.forgetUnsettled())
+            return (ending, actions)
         }
     }
 

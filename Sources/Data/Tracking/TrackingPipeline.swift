@@ -146,6 +146,14 @@ package final class TrackingPipeline: Sendable {
         driver.transition(at: Self.untimed) { machine, _ in machine.adopt(event) }
     }
 
+    /// Takes the items the store read once protected data became available (<doc:Behaviour#P8>):
+    /// those this pipeline does not hold are queued (not one it uploaded whose removal is still to
+    /// be written: <doc:Behaviour#E4>), and immediate mode then uploads what is queued, as after
+    /// the first load.
+    package func adoptStored(_ items: [TrackedEvent]) {
+        driver.transition { machine, _ in machine.storedItemsRead(items) }
+    }
+
     /// The flushing mode; setting it takes effect at once (<doc:Behaviour#E2>).
     package var mode: FlushingMode {
         get { driver.read { $0.mode } }
@@ -172,7 +180,8 @@ package final class TrackingPipeline: Sendable {
     /// flush runs at a time: a call during a flush joins it and gets its result. A flush asked for
     /// while the queue loads starts once it is loaded.
     package func flush(completion: @escaping @Sendable (SegmentsFlushResult) -> Void) {
-        driver.transition { machine, _ in machine.flush(completion) }
+        let forward = driver.transition { machine, _ in machine.flush(completion) }
+        forward?.flush(completion: completion)
     }
 
     /// The `async` form of ``flush(completion:)``.
@@ -204,10 +213,26 @@ package final class TrackingPipeline: Sendable {
         }
     }
 
-    /// Stops timers and uploads; queued items stay on disk for the next start. A last flush asked
-    /// for with ``finish(completion:)`` ends here.
-    package func stop() {
-        driver.transition { machine, _ in machine.stop() }
+    /// Stops timers and further work; queued items stay on disk for the next start, and no upload
+    /// starts from now on (<doc:Behaviour#A3>). An upload already sent comes back as usual (its
+    /// item's removal is written: <doc:Behaviour#E4>); see ``whenSettled(_:)``. The waiters of a
+    /// flush in progress, or asked for while the stored queue was still loading, join `successor`,
+    /// the next pipeline on the same store, when there is one (its flush runs over the same
+    /// items); otherwise they fail with `.stopped` (<doc:Behaviour#E5>). A last flush asked for
+    /// with ``finish(completion:)`` ends here.
+    package func stop(handingFlushesTo successor: TrackingPipeline? = nil) {
+        let handed = driver.transition { machine, _ in machine.stop(to: successor) }
+        if let successor { for waiter in handed { successor.flush(completion: waiter) } }
+    }
+
+    /// Runs `body` once the pipeline is settled: stopped, the flush it had begun ended, and the
+    /// removal of every item that flush delivered queued on the storage queue (so work `body`
+    /// queues there runs after it). The next pipeline on the same store loads only then, so it
+    /// never loads an item this one is still uploading (<doc:Behaviour#E4>, <doc:Behaviour#A4>).
+    /// At once (on the calling thread) when already settled; else on the thread where the last
+    /// upload came back or the stop was made. `body` must not block.
+    package func whenSettled(_ body: @escaping @Sendable () -> Void) {
+        driver.transition { machine, _ in machine.whenSettled(body) }
     }
 
     /// One last flush, then stop (<doc:Behaviour#A3>): the flush ends when the queue is empty or
@@ -285,7 +310,12 @@ package final class TrackingPipeline: Sendable {
         switch action {
         case .upload(let event):
             let uploader = ports.uploader
+            // Not sent once the pipeline has stopped (A3). One sent before comes back as usual:
+            // the removal of an item the backend accepted is written, and then whoever waits for
+            // the pipeline to be settled is told (E4, A4); its client keeps it until then. A
+            // pipeline let go of (its client was) uploads no more.
             ports.runtime.scheduler.schedule(after: 0) { [weak driver] in
+                guard driver?.transition({ machine, _ in machine.beforeUpload(event.id) }) == true else { return }
                 var failure: SegmentsError?
                 do { try await uploader.upload(event) } catch { failure = SegmentsError.wrapping(error) }
                 guard let driver else { return }
@@ -295,10 +325,11 @@ package final class TrackingPipeline: Sendable {
             }
         case .remove(let id):
             let store = ports.store
-            ports.storageQueue.async {
+            ports.storageQueue.async { [weak driver] in
                 do { try store.remove(id: id) } catch {
                     logger.log(.error, "Tracking: Removing an uploaded event from the queue failed: \(SegmentsError.summary(of: error))")
                 }
+                driver?.transition { machine, _ in machine.removalWritten(id) }
             }
         case .update(let event):
             let store = ports.store
@@ -317,7 +348,7 @@ package final class TrackingPipeline: Sendable {
             }
         case .itemUploaded:
             ports.onItemUploaded()
-        case .finished(let waiters):
+        case .finished(let waiters), .settled(let waiters):
             waiters.forEach { $0() }
         case .completeFlushes(let waiters, let result):
             waiters.forEach { $0(result) }

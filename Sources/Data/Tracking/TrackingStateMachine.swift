@@ -19,13 +19,19 @@ import SegmentsDomain
 /// and calls none of the app's code; the pipeline does, after the lock: its uploader, its store,
 /// the logger and the app's completions are reached through the actions it carries out.
 ///
-/// The file follows the life of a pipeline: the states (loading, running, stopped), then the
-/// transitions of loading, of running (tracking, modes, flushes, uploads, timers), and stop.
+/// The file follows the life of a pipeline: the states (loading, running, stopping, stopped),
+/// then the transitions of loading, of running (tracking, modes, flushes, uploads, timers), and
+/// stop — after which no upload starts, an upload already sent comes back and its item's removal
+/// is written, and the pipeline is then settled: what reads its store next (the next pipeline of
+/// the client on the same storage) waits for that (<doc:Behaviour#E4>, issue 32 finding 11).
 struct TrackingStateMachine: DrivenStateMachine {
     /// A flush's completion handler.
     typealias FlushWaiter = @Sendable (SegmentsFlushResult) -> Void
     /// The completion handler of an exact count (answered once the stored queue is loaded).
     typealias CountWaiter = @Sendable (Int) -> Void
+    /// What waits for the pipeline to be settled: stopped, its last flush ended (see
+    /// ``whenSettled(_:)``).
+    typealias SettleWaiter = @Sendable () -> Void
 
     /// What the pipeline carries out once the lock is released, in order.
     enum Action: Sendable {
@@ -46,6 +52,9 @@ struct TrackingStateMachine: DrivenStateMachine {
         /// Sync the journal on the storage queue (group commit, <doc:Behaviour#R2>); the pipeline
         /// calls ``syncStarting()`` there first.
         case sync
+        /// The pipeline is settled (stopped, its last flush ended, its last removal queued): run
+        /// these.
+        case settled([SettleWaiter])
         case log(LogLevel, String)
         /// The last flush asked for by ``finish(_:)`` ended (or the pipeline was stopped first):
         /// call these; the pipeline is stopped (<doc:Behaviour#A3>).
@@ -72,6 +81,11 @@ struct TrackingStateMachine: DrivenStateMachine {
         case loading(Loading)
         /// The queue is in memory.
         case running(Running)
+        /// Stopped, with an upload that was already sent still out (or an item's write still to
+        /// come back): items are refused, timers are gone, no upload starts and no backoff
+        /// follows (<doc:Behaviour#A3>); when the upload comes back its item's removal (or failed
+        /// try) is written as usual (<doc:Behaviour#E4>), and the pipeline is stopped.
+        case stopping(Running)
         /// Stopped: items are refused, timers are gone, nothing more is written.
         case stopped
         /// Only while a transition changes a payload in place (no copy-on-write copy); never seen
@@ -103,8 +117,14 @@ struct TrackingStateMachine: DrivenStateMachine {
         var retryTimer: TimerID?
         /// Failures in a row that paused the queue; a success resets it.
         var retryAttempt = 0
+        /// Items removed from the queue in memory whose removal is not written to the store yet
+        /// (it is queued on the storage queue): a read of the store meanwhile still finds them,
+        /// and they are not queued again from it (<doc:Behaviour#E4>, <doc:Behaviour#P8>).
+        var removalsUnwritten: Set<TrackedEvent.ID> = []
         /// The last timer id handed out (timers exist only while running).
         var lastTimer = 0
+        /// Set at the stop: no further upload is decided (<doc:Behaviour#A3>).
+        var sendsNoMore = false
 
         init(items: PendingItems) {
             self.items = items
@@ -132,11 +152,18 @@ struct TrackingStateMachine: DrivenStateMachine {
     private var syncPending = false
     /// The last flush before the pipeline stops (``finish(_:)``, <doc:Behaviour#A3>): who waits for
     /// it; `nil` when none was asked for.
-    private var finishing: [FinishWaiter]?
+    private var lastFlushWaiters: [FinishWaiter]?
+    /// Waiters of a last flush that ended with a stop: told once the pipeline is settled.
+    private var finishedWaiters: [FinishWaiter] = []
     /// The items the pipeline held when it stopped, stored ones loaded after the stop and items
     /// written while it stopped included: what a stop that deletes the stored data removes from
     /// the store (<doc:Behaviour#A3>).
     private(set) var leftAtStop: [TrackedEvent.ID] = []
+    /// Who waits for the pipeline to be settled (``whenSettled(_:)``).
+    private var settleWaiters: [SettleWaiter] = []
+    /// The next pipeline on the same store, when this one stopped while its queue loaded: flushes
+    /// asked of this one from then on go there (``flush(_:)``).
+    private var flushesGoTo: TrackingPipeline?
 
     init(mode: FlushingMode, limits: Limits) {
         self.currentMode = mode
@@ -160,7 +187,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         switch state {
         case .loading(let loading): loading.trackedMeanwhile.count
         case .running(let running): running.items.count
-        case .stopped: 0
+        case .stopping, .stopped: 0
         case .modifying: preconditionFailure("Tracking: the state was read while a transition changed it")
         }
     }
@@ -175,7 +202,7 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// stays on disk for the next start (<doc:Behaviour#E1>, <doc:Behaviour#E4>).
     mutating func admit(evenIfStopped: Bool = false) throws(SegmentsError) {
         switch state {
-        case .stopped:
+        case .stopping, .stopped:
             guard evenIfStopped else { throw SegmentsError.stopped }
             appendsInProgress += 1
         case .loading, .running:
@@ -193,7 +220,9 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// The admitted write failed: nothing was queued.
     mutating func appendFailed() -> Steps<Action> {
         appendsInProgress -= 1
-        return Steps()
+        var steps = Steps<Action>()
+        finishIfFlushEnded(&steps)
+        return steps
     }
 
     /// The admitted item is in the journal: queue it (in immediate mode, upload it unless a retry
@@ -210,6 +239,12 @@ struct TrackingStateMachine: DrivenStateMachine {
         case .loading, .running:
             queue(event, &steps)
             return (true, steps)
+        case .stopping:
+            // Admitted before the stop, written after it: on disk, for the next start (or the
+            // successor adopts it); no upload starts after the stop (A3, E4).
+            leftAtStop.append(event.id)
+            finishIfFlushEnded(&steps)
+            return (false, steps)
         case .stopped:
             leftAtStop.append(event.id)
             return (false, steps)  // on disk already: the next start uploads it (or the successor adopts it)
@@ -227,6 +262,22 @@ struct TrackingStateMachine: DrivenStateMachine {
         return steps
     }
 
+    /// The store was read again once protected data became available (<doc:Behaviour#P8>): the
+    /// items found that this pipeline does not hold are queued behind those it holds — not one it
+    /// uploaded (or dropped) whose removal is not written yet, which the read still found
+    /// (<doc:Behaviour#E4>) — and, as after the first load, immediate mode uploads what is queued
+    /// unless a retry waits (<doc:Behaviour#E2>).
+    mutating func storedItemsRead(_ items: [TrackedEvent]) -> Steps<Action> {
+        var steps = Steps<Action>()
+        for event in items { queue(event, &steps) }
+        if case .running = state, currentMode == .immediate {
+            modifyRunning { running in
+                if !running.items.isEmpty, running.retryTimer == nil { running.startFlush(joining: [], &steps) }
+            }
+        }
+        return steps
+    }
+
     /// Queues an item that is in the journal: while loading it follows the stored ones (the load
     /// drops it if the file had it); running, it joins the queue once and, in immediate mode,
     /// is uploaded unless a retry waits.
@@ -237,11 +288,13 @@ struct TrackingStateMachine: DrivenStateMachine {
         case .running:
             let mode = currentMode
             modifyRunning { running in
-                guard !running.items.contains(event.id) else { return }
+                // Already queued, or uploaded (or dropped) with its removal not yet written: a
+                // read of the store made meanwhile still had it (see Behaviour E4, P8).
+                guard !running.items.contains(event.id), !running.removalsUnwritten.contains(event.id) else { return }
                 running.items.append(event)
                 if mode == .immediate, running.retryTimer == nil { running.startFlush(joining: [], &steps) }
             }
-        case .stopped:
+        case .stopping, .stopped:
             break
         case .modifying:
             preconditionFailure("Tracking: an item was queued during another transition")
@@ -257,19 +310,24 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// A flush was asked for (<doc:Behaviour#E5>): it joins a running one; while loading it waits
     /// for the load; once stopped it fails with `.stopped`. A pending upload backoff does not hold
     /// it back: the app asked (a failure replaces the backoff, a success ends it).
-    mutating func flush(_ waiter: @escaping FlushWaiter) -> Steps<Action> {
+    /// `forward`: this pipeline stopped while its queue loaded and handed its flushes to the next
+    /// one on the same store; a flush handed to it late (another thread's ending carried out
+    /// after this one's) goes there too, as the ones it held did.
+    mutating func flush(_ waiter: @escaping FlushWaiter) -> (forward: TrackingPipeline?, Steps<Action>) {
         var steps = Steps<Action>()
         switch state {
         case .loading:
             modifyLoading { $0.flushesWaiting.append(waiter) }
         case .running:
             modifyRunning { $0.startFlush(joining: [waiter], &steps) }
-        case .stopped:
+        case .stopping where flushesGoTo != nil, .stopped where flushesGoTo != nil:
+            return (flushesGoTo, steps)
+        case .stopping, .stopped:
             steps.append(.completeFlushes([waiter], .failure(SegmentsError.stopped)))
         case .modifying:
             preconditionFailure("Tracking: flush during another transition")
         }
-        return steps
+        return (nil, steps)
     }
 
     /// An exact count was asked for (<doc:Behaviour#R1>): answered at once from memory when loaded,
@@ -281,7 +339,7 @@ struct TrackingStateMachine: DrivenStateMachine {
             modifyLoading { $0.countsWaiting.append(waiter) }
         case .running(let running):
             steps.append(.answerCounts([waiter], running.items.count))
-        case .stopped:
+        case .stopping, .stopped:
             steps.append(.answerCounts([waiter], 0))
         case .modifying:
             preconditionFailure("Tracking: count during another transition")
@@ -301,8 +359,8 @@ struct TrackingStateMachine: DrivenStateMachine {
             var running = Running(items: items)
             var steps = Steps<Action>()
             if !loading.countsWaiting.isEmpty { steps.append(.answerCounts(loading.countsWaiting, items.count)) }
-            if finishing == nil { running.apply(currentMode, &steps) }
-            if !loading.flushesWaiting.isEmpty || finishing != nil {
+            if lastFlushWaiters == nil { running.apply(currentMode, &steps) }
+            if !loading.flushesWaiting.isEmpty || lastFlushWaiters != nil {
                 running.startFlush(joining: loading.flushesWaiting, &steps)
             }
             state = .running(running)
@@ -313,7 +371,7 @@ struct TrackingStateMachine: DrivenStateMachine {
             let known = Set(leftAtStop)
             leftAtStop += stored.map(\.id).filter { !known.contains($0) }
             return Steps()
-        case .running:
+        case .running, .stopping:
             preconditionFailure("Tracking: the stored queue finished loading twice")
         case .modifying:
             preconditionFailure("Tracking: loaded during another transition")
@@ -327,11 +385,11 @@ struct TrackingStateMachine: DrivenStateMachine {
     mutating func setMode(_ newMode: FlushingMode) -> Steps<Action> {
         currentMode = newMode
         var steps = Steps<Action>()
-        guard finishing == nil else { return steps }  // the last flush runs whatever the mode
+        guard lastFlushWaiters == nil else { return steps }  // the last flush runs whatever the mode
         switch state {
         case .running:
             modifyRunning { $0.apply(newMode, &steps) }
-        case .loading, .stopped:
+        case .loading, .stopping, .stopped:
             break
         case .modifying:
             preconditionFailure("Tracking: setMode during another transition")
@@ -357,7 +415,7 @@ struct TrackingStateMachine: DrivenStateMachine {
             modifyRunning { running in
                 if !running.items.isEmpty, running.retryTimer == nil { running.startFlush(joining: [], &steps) }
             }
-        case .stopped:
+        case .stopping, .stopped:
             break
         case .modifying:
             preconditionFailure("Tracking: appLeftForeground during another transition")
@@ -383,7 +441,7 @@ struct TrackingStateMachine: DrivenStateMachine {
                 if flushing { running.startFlush(joining: [waiter], &steps) }
             }
             return (flushing, steps)
-        case .stopped:
+        case .stopping, .stopped:
             return (false, steps)
         case .modifying:
             preconditionFailure("Tracking: appEnteredBackground during another transition")
@@ -409,7 +467,7 @@ struct TrackingStateMachine: DrivenStateMachine {
                     if !running.items.isEmpty { running.startFlush(joining: [], &steps) }
                 }
             }
-        case .loading, .stopped:
+        case .loading, .stopping, .stopped:
             break  // no timer is asked for while loading; a stopped pipeline cancelled its own
         case .modifying:
             preconditionFailure("Tracking: a timer fired during another transition")
@@ -419,13 +477,14 @@ struct TrackingStateMachine: DrivenStateMachine {
 
     /// The backend accepted the item out for upload: it leaves the queue (in memory now, on disk
     /// in order on the storage queue), any pending backoff ends (<doc:Behaviour#E2>), the reload hook
-    /// runs (T3), and the flush goes on with the next item or ends. After stop nothing is written:
-    /// the item is uploaded again at the next start (a duplicate, never a loss: E4).
+    /// runs (T3), and the flush goes on with the next item or ends. An upload that comes back
+    /// after the stop is written the same way (the backend has the item: neither the next start
+    /// nor the next pipeline on the store uploads it again, E4), but nothing more is sent: the
+    /// pipeline is stopped and settled (``whenSettled(_:)``).
     mutating func uploadSucceeded(_ id: TrackedEvent.ID) -> Steps<Action> {
-        var steps = uploadCameBack { running, steps in
+        var steps = uploadCameBack(id) { running, steps in
             let flush = running.takeFlush(uploading: id)
-            running.items.remove(id)
-            steps.append(.remove(id))
+            running.remove(id, &steps)
             running.retryAttempt = 0
             if let retryTimer = running.retryTimer {
                 running.retryTimer = nil
@@ -442,17 +501,20 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// ends the flush with that failure, keeps every item, and, unless flushing is manual, pauses
     /// the whole queue for a backoff (jitter from `now`). A permanent one counts against the item
     /// (the count is written in order), drops it at the limit with an error log, and the flush goes
-    /// on with the next item. After stop nothing is written.
+    /// on with the next item. After the stop the failure is written the same way, no backoff is
+    /// scheduled and nothing more is sent: the pipeline is stopped and settled.
     mutating func uploadFailed(_ id: TrackedEvent.ID, _ failure: SegmentsError, at now: Moment) -> Steps<Action> {
         let mode = currentMode
         let limits = self.limits
-        let last = finishing != nil
-        var steps = uploadCameBack { running, steps in
+        let last = lastFlushWaiters != nil
+        let stopping = if case .stopping = state { true } else { false }
+        var steps = uploadCameBack(id) { running, steps in
             let flush = running.takeFlush(uploading: id)
             if failure.isTransient || failure.isAuthorizationFailure {
                 steps.append(.log(.warning, "Tracking: Upload failed, will retry: \(failure)"))
-                // The last flush before a stop ends here: no backoff is waited out (A3).
-                if mode != .manual, !last {
+                // The last flush before a stop, or an upload out at the stop, ends here: no
+                // backoff is waited out (A3).
+                if mode != .manual, !last, !stopping {
                     running.retryAttempt = Self.oneMore(running.retryAttempt)
                     let delay = limits.retry.delay(
                         attempt: running.retryAttempt, random: now.random, retryAfter: failure.retryAfter)
@@ -470,8 +532,7 @@ struct TrackingStateMachine: DrivenStateMachine {
             // A store other than the SDK's may hand back any count, so it saturates (Behaviour P7).
             failed.failedAttempts = Self.oneMore(failed.failedAttempts)
             if failed.failedAttempts >= limits.maxPermanentFailures {
-                running.items.remove(id)
-                steps.append(.remove(id))
+                running.remove(id, &steps)
                 steps.append(.log(.error, "Tracking: Dropped an item after \(failed.failedAttempts) failed uploads: \(failure)"))
             } else {
                 running.items.update(failed)
@@ -500,42 +561,104 @@ struct TrackingStateMachine: DrivenStateMachine {
 
     // MARK: - Stopped
 
-    /// Stops: timers end, waiting flushes fail with `.stopped`, waiting counts get 0, items stay on
-    /// disk for the next start (the in-memory queue is released after the lock).
-    mutating func stop() -> Steps<Action> {
-        var steps = stopped()
-        // A last flush asked for ends with the stop, whoever stopped it.
-        if let waiters = finishing {
-            finishing = []
-            if !waiters.isEmpty { steps.append(.finished(waiters)) }
+    /// Stops: timers end, waiting counts get 0, items stay on disk for the next start (the
+    /// in-memory queue is released after the lock), and no upload starts from now on
+    /// (<doc:Behaviour#A3>). An upload already sent comes back as usual: the item it delivered
+    /// is removed from the store, one it failed is counted (<doc:Behaviour#E4>); until then the
+    /// pipeline is not settled (``whenSettled(_:)``), and the next pipeline on the same store
+    /// waits for that before it loads. The waiters of the flush in progress, or of flushes asked
+    /// for while the stored queue loads, are returned for the caller to hand to `successor`, the
+    /// next pipeline on the same store, when there is one (its flush runs over the same items);
+    /// otherwise they fail with `.stopped` (<doc:Behaviour#E5>). Flushes asked of this one later
+    /// go to `successor` too (``flush(_:)``). A last flush asked for by ``finish(_:)`` ends with
+    /// the stop, whoever stopped it: its waiters are told once the pipeline is settled.
+    mutating func stop(to successor: TrackingPipeline? = nil) -> ([FlushWaiter], Steps<Action>) {
+        if let waiters = lastFlushWaiters {
+            lastFlushWaiters = []
+            finishedWaiters += waiters
         }
-        return steps
-    }
-
-    private mutating func stopped() -> Steps<Action> {
         var steps = Steps<Action>()
+        var handed: [FlushWaiter] = []
         switch state {
         case .loading(let loading):
             leftAtStop = loading.trackedMeanwhile.map(\.id)
             state = .stopped
-            if !loading.flushesWaiting.isEmpty {
-                steps.append(.completeFlushes(loading.flushesWaiting, .failure(SegmentsError.stopped)))
-            }
+            settle(&steps)
+            handed = handOver(loading.flushesWaiting, to: successor, &steps)
             if !loading.countsWaiting.isEmpty { steps.append(.answerCounts(loading.countsWaiting, 0)) }
-        case .running(let running):
+        case .running(var running):
             leftAtStop = running.items.ordered.map(\.id)
-            state = .stopped
             if let periodicTimer = running.periodicTimer { steps.cancel(periodicTimer) }
+            // (A retry timer cancelled stays recorded: items whose append ends after the stop are
+            // not uploaded while the backoff would have held them: E3.)
             if let retryTimer = running.retryTimer { steps.cancel(retryTimer) }
-            if let waiters = running.flush?.waiters, !waiters.isEmpty {
-                steps.append(.completeFlushes(waiters, .failure(SegmentsError.stopped)))
+            running.periodicTimer = nil
+            // An item admitted before the stop whose write has not come back is this pipeline's too.
+            guard running.flush != nil || appendsInProgress > 0 else {
+                state = .stopped
+                steps.release(running.items)
+                settle(&steps)
+                break
             }
-            steps.release(running.items)
-        case .stopped:
+            // The flush itself is handed over, even when no one waits for it (as one asked for
+            // while loading is): the next pipeline runs it over the same items.
+            handed = handOver(running.flush.map { $0.waiters.isEmpty ? [{ _ in }] : $0.waiters } ?? [], to: successor, &steps)
+            running.flush?.waiters = []
+            running.sendsNoMore = true
+            state = .stopping(running)
+        case .stopping, .stopped:
             break
         case .modifying:
             preconditionFailure("Tracking: stop during another transition")
         }
+        return (handed, steps)
+    }
+
+    /// The waiters of the flush running or asked for at a stop: handed back for `successor` (which
+    /// takes later flushes too), or failed with `.stopped` when there is none.
+    private mutating func handOver(
+        _ waiters: [FlushWaiter], to successor: TrackingPipeline?, _ steps: inout Steps<Action>
+    ) -> [FlushWaiter] {
+        if let successor {
+            flushesGoTo = successor
+            return waiters
+        }
+        if !waiters.isEmpty { steps.append(.completeFlushes(waiters, .failure(SegmentsError.stopped))) }
+        return []
+    }
+
+    /// Whether the upload of `id`, which a flush decided, is to be sent now that its turn on the
+    /// scheduler came: it is while the flush that decided it runs. Once stopped it is not
+    /// (<doc:Behaviour#A3>: no upload starts after the stop): the flush ends there, and the
+    /// pipeline is settled unless an item's write is still to come back.
+    mutating func beforeUpload(_ id: TrackedEvent.ID) -> (Bool, Steps<Action>) {
+        switch state {
+        case .running(let running):
+            return (running.flush?.uploading == id, Steps())
+        case .stopping(var running):
+            guard running.flush?.uploading == id else { return (false, Steps()) }
+            state = .modifying
+            running.flush = nil
+            state = .stopping(running)
+            var steps = Steps<Action>()
+            finishIfFlushEnded(&steps)
+            return (false, steps)
+        case .loading, .stopped:
+            return (false, Steps())
+        case .modifying:
+            preconditionFailure("Tracking: beforeUpload during another transition")
+        }
+    }
+
+    /// Runs `waiter` once the pipeline is settled: stopped, the flush it had begun ended, and the
+    /// removal of every item that flush delivered queued on the storage queue (so work `waiter`
+    /// queues there runs after it). The next pipeline on the same store loads only then, so it
+    /// never loads an item this one is still uploading (<doc:Behaviour#E4>, <doc:Behaviour#A4>).
+    /// At once when already settled.
+    mutating func whenSettled(_ waiter: @escaping SettleWaiter) -> Steps<Action> {
+        var steps = Steps<Action>()
+        settleWaiters.append(waiter)
+        if case .stopped = state { settle(&steps) }
         return steps
     }
 
@@ -552,11 +675,13 @@ struct TrackingStateMachine: DrivenStateMachine {
         case .stopped:
             steps.append(.finished([waiter]))
             return steps
+        case .stopping:
+            finishedWaiters.append(waiter)  // told once its flush has ended (settled)
         case .loading:
-            finishing = (finishing ?? []) + [waiter]
+            lastFlushWaiters = (lastFlushWaiters ?? []) + [waiter]
         case .running:
-            let first = finishing == nil
-            finishing = (finishing ?? []) + [waiter]
+            let first = lastFlushWaiters == nil
+            lastFlushWaiters = (lastFlushWaiters ?? []) + [waiter]
             guard first else { return steps }
             modifyRunning { running in
                 if let periodicTimer = running.periodicTimer {
@@ -578,8 +703,46 @@ struct TrackingStateMachine: DrivenStateMachine {
 
     /// Stops when the last flush asked for by ``finish(_:)`` has ended.
     private mutating func endIfFinished(_ steps: inout Steps<Action>) {
-        guard finishing != nil, case .running(let running) = state, running.flush == nil else { return }
-        for step in stop() { steps.append(step: step) }
+        guard lastFlushWaiters != nil, case .running(let running) = state, running.flush == nil else { return }
+        for step in stop().1 { steps.append(step: step) }
+    }
+
+    /// The removal of `id` has been written to the store (or failed, logged): a read of the store
+    /// from now on does not find it.
+    mutating func removalWritten(_ id: TrackedEvent.ID) -> Steps<Action> {
+        switch state {
+        case .running:
+            modifyRunning { _ = $0.removalsUnwritten.remove(id) }
+        case .stopping(var running):
+            state = .modifying
+            running.removalsUnwritten.remove(id)
+            state = .stopping(running)
+        case .loading, .stopped, .modifying:
+            break
+        }
+        return Steps()
+    }
+
+    /// Hands the settle waiters, and those of a last flush that ended with the stop, to the
+    /// steps (stopped, nothing out).
+    private mutating func settle(_ steps: inout Steps<Action>) {
+        if !settleWaiters.isEmpty {
+            steps.append(.settled(settleWaiters))
+            settleWaiters = []
+        }
+        if !finishedWaiters.isEmpty {
+            steps.append(.finished(finishedWaiters))
+            finishedWaiters = []
+        }
+    }
+
+    /// A stopped pipeline's flush has ended, and no item admitted before the stop is still being
+    /// written: it is stopped now, and settled.
+    private mutating func finishIfFlushEnded(_ steps: inout Steps<Action>) {
+        guard case .stopping(let running) = state, running.flush == nil, appendsInProgress == 0 else { return }
+        state = .stopped
+        steps.release(running.items)
+        settle(&steps)
     }
 
     // MARK: - Changing a payload in place
@@ -595,13 +758,21 @@ struct TrackingStateMachine: DrivenStateMachine {
 
     /// Runs `body` on the running payload in place (see ``modifyLoading(_:)``): the queue of up to
     /// 100,000 items is never copied. `body` must not touch the machine (pass it what it needs).
-    /// The upload out came back: `body` decides on the running queue. After stop nothing is
-    /// decided (nothing is written once stopped); while loading no upload can be out.
-    private mutating func uploadCameBack(_ body: (inout Running, inout Steps<Action>) -> Void) -> Steps<Action> {
+    /// The upload out came back: `body` decides on the running queue — or, stopped, on the queue
+    /// of the flush that finishes (once it has ended the pipeline is stopped and settled). While
+    /// loading no upload can be out.
+    private mutating func uploadCameBack(
+        _ id: TrackedEvent.ID, _ body: (inout Running, inout Steps<Action>) -> Void
+    ) -> Steps<Action> {
         var steps = Steps<Action>()
         switch state {
         case .running:
             modifyRunning { body(&$0, &steps) }
+        case .stopping(var running):
+            state = .modifying
+            body(&running, &steps)
+            state = .stopping(running)
+            finishIfFlushEnded(&steps)
         case .stopped:
             break
         case .loading:
@@ -674,13 +845,21 @@ extension TrackingStateMachine.Running {
     mutating func uploadNext(
         after cursor: Int, uploaded: Int, waiters: [TrackingStateMachine.FlushWaiter], _ steps: inout Steps<Action>
     ) {
-        if let (event, next) = items.first(atOrAfter: cursor) {
+        if !sendsNoMore, let (event, next) = items.first(atOrAfter: cursor) {
             flush = TrackingStateMachine.Flush(uploading: event.id, cursor: next, uploaded: uploaded, waiters: waiters)
             steps.append(.upload(event))
         } else {
             flush = nil
             if !waiters.isEmpty { steps.append(.completeFlushes(waiters, .success(uploaded))) }
         }
+    }
+
+    /// Removes `id` from the queue in memory and queues its removal from the store; until that is
+    /// written, a read of the store still finds it (``removalsUnwritten``).
+    mutating func remove(_ id: TrackedEvent.ID, _ steps: inout Steps<Action>) {
+        items.remove(id)
+        removalsUnwritten.insert(id)
+        steps.append(.remove(id))
     }
 
     /// Ends the flush whose item `id` came back, returning it; a result no flush waits for is a bug.
@@ -698,11 +877,18 @@ extension TrackingStateMachine.Running {
 extension TrackingStateMachine: CustomStringConvertible {
     /// The state in words, for tests and debugging: `loading(tracked: [a], flushes: 1, counts: 0)`,
     /// `running(items: [a, b×2], flush: a uploaded 0 waiters 1, retry: attempt 1 timer 3, periodic: timer 2)`,
-    /// `stopped`.
+    /// `stopping(items: [a], flush: a uploaded 0 waiters 0)`, `stopped`.
     var description: String {
         switch state {
         case .loading(let loading):
             return "loading(tracked: \(Self.names(loading.trackedMeanwhile)), flushes: \(loading.flushesWaiting.count), counts: \(loading.countsWaiting.count))"
+        case .stopping(let running):
+            var parts = ["items: \(Self.names(running.items.ordered))"]
+            if let flush = running.flush {
+                let name = running.items.item(flush.uploading).map(Self.name) ?? "?"
+                parts.append("flush: \(name) uploaded \(flush.uploaded) waiters \(flush.waiters.count)")
+            }
+            return "stopping(\(parts.joined(separator: ", ")))"
         case .running(let running):
             var parts = ["items: \(Self.names(running.items.ordered))"]
             if let flush = running.flush {

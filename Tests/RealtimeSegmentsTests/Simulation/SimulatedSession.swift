@@ -134,7 +134,7 @@ indirect enum SimulatedOperation: Hashable, Sendable, CustomStringConvertible {
 /// `SIMULATION_EXCLUDED_FINDINGS` (comma-separated numbers, empty for none) overrides the set,
 /// to look for a finding on purpose.
 enum SimulationKnownDefects {
-    static let defaultExcluded: Set<Int> = [1, 11, 13]
+    static let defaultExcluded: Set<Int> = [1, 16]
 
     /// What each left-out trigger is.
     static let triggers: [Int: String] = [
@@ -149,6 +149,7 @@ enum SimulationKnownDefects {
         12: "a client on a folder released without stop() (its work in flight keeps the folder's lock)",
         13: "an event tracked before the first unlock, uploaded before the protected-data retry ran",
         14: "the app returning to the foreground during a configuration's background load",
+        16: "identifyCustomer racing stop() on two threads",
     ]
 
     static let excluded: Set<Int> = {
@@ -370,8 +371,10 @@ struct SessionGenerator {
             }
             return .serverFailsNextUploads(integration, failure(upload: true), times: random.pick([1, 1, 2, 3]))
         case 790..<830:
-            guard profile.holds, !holding else { return .track }
-            return .hold
+            guard profile.holds else { return .track }
+            // (A held stretch ends by an explicit settle often enough to be covered: finding 11's
+            // trigger, once left out by turning calls into settles, is driven now.)
+            return holding ? .settle : .hold
         case 830..<850:
             guard profile.holds, holding else { return .track }
             return .settle
@@ -501,6 +504,13 @@ struct SessionGenerator {
             let configures = pair.contains { switch $0 { case .configure, .stop: true; default: false } }
             let asksForFlush = pair.contains { switch $0 { case .track, .identify, .setMode: true; default: false } }
             if configures && (asksForFlush || flushMayBeQueued) { (first, second) = (.anonymize, .anonymize) }
+        }
+        if excluded.contains(16) {
+            let pair = [first, second]
+            let identifies = pair.contains { if case .identify = $0 { true } else { false } }
+            if identifies && pair.contains(.stop) {
+                if first == .stop { first = .anonymize } else { second = .anonymize }
+            }
         }
         if excluded.contains(2) && observed {
             if first == .stop { first = .anonymize }

@@ -442,22 +442,16 @@ struct SpecModel: Equatable {
     private var loading: Loading?
     private var protected: Protected?
     /// E5: a flush asked for (or due) that runs at the next ``settle()``; who waits for its result.
-    /// The integration whose pipeline runs it: a flush asked for before stop still runs (A3
-    /// rev 4: stopping uploads what is queued behind it; the data stays for a later start).
+    /// The integration whose pipeline runs it. A3: no upload starts after a stop or a
+    /// re-configure ends the pipeline (its queue stays for a later start, or for the next
+    /// configuration on the same storage, which takes the flush's waiters); so the next pipeline
+    /// on the folder never finds an item the old one sent (E4, issue 32 finding 11).
     private var flushFor: Integration?
     private var flushPending: Bool {
         get { flushFor != nil }
         set { flushFor = newValue ? integration : nil }
     }
     private var flushWaiters: [Int] = []
-    /// Flushes a configuration asked for before a re-configure or stop ended it: they still run,
-    /// each in its own pipeline, before the current one's (A3 rev 4, E5).
-    private var earlierFlushes: [EarlierFlush] = []
-    struct EarlierFlush: Equatable {
-        let integration: Integration
-        let waiters: [Int]
-        let sequence: Int
-    }
     /// When the current flush was asked for: queued work runs in the order it was queued.
     private var flushSequence = 0
     private var uploadRetry: UploadRetry?
@@ -509,7 +503,7 @@ struct SpecModel: Equatable {
             && lhs.disk == rhs.disk && lhs.queued == rhs.queued && lhs.phase == rhs.phase && lhs.current == rhs.current
             && lhs.baseline == rhs.baseline && lhs.listeners == rhs.listeners && lhs.reload == rhs.reload && lhs.reads == rhs.reads
             && lhs.mode == rhs.mode && lhs.loading == rhs.loading && lhs.protected == rhs.protected
-            && lhs.flushFor == rhs.flushFor && lhs.flushSequence == rhs.flushSequence && lhs.earlierFlushes == rhs.earlierFlushes && lhs.flushWaiters == rhs.flushWaiters && lhs.uploadRetry == rhs.uploadRetry
+            && lhs.flushFor == rhs.flushFor && lhs.flushSequence == rhs.flushSequence && lhs.flushWaiters == rhs.flushWaiters && lhs.uploadRetry == rhs.uploadRetry
             && lhs.uploadAttempts == rhs.uploadAttempts
             && lhs.periodicAt?.at == rhs.periodicAt?.at
             && lhs.streamValues == rhs.streamValues && lhs.finishedStreams == rhs.finishedStreams
@@ -703,27 +697,22 @@ struct SpecModel: Equatable {
         if !storageFirst, runRetryIfQueued() { runScheduledWork() }
     }
 
-    /// The work queued on the scheduler runs in the order it was queued: earlier configurations'
-    /// flushes, a flight's first request, the current flush.
+    /// The work queued on the scheduler runs in the order it was queued: a flight's first
+    /// request, the flush.
     private mutating func runScheduledWork() {
-        var work: [(sequence: Int, run: Int)] = earlierFlushes.enumerated().map { ($0.element.sequence, $0.offset) }
-        if case .fetching(let flight, _) = reload, !flight.sent { work.append((flight.sequence, -1)) }
-        if flushFor != nil { work.append((flushSequence, -2)) }
-        let earlier = earlierFlushes
-        earlierFlushes = []
+        var work: [(sequence: Int, flight: Bool)] = []
+        if case .fetching(let flight, _) = reload, !flight.sent { work.append((flight.sequence, true)) }
+        if flushFor != nil { work.append((flushSequence, false)) }
         for item in work.sorted(by: { $0.sequence < $1.sequence }) {
-            switch item.run {
-            case -1: sendWaitingFlight()
-            case -2:
-                guard let integration = flushFor else { continue }
-                flushFor = nil
-                let waiters = flushWaiters
-                flushWaiters = []
-                runFlush(integration, waiters: waiters, current: true)
-            default:
-                let flush = earlier[item.run]
-                runFlush(flush.integration, waiters: flush.waiters, current: false)
+            if item.flight {
+                sendWaitingFlight()
+                continue
             }
+            guard let integration = flushFor else { continue }
+            flushFor = nil
+            let waiters = flushWaiters
+            flushWaiters = []
+            runFlush(integration, waiters: waiters, current: true)
         }
     }
 
@@ -840,9 +829,16 @@ struct SpecModel: Equatable {
         // R3: the new pipeline loads the queue from its store, in the order it was written.
         queued[slot(next)]!.sort { $0.written < $1.written }
         if let flushFor {
-            earlierFlushes.append(EarlierFlush(integration: flushFor, waiters: flushWaiters, sequence: flushSequence))
-            self.flushFor = nil
-            flushWaiters = []
+            // A3, E5: the old pipeline sends nothing more; on the same storage its flush is the
+            // new configuration's (its waiters wait on, for the same items), on other storage it
+            // ends with the old one.
+            if slot(flushFor) == slot(next) {
+                self.flushFor = next
+            } else {
+                for flush in flushWaiters { post(.flushed(at: now, flush: flush, .error("stopped"))) }
+                self.flushFor = nil
+                flushWaiters = []
+            }
         }
         // D1: the baseline comes from storage, unless it is another integration's.
         baseline = disk[slot(next)]!
@@ -950,10 +946,7 @@ struct SpecModel: Equatable {
         }
         for flush in flushWaiters { post(.flushed(at: now, flush: flush, .error("stopped"))) }
         flushWaiters = []
-        if let flushFor {
-            earlierFlushes.append(EarlierFlush(integration: flushFor, waiters: [], sequence: flushSequence))
-            self.flushFor = nil
-        }
+        flushFor = nil  // A3: no upload starts after the stop
         uploadRetry = nil
         uploadAttempts = 0
         periodicAt = nil
@@ -1175,7 +1168,9 @@ struct SpecModel: Equatable {
     /// and requests a reload; a permanent failure counts against the item (dropped at its 10th)
     /// and the flush goes on; a transient or authorization failure ends the flush, keeps every
     /// item and, unless manual, waits for a backoff. Waiters hear how many went up, or the error.
-    private mutating func runFlush(_ integration: Integration, waiters: [Int], current: Bool, last: Bool = false) {
+    private mutating func runFlush(
+        _ integration: Integration, waiters: [Int], current: Bool, last: Bool = false
+    ) {
         let slot = slot(integration)
         var uploaded = 0
         var ended: Failure?
@@ -1278,7 +1273,6 @@ extension SpecModel {
         protected = nil
         flushPending = false
         flushWaiters = []
-        earlierFlushes = []
         uploadRetry = nil
         uploadAttempts = 0
         periodicAt = nil

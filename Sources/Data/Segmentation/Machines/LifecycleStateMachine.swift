@@ -95,11 +95,17 @@ struct LifecycleStateMachine: Sendable {
         /// Apply a flushing mode to a tracking pipeline (<doc:Behaviour#E2>).
         case setFlushingMode(TrackingPipeline, FlushingMode)
         /// Queue the load of a new configuration's event queue, behind its baseline's
-        /// (<doc:Behaviour#R3>).
-        case startTracking(TrackingPipeline)
+        /// (<doc:Behaviour#R3>) — once every pipeline in `after`, ended pipelines of this client on
+        /// the same storage, is settled: the flush one had begun runs on after its end and removes
+        /// the items it delivers, which the new one must not load and upload again
+        /// (<doc:Behaviour#E4>, <doc:Behaviour#A4>, <doc:Behaviour#E5>).
+        case startTracking(TrackingPipeline, after: [TrackingPipeline])
         /// Every write the ended configuration decided has been queued: its storage's next owner
         /// may read once they are done.
         case storageWritesQueued(any StorageHandOver)
+        /// Report ``trackingSettled(_:)`` once this ended pipeline is settled (its last flush
+        /// ended, its removals queued).
+        case watchSettled(TrackingPipeline)
         /// Redo on the storage queue what the configuration's storage refused before protected
         /// data was available; a stored customer read is handed to
         /// ``SegmentationStateMachine/storedCustomerRead(_:in:at:)``, stored items to `tracking`
@@ -150,6 +156,9 @@ struct LifecycleStateMachine: Sendable {
     struct Ending: Sendable {
         /// The pipeline to stop: its items stay on disk.
         var tracking: TrackingPipeline?
+        /// The pipeline of the configuration that replaced this one on the same storage: the
+        /// flushes this one was asked for join it (<doc:Behaviour#E5>).
+        var successor: TrackingPipeline?
         /// The storage to give back, with the customer the configuration ended with.
         var storage: (handOver: any StorageHandOver, lastCustomer: CustomerIds)?
         /// A stop that deletes the stored data (<doc:Behaviour#A3>): the ended pipeline's last
@@ -162,7 +171,7 @@ struct LifecycleStateMachine: Sendable {
 
         /// Stops the pipeline, then frees the storage.
         func carryOut() {
-            tracking?.stop()
+            tracking?.stop(handingFlushesTo: successor)
             if let storage { storage.handOver.release(endingWith: storage.lastCustomer) }
         }
     }
@@ -246,6 +255,10 @@ struct LifecycleStateMachine: Sendable {
     /// The stops that delete the stored data whose deletion is not done yet (<doc:Behaviour#A3>).
     private var erasures: [Erasure] = []
     private var lastErasure = 0
+    /// The pipelines of ended configurations that are not settled yet — a flush they had begun
+    /// still runs (<doc:Behaviour#E5>) — with the storage they use: a new configuration on the same
+    /// storage loads its queue only once they are (<doc:Behaviour#E4>, <doc:Behaviour#A4>).
+    private var unsettled: [(tracking: TrackingPipeline, storageID: String?)] = []
 
     init(timings: SegmentationTimings) {
         self.timings = timings
@@ -411,7 +424,11 @@ struct LifecycleStateMachine: Sendable {
                 burstStarted = burstStarted ?? load.burstStarted
             }
             otherIntegration = otherIntegration || old.ports.integrationID != ports.integrationID || !Self.sameStorage(old.ports, ports)
-            if let pipeline = old.ports.tracking, pipeline !== ports.tracking { ending.tracking = pipeline }
+            if let pipeline = old.ports.tracking, pipeline !== ports.tracking {
+                ending.tracking = pipeline
+                if Self.sameStorage(old.ports, ports) { ending.successor = ports.tracking }
+                endTracking(pipeline, of: old.ports, &actions)
+            }
             if !Self.sameStorage(old.ports, ports) { ending.storage = endConfiguration(old, &actions) }
         }
         let previousTracking = configured?.ports.tracking
@@ -429,7 +446,10 @@ struct LifecycleStateMachine: Sendable {
         actions.append(.loadBaseline(load.id, from: ports.baselineStore))
         // After the baseline's load: a cold start's first read waits for the baseline only, not
         // for the journal behind it (see Behaviour R3; benchmark 6).
-        if let pipeline = ports.tracking, pipeline !== previousTracking { actions.append(.startTracking(pipeline)) }
+        if let pipeline = ports.tracking, pipeline !== previousTracking {
+            let after = unsettled.filter { ports.storageID != nil && $0.storageID == ports.storageID && $0.tracking !== pipeline }
+            actions.append(.startTracking(pipeline, after: after.map(\.tracking)))
+        }
         actions += warnIfTrackingNotImmediate(hasListeners: hasListeners)
         if let erasing, !erasures[erasing].queued {
             // The deletion comes first, before anything of this configuration is read or written
@@ -438,6 +458,27 @@ struct LifecycleStateMachine: Sendable {
             actions.insert(erasures[erasing].action, at: 0)
         }
         return (.configured(ending), actions, previous)
+    }
+
+    /// Ends the pipeline of a configuration (stopped, replaced, or its client released): until it
+    /// is settled, a new configuration on the same storage waits for it before it loads.
+    private mutating func endTracking(_ pipeline: TrackingPipeline, of ports: SegmentationEngine.Ports, _ actions: inout [Action]) {
+        unsettled.append((pipeline, ports.storageID))
+        actions.append(.watchSettled(pipeline))
+    }
+
+    /// The client was let go of: no configuration of it will load again, so it keeps no ended
+    /// pipeline alive — their flushes are abandoned, as everything else it had going, and their
+    /// items stay on disk (<doc:Behaviour#E4>). Returns them, to let go of after the lock.
+    mutating func forgetUnsettled() -> [TrackingPipeline] {
+        defer { unsettled = [] }
+        return unsettled.map(\.tracking)
+    }
+
+    /// An ended pipeline is settled (<doc:Behaviour#E4>): configurations from now on load without
+    /// waiting for it.
+    mutating func trackingSettled(_ pipeline: ObjectIdentifier) {
+        unsettled.removeAll { ObjectIdentifier($0.tracking) == pipeline }
     }
 
     /// Ends `old` (stopped, replaced by a configuration on other storage, or its client released):
@@ -736,6 +777,7 @@ struct LifecycleStateMachine: Sendable {
         var actions: [Action] = []
         if let old = configured {
             ending.tracking = old.ports.tracking
+            if let pipeline = old.ports.tracking { endTracking(pipeline, of: old.ports, &actions) }
             ending.storage = endConfiguration(old, &actions)
         }
         if !waiting.isEmpty, !released {
