@@ -84,8 +84,16 @@ extension SegmentsClient {
                     return stamp
                 },
                 { stamp, pipeline in
-                    try pipeline.trackCustomerUpdate(
-                        properties: stamp.defaults.customerUpdate(properties), timestamp: timestamp, customer: stamp.customer)
+                    let update = stamp.defaults.customerUpdate(properties)
+                    do {
+                        return try pipeline.trackCustomerUpdate(properties: update, timestamp: timestamp, customer: stamp.customer)
+                    } catch let error as SegmentsError where error.code == .stopped {
+                        // A stop decided after this identify took it in (its ids merged): it came
+                        // first, so its update is written, for the next start (see Behaviour A4).
+                        guard let ticket, self.engine.identifyCameBeforeTheStop(ticket) else { throw error }
+                        return try pipeline.trackCustomerUpdate(
+                            properties: update, timestamp: timestamp, customer: stamp.customer, evenIfStopped: true)
+                    }
                 })
         } catch {
             if let ticket { engine.endIdentify(ticket, queued: false) }

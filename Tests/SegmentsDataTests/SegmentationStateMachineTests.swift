@@ -423,6 +423,23 @@ import Testing
         #expect(machine.customer?.values["phone"] == nil && machine.customer?.values["plan"] == "gold")
     }
 
+    /// Finding 16: an identify decided before a stop whose update is still being written came
+    /// first in the one order: the stop merges its ids (saved) and says its update is to be written
+    /// though the pipeline stopped; one decided after the stop is refused (not configured).
+    @Test func a4_aStopTakesInTheIdentifyDecidedBeforeIt() throws {
+        var machine = Self.configured()
+        let (begun, _) = machine.beginIdentify(hardIds: ["registered": "jane"])
+        let identify = try #require(begun)
+        let (_, stopped) = machine.stop()
+        let steps = Self.describe(stopped)
+        #expect(steps.contains("saveCustomer"), "\(steps)")  // the merged customer
+        var control = Self.configured()
+        #expect(!Self.describe(control.stop().1).contains("saveCustomer"))  // no identify: nothing to save
+        #expect(machine.identifyCameBeforeTheStop(identify.ticket))
+        #expect(Self.describe(machine.endIdentify(identify.ticket, queued: true, at: Self.at(1))).isEmpty)  // merged once
+        #expect(machine.beginIdentify(hardIds: ["registered": "joe"]).0 == nil)
+    }
+
     @Test func a4_e2_theModeSetLastIsAppliedToTheConfiguredPipelineAndTheNextOne() {
         var machine = Machine(timings: SegmentationTimings())
         #expect(Self.describe(machine.setFlushingMode(.manual)).isEmpty)  // not configured: kept for configure

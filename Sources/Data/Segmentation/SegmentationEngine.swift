@@ -321,6 +321,12 @@ package final class SegmentationEngine: Sendable {
         driver.transition { machine, now in machine.endIdentify(ticket, queued: queued, at: now) }
     }
 
+    /// Whether the identify `ticket` was decided before the stop that stopped its pipeline: it came
+    /// first in the one order, so its update is written anyway (<doc:Behaviour#A4>).
+    package func identifyCameBeforeTheStop(_ ticket: Int) -> Bool {
+        driver.read { $0.identifyCameBeforeTheStop(ticket) }
+    }
+
     /// Merges hard ids into the current customer at once, with no update to write (an engine
     /// without a pipeline); returns the customer then, `nil` when not configured.
     @discardableResult

@@ -225,6 +225,12 @@ struct SegmentationStateMachine: DrivenStateMachine {
         mutate { parts in (parts.lifecycle.beginIdentify(hardIds: hardIds), Actions()) }
     }
 
+    /// Whether the identify `ticket` came before the stop that ended its configuration: its
+    /// update is written though the pipeline stopped (<doc:Behaviour#A4>).
+    func identifyCameBeforeTheStop(_ ticket: Int) -> Bool {
+        state.lifecycle.identifyCameBeforeTheStop(ticket)
+    }
+
     /// The update of an identify was written or refused: its ids are merged in decision order
     /// (<doc:Behaviour#E1>, <doc:Behaviour#T4>). When the ids change, the backoff of the old ids
     /// ends and a reload is requested.
@@ -667,7 +673,14 @@ struct SegmentationStateMachine: DrivenStateMachine {
     ) -> (Ending, Actions) {
         mutate { parts in
             var actions = Actions()
-            if Self.cancelReload(&parts, &actions) { actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile)) }
+            // Identify calls decided before the stop take their full effect before it (A4): the
+            // ids merged, and, with listeners, a reload requested (T4) — which the stop cancels.
+            let (changed, merged) = parts.lifecycle.mergeIdentifiesBeforeTheEnd()
+            Self.add(merged, to: &actions)
+            let reloadRequested = changed && !parts.listeners.isEmpty
+            if Self.cancelReload(&parts, &actions) || reloadRequested {
+                actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile))
+            }
             Self.add(parts.lifecycle.forgetSegments(), to: &actions)
             Self.add(parts.reads.answerAll(.failure(SegmentsError.stopped)), to: &actions)
             let ending: Ending

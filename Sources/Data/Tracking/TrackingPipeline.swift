@@ -123,9 +123,9 @@ package final class TrackingPipeline: Sendable {
     /// Queues a customer update stamped with `customer`'s ids, already merged (<doc:Behaviour#E1>).
     @discardableResult
     package func trackCustomerUpdate(
-        properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds
+        properties: [String: JSONValue], timestamp: Date?, customer: CustomerIds, evenIfStopped: Bool = false
     ) throws -> Written {
-        try enqueue(.customerUpdate, properties: properties, timestamp: timestamp, customer: customer)
+        try enqueue(.customerUpdate, properties: properties, timestamp: timestamp, customer: customer, evenIfStopped: evenIfStopped)
     }
 
     /// Queues an item the client accepted before configure (<doc:Behaviour#E1>): written even when a

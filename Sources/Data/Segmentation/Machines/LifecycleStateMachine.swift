@@ -252,6 +252,9 @@ struct LifecycleStateMachine: Sendable {
     /// Identify calls decided whose update is still being written, in decision order.
     private var pendingIdentifies: [PendingIdentify] = []
     private var identifies = 0
+    /// The identify calls the last stop took in before it (``mergeIdentifiesBeforeTheEnd()``):
+    /// their updates are written even though the pipeline stopped (``identifyCameBeforeTheStop(_:)``).
+    private var identifiesBeforeTheStop: Set<Int> = []
     /// The stops that delete the stored data whose deletion is not done yet (<doc:Behaviour#A3>).
     private var erasures: [Erasure] = []
     private var lastErasure = 0
@@ -667,6 +670,27 @@ struct LifecycleStateMachine: Sendable {
         guard let merged, let ports else { return (false, actions) }
         save(merged, with: ports, &actions)
         return (true, actions)
+    }
+
+    /// The configuration ends (a stop) while identify calls decided before it are still having
+    /// their updates written: they came before the stop in the one order, so their ids are merged
+    /// now, in decision order, as ``endIdentify(_:queued:)`` would have, and saved
+    /// (<doc:Behaviour#A4>, <doc:Behaviour#E1>). One whose write was refused merges nothing; one
+    /// still being written is taken as queued (its write is the caller's one buffered `write`).
+    /// `changed` says the ids changed.
+    mutating func mergeIdentifiesBeforeTheEnd() -> (changed: Bool, [Action]) {
+        identifiesBeforeTheStop = Set(pendingIdentifies.filter { $0.queued == nil }.map(\.ticket))
+        guard let last = pendingIdentifies.last?.ticket else { return (false, []) }
+        for index in pendingIdentifies.indices where pendingIdentifies[index].queued == nil {
+            pendingIdentifies[index].queued = true
+        }
+        return endIdentify(last, queued: true)
+    }
+
+    /// Whether the identify `ticket` was decided before the last stop, which took it in: its update
+    /// is to be written even though the pipeline stopped (<doc:Behaviour#A4>).
+    func identifyCameBeforeTheStop(_ ticket: Int) -> Bool {
+        identifiesBeforeTheStop.contains(ticket)
     }
 
     /// A new anonymous customer with `newCookie` (<doc:Behaviour#A1>): saved, and the baseline and
