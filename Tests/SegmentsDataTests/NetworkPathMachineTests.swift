@@ -112,6 +112,24 @@ import Testing
         #expect(Fixtures.describe(machine.reload) == (reloads ? "debouncing(\(returnAt)…\(returnAt))" : "idle"))
     }
 
+    @Test func n2_r3_aPathThatReturnsWhileTheBaselineLoadsOwesListenersAReload() {
+        var machine = Machine(timings: SegmentationTimings())
+        _ = machine.addListener(SegmentListener(category: .discovery(), includeFirstLoad: false) { _ in }, group: nil, owner: nil, at: Fixtures.at(0))
+        _ = machine.networkPathChanged(.unusable, at: Fixtures.at(0))
+        var (outcome, steps) = machine.configure(Fixtures.backend, namedMode: nil, stored: nil, newCookie: nil, at: Fixtures.at(0))
+        if outcome != .configured {
+            (outcome, steps) = machine.configure(
+                Fixtures.backend, namedMode: nil, stored: .some(Fixtures.customer), newCookie: "new", at: Fixtures.at(0))
+        }
+        let load = steps.compactMap { step -> Int? in
+            if case .perform(.lifecycle(.loadBaseline(let id, _))) = step { id } else { nil }
+        }
+        _ = Self.online(&machine, at: 1)
+        // No listener asked for a first load: without the path's return, nothing would be reloaded.
+        let loaded = Fixtures.describe(machine.baselineLoaded(load.first ?? -1, .empty, at: Fixtures.at(2)))
+        #expect(loaded == ["timer(5.0)"])
+    }
+
     @Test func n2_withoutListenersThePathsReturnRequestsNoReload() {
         var machine = Machine(timings: SegmentationTimings())
         Fixtures.configure(&machine)

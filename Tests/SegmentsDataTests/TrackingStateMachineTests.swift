@@ -519,9 +519,17 @@ import Testing
             { $0.networkPathChanged(.usable) },
             state: "running(items: [a])", steps: []),
         Row(
+            "n2_aPathThatReturnsWhileLoadingFlushesOnceLoadedInAutomaticMode", { offline(loading(.automatic)) },
+            { $0.networkPathChanged(.usable) + $0.loaded([item("s1")]) },
+            state: "running(items: [s1], flush: s1 uploaded 0 waiters 1)", steps: ["upload(s1)"]),
+        Row(
+            "n2_aPathThatReturnsWhileLoadingInManualModeFlushesNothing", { offline(loading(.manual)) },
+            { $0.networkPathChanged(.usable) + $0.loaded([item("s1")]) },
+            state: "running(items: [s1])", steps: []),
+        Row(
             "n2_aPathThatReturnsWhileLoadingAppliesOnceLoaded", { offline(loading(.immediate)) },
             { $0.networkPathChanged(.usable) + $0.loaded([item("s1")]) },
-            state: "running(items: [s1], flush: s1 uploaded 0 waiters 0)", steps: ["upload(s1)"]),
+            state: "running(items: [s1], flush: s1 uploaded 0 waiters 1)", steps: ["upload(s1)"]),
     ]
 
     @Test(arguments: pathRows) func n1_n2_thePath(_ row: Row) {

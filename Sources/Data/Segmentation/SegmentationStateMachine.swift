@@ -404,20 +404,22 @@ struct SegmentationStateMachine: DrivenStateMachine {
     /// The network path changed (<doc:Behaviour#N1>–<doc:Behaviour#N3>), in this place of the order.
     /// The configuration's pipeline is told (it holds or flushes the queue). Going offline changes
     /// nothing else now: requests that come due wait for the path. When a usable path returns on a
-    /// running configuration, listeners get a reload when the newest successful one is older than
-    /// the foreground refresh age (T11's rule), and a backoff in progress, or a reload that waited
-    /// for the path, starts at once. A report of the path it has already is ignored.
+    /// configuration, listeners get a reload when the newest successful one is older than the
+    /// foreground refresh age (T11's rule; while the baseline loads, the reload is owed), and a
+    /// backoff in progress, or a reload that waited for the path, starts at once. A report of the
+    /// path it has already is ignored.
     mutating func networkPathChanged(_ status: NetworkPathStatus, at now: Moment) -> Actions {
         mutate { parts in
             var actions = Actions()
             guard parts.path != status else { return actions }
             parts.path = status
             if let tracking = parts.lifecycle.configured?.ports.tracking { actions.append(.trackingPath(tracking, status)) }
-            guard status == .usable, let running = parts.lifecycle.running else { return actions }
+            guard status == .usable, parts.lifecycle.isConfigured else { return actions }
             Self.pruneReleasedOwners(&parts, &actions)
             let age = parts.lifecycle.timings.foregroundRefreshAge
             if !parts.listeners.isEmpty, age > 0 {
-                let stale = running.snapshotUptime.map { now.uptime - $0 > age } ?? true
+                // While the baseline loads its age is unknown: the reload is owed until it is in.
+                let stale = parts.lifecycle.running.map { running in running.snapshotUptime.map { now.uptime - $0 > age } ?? true } ?? true
                 if stale { Self.requestReload(&parts, at: now, &actions) }
             }
             Self.carryOut(parts.reload.pathReturned(), &parts, &actions)

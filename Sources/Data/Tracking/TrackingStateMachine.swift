@@ -348,14 +348,18 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// The network path changed (<doc:Behaviour#N1>, <doc:Behaviour#N2>). Offline, no upload
     /// starts (an upload already out comes back as usual). When a usable path returns, in every
     /// mode but manual (and for a last flush), a pending backoff is cut short and what is queued
-    /// is flushed. Set while loading, it applies once loaded.
+    /// is flushed. Set while loading, it applies once loaded (a return flushes once loaded).
     mutating func networkPathChanged(_ status: NetworkPathStatus) -> Steps<Action> {
         let offline = status == .unusable
         let flushes = currentMode != .manual || finishing != nil
         var steps = Steps<Action>()
         switch state {
         case .loading:
-            modifyLoading { $0.offline = offline }
+            modifyLoading { loading in
+                // Returned while loading: what is queued is flushed once loaded.
+                if loading.offline && !offline && flushes { loading.flushesWaiting.append { _ in } }
+                loading.offline = offline
+            }
         case .running:
             modifyRunning { running in
                 let returned = running.offline && !offline
