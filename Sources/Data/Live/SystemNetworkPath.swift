@@ -18,6 +18,7 @@ public final class SystemNetworkPath: NetworkPath {
         var status: NetworkPathStatus
         var next = 0
         var handlers: [Int: @Sendable (NetworkPathStatus) -> Void] = [:]
+        /// The platform monitor's registration: released with the path, which ends it.
         var monitor: LifecycleObservation?
         var monitorStarted = false
     }
@@ -36,10 +37,6 @@ public final class SystemNetworkPath: NetworkPath {
     init(initial: NetworkPathStatus, startMonitor: StartMonitor?) {
         state = Locked(State(status: initial))
         self.startMonitor = startMonitor
-    }
-
-    deinit {
-        state.withLock { $0.monitor }?.cancel()
     }
 
     /// The status reported last (usable until something says otherwise).
