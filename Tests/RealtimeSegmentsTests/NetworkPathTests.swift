@@ -192,6 +192,33 @@ import Testing
 
     // MARK: - N3: the port
 
+    @Test func n3_x3_aPathChosenInTheSharedOptionsBeforeFirstUseIsTheSharedInstancesPort() async throws {
+        let path = ManualNetworkPath(.unusable)
+        let logger = RecordingLogger()
+        let scheduler = TestScheduler()
+        let storageQueue = DispatchQueue(label: "network-path-tests.storage")
+        let choice = ChosenUntilFirstUse(SegmentsClient.Options(), logger: logger, lateChoice: "late")
+        #expect(choice.update { options in
+            options.runtime = SegmentsRuntime(scheduler: scheduler, clock: scheduler)
+            options.storage = .inMemory
+            options.storageQueue = storageQueue
+            options.networkPath = path
+        })
+        let shared = Exponea.makeShared(logger: logger, options: choice)
+        defer { shared.client.stop() }
+        #expect(path.observerCount == 1)
+        let repository = RecordingSegmentRepository(scheduler: scheduler)
+        try shared.client.configure(.init(backend: .custom(id: "test", repository: repository, uploader: RecordingEventUploader())))
+        await drained(storageQueue)
+        await scheduler.advance(by: 0)
+        await #expect {
+            try await shared.getSegments(force: true, category: .discovery())
+        } throws: { error in
+            (error as? SegmentsError)?.reason == .offline
+        }
+        #expect(repository.fetches.isEmpty)
+    }
+
     @Test func n3_theClientObservesThePathForItsLife() async throws {
         let path = ManualNetworkPath(.unusable)
         var options = SegmentsClient.Options(runtime: SegmentsRuntime(scheduler: TestScheduler()), storage: .inMemory)
