@@ -35,6 +35,7 @@ struct BenchRunner {
             }),
             (10, "cost on the caller's thread", { try await CallersThreadBenchmark(options: options, template: template!).run() }),
             (11, "draining a backlog", { try await DrainBenchmark(options: options, template: template!).run() }),
+            (12, "the network returns", { try await NetworkReturnBenchmark(options: options).run() }),
         ]
         for (number, name, body) in benchmarks where options.runs(number) {
             log("[\(number)] \(name) …")

@@ -5,7 +5,7 @@ import SegmentsData
 extension Exponea {
     /// What ``shared`` is built from: everything the instance API injects (<doc:Behaviour#X3>) —
     /// transport and middleware, timings and upload backoff, storage, the delivery queue, the app
-    /// lifecycle, protected-data availability, the scheduler and clock.
+    /// lifecycle, protected-data availability, the network path, the scheduler and clock.
     ///
     /// The shared instance takes these options when it is built, on the first use of
     /// `Exponea.shared` or `SegmentationManager.shared`, and keeps them for the life of the

@@ -45,6 +45,15 @@ extension SegmentsClient {
         /// ``SystemAppLifecycle`` by default (on Linux nothing arrives); tests set a
         /// `ManualAppLifecycle` from `SegmentsTesting` here and post events to it.
         public var appLifecycle: any AppLifecycle
+        /// The device's network path (<doc:Behaviour#N1>–<doc:Behaviour#N3>): with no usable path no
+        /// upload and no segment request starts, a one-shot read that needs the network fails at
+        /// once with reason ``SegmentsError/Reason/offline`` and listeners keep what they were told;
+        /// when the path returns the queue is flushed (every mode but manual), a backoff is cut
+        /// short, and listeners get fresh segments when theirs are older than the foreground
+        /// refresh age. The live ``SystemNetworkPath`` by default (`NWPathMonitor` on Apple
+        /// platforms; usable on Linux unless the app posts otherwise); tests set a
+        /// `ManualNetworkPath` from `SegmentsTesting` here and switch it.
+        public var networkPath: any NetworkPath
 
         /// The default of ``eventQueueCapacity``: 100,000 events and customer updates.
         public static let defaultEventQueueCapacity = TrackingPipeline.defaultCapacity
@@ -88,6 +97,7 @@ extension SegmentsClient {
             // Set after init to replace them (an init parameter would change the init's signature).
             self.protectedData = SystemProtectedDataAvailability()
             self.appLifecycle = SystemAppLifecycle()
+            self.networkPath = SystemNetworkPath()
         }
     }
 

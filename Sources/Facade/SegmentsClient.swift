@@ -31,6 +31,10 @@ public final class SegmentsClient: Sendable {
     let protectedDataObservation: ProtectedDataObservation
     /// The client's registration with ``Options/appLifecycle``, ended with the client.
     let lifecycleObservation: LifecycleObservation
+    /// The client's registration with ``Options/networkPath``, ended with the client: each report
+    /// is one transition of the engine's machine, in the order of every other call
+    /// (<doc:Behaviour#N1>, <doc:Behaviour#N2>).
+    let networkPathObservation: NetworkPathObservation
 
     /// An unconfigured client built from `options`.
     public init(options: Options = Options()) {
@@ -47,6 +51,9 @@ public final class SegmentsClient: Sendable {
         let lifecycle = options.appLifecycle
         lifecycleObservation = lifecycle.observe { [weak engine] event in
             engine?.appLifecycleChanged(event, lifecycle: lifecycle)
+        }
+        networkPathObservation = options.networkPath.observe { [weak engine] status in
+            engine?.networkPathChanged(status)
         }
     }
 

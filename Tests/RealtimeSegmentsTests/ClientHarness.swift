@@ -75,6 +75,8 @@ final class ClientHarness: Sendable {
     let transport = RecordingTransport()
     /// The app's lifecycle, posted to by the test (see Behaviour E2, E7, T11).
     let lifecycle = ManualAppLifecycle()
+    /// The device's network path, switched by the test (see Behaviour N1–N3).
+    let networkPath = ManualNetworkPath()
     let client: SegmentsClient
 
     init(
@@ -87,6 +89,7 @@ final class ClientHarness: Sendable {
             runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: deliveryQueue), timings: timings,
             transport: transport, storage: storage, storageQueue: storageQueue)
         options.appLifecycle = lifecycle
+        options.networkPath = networkPath
         client = SegmentsClient(options: options)
     }
 

@@ -65,6 +65,7 @@ import Testing
         case .debouncing(let burst): "debouncing(\(burst.firstRequest)…\(burst.lastRequest))"
         case .retrying(let attempt, _): "retrying(\(attempt))"
         case .fetching(let flight, let owed): "fetching(forListeners: \(flight.forListeners), owed: \(owed))"
+        case .waitingForPath(let attempt): "waitingForPath(\(attempt))"
         case nil: "not configured"
         }
     }
@@ -94,6 +95,7 @@ import Testing
                 case .lifecycle(.completeAfterStorageWork(let completions)): "completeAfterStorageWork(\(completions.count))"
                 case .lifecycle(.complete(let completions)): "complete(\(completions.count))"
                 case .lifecycle(.watchSettled): nil  // the ended pipeline's settle (Behaviour E4)
+                case .trackingPath(_, let status): "trackingPath(\(status))"
                 }
             }
         }

@@ -15,7 +15,7 @@ import Testing
 
     /// Where a reload is set up to be.
     enum ReloadStart: String, CaseIterable {
-        case idle, debouncing, retrying, fetching
+        case idle, debouncing, retrying, fetching, waitingForPath
 
         func make() -> ReloadStateMachine {
             var reload = ReloadStateMachine()
@@ -23,6 +23,7 @@ import Testing
             case .idle: break
             case .debouncing: _ = reload.request(at: 0, debounce: SubMachineTableTests.debounce)  // timer 1, burst 0…0
             case .retrying: _ = reload.retry(attempt: 2, after: 8)  // timer 1
+            case .waitingForPath: _ = reload.waitForPath(attempt: 2)
             case .fetching:
                 let ticket = reload.prepareFlight(forListeners: false, retryAttempt: 0)!
                 reload.began(SubMachineTableTests.flight(ticket.id, forListeners: false))
@@ -41,6 +42,7 @@ import Testing
         case .debouncing(let burst): "debouncing(\(burst.firstRequest)…\(burst.lastRequest), timer \(burst.timer.rawValue))"
         case .retrying(let attempt, let timer): "retrying(\(attempt), timer \(timer.rawValue))"
         case .fetching(let flight, let owed): "fetching(\(flight.id), owed: \(owed))"
+        case .waitingForPath(let attempt): "waitingForPath(\(attempt))"
         }
     }
 
@@ -73,9 +75,26 @@ import Testing
         .init(start: .retrying, event: "endBackoff", actions: [.cancelTimer(TimerID(rawValue: 1))], state: "idle"),
         .init(start: .debouncing, event: "endBackoff", actions: [], state: "debouncing(0.0…0.0, timer 1)"),
         .init(start: .fetching, event: "endBackoff", actions: [], state: "fetching(1, owed: false)"),
+        // N1: offline, a due reload waits for the path with its chain as it was (no retry counted).
+        .init(start: .idle, event: "waitForPath 0", actions: [], state: "waitingForPath(0)"),
+        .init(start: .debouncing, event: "waitForPath 0", actions: [.cancelTimer(TimerID(rawValue: 1))], state: "waitingForPath(0)"),
+        .init(start: .retrying, event: "waitForPath 2", actions: [.cancelTimer(TimerID(rawValue: 1))], state: "waitingForPath(2)"),
+        .init(start: .fetching, event: "waitForPath 0", actions: [], state: "fetching(1, owed: false)"),
+        .init(start: .waitingForPath, event: "waitForPath 0", actions: [], state: "waitingForPath(2)"),
+        .init(start: .waitingForPath, event: "request at 2", actions: [], state: "waitingForPath(2)"),
+        .init(start: .waitingForPath, event: "timer 1 at 8", actions: [], state: "waitingForPath(2)"),
+        .init(start: .waitingForPath, event: "prepare", actions: [], state: "idle"),
+        .init(start: .waitingForPath, event: "cancel", actions: [], state: "idle"),
+        .init(start: .waitingForPath, event: "endBackoff", actions: [], state: "idle"),
+        // N2: the path's return cuts a backoff short and starts a reload that waited for it.
+        .init(start: .retrying, event: "pathReturned", actions: [.cancelTimer(TimerID(rawValue: 1)), .startReload(retryAttempt: 2)], state: "idle"),
+        .init(start: .waitingForPath, event: "pathReturned", actions: [.startReload(retryAttempt: 2)], state: "idle"),
+        .init(start: .idle, event: "pathReturned", actions: [], state: "idle"),
+        .init(start: .debouncing, event: "pathReturned", actions: [], state: "debouncing(0.0…0.0, timer 1)"),
+        .init(start: .fetching, event: "pathReturned", actions: [], state: "fetching(1, owed: false)"),
     ]
 
-    @Test(arguments: reloadRows) func t5_t6_t7_theReloadDecides(_ row: ReloadRow) {
+    @Test(arguments: reloadRows) func t5_t6_t7_n1_n2_theReloadDecides(_ row: ReloadRow) {
         var reload = row.start.make()
         let actions: [ReloadStateMachine.Action]
         switch row.event {
@@ -86,6 +105,9 @@ import Testing
         case "prepare": actions = reload.prepareFlight(forListeners: false, retryAttempt: 0)?.actions ?? []
         case "cancel": actions = reload.cancel().actions
         case "endBackoff": actions = reload.endBackoff()
+        case "waitForPath 0": actions = reload.waitForPath(attempt: 0)
+        case "waitForPath 2": actions = reload.waitForPath(attempt: 2)
+        case "pathReturned": actions = reload.pathReturned()
         default: Issue.record("unknown event \(row.event)"); return
         }
         #expect(actions == row.actions)

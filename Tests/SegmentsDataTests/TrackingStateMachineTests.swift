@@ -574,6 +574,94 @@ import Testing
         return machine
     }
 
+    // MARK: - The network path (N1, N2)
+
+    /// `machine` told that the path went away.
+    static func offline(_ machine: Machine) -> Machine {
+        var machine = machine
+        _ = machine.networkPathChanged(.unusable)
+        return machine
+    }
+
+    static let pathRows: [Row] = [
+        Row(
+            "n1_offlineAnEnqueueInImmediateModeStartsNoUpload", { offline(running(.immediate)) }, { $0.tracked("a") },
+            state: "running(items: [a], offline)", steps: ["sync"]),
+        Row(
+            "n1_offlineTheStoredQueueLoadsButNothingIsUploaded", { offline(loading(.immediate)) }, { $0.loaded([item("s1")]) },
+            state: "running(items: [s1], offline)", steps: []),
+        Row(
+            "n1_e5_offlineAFlushEndsAtOnceWithAFailure", { offline(running(.manual, [item("a")])) }, { $0.flush { _ in }.1 },
+            state: "running(items: [a], offline)", steps: ["complete(1, failure(network))"]),
+        Row(
+            "n1_offlineATransientFailureCountsNoRetryAndGrowsNoBackoff", { offline(flushing(.immediate, [item("a"), item("b")])) },
+            { $0.uploadFailed(ids["a"]!, unavailable, at: now) },
+            state: "running(items: [a, b], offline)", steps: ["log(warning)", "complete(1, failure(503))"]),
+        Row(
+            "n1_aBackoffTimerFiringOfflineStartsNoAttempt", { offline(paused()) },
+            { $0.timerFired(TimerID(rawValue: 1), at: now) },
+            state: "running(items: [a], retry: attempt 1, offline)", steps: []),
+        Row(
+            "n1_thePeriodicTimerFiringOfflineOnlyRearms", { offline(running(.periodic(seconds: 10), [item("a")])) },
+            { $0.timerFired(TimerID(rawValue: 1), at: now) },
+            state: "running(items: [a], periodic: timer 2, offline)", steps: ["schedule(timer 2, 10.0)"]),
+        Row(
+            "n1_anUploadOutWhenThePathWentAwayStillCountsButTheFlushStopsThere",
+            { offline(flushing(.manual, [item("a"), item("b")])) }, { $0.uploadSucceeded(ids["a"]!) },
+            state: "running(items: [b], offline)", steps: ["remove(a)", "itemUploaded", "complete(1, failure(network))"]),
+        Row(
+            "n2_thePathsReturnCutsTheBackoffShortAndFlushes", { offline(paused([item("a"), item("b")])) },
+            { $0.networkPathChanged(.usable) },
+            state: "running(items: [a, b], flush: a uploaded 0 waiters 0, retry: attempt 1)",
+            steps: ["cancel(timer 1)", "upload(a)"]),
+        Row(
+            "n2_thePathsReturnFlushesInAutomaticMode", { offline(running(.automatic, [item("a")])) },
+            { $0.networkPathChanged(.usable) },
+            state: "running(items: [a], flush: a uploaded 0 waiters 0)", steps: ["upload(a)"]),
+        Row(
+            "n2_thePathsReturnFlushesInPeriodicMode", { offline(running(.periodic(seconds: 10), [item("a")])) },
+            { $0.networkPathChanged(.usable) },
+            state: "running(items: [a], flush: a uploaded 0 waiters 0, periodic: timer 1)", steps: ["upload(a)"]),
+        Row(
+            "n2_inManualModeThePathsReturnFlushesNothing", { offline(running(.manual, [item("a")])) },
+            { $0.networkPathChanged(.usable) },
+            state: "running(items: [a])", steps: []),
+        Row(
+            "n2_aPathThatWasNeverLostFlushesNothing", { running(.automatic, [item("a")]) },
+            { $0.networkPathChanged(.usable) },
+            state: "running(items: [a])", steps: []),
+        Row(
+            "n2_aPathThatReturnsWhileLoadingFlushesOnceLoadedInAutomaticMode", { offline(loading(.automatic)) },
+            { $0.networkPathChanged(.usable) + $0.loaded([item("s1")]) },
+            state: "running(items: [s1], flush: s1 uploaded 0 waiters 1)", steps: ["upload(s1)"]),
+        Row(
+            "n2_aPathThatReturnsWhileLoadingInManualModeFlushesNothing", { offline(loading(.manual)) },
+            { $0.networkPathChanged(.usable) + $0.loaded([item("s1")]) },
+            state: "running(items: [s1])", steps: []),
+        Row(
+            "n2_aPathThatReturnsWhileLoadingAppliesOnceLoaded", { offline(loading(.immediate)) },
+            { $0.networkPathChanged(.usable) + $0.loaded([item("s1")]) },
+            state: "running(items: [s1], flush: s1 uploaded 0 waiters 1)", steps: ["upload(s1)"]),
+    ]
+
+    @Test(arguments: pathRows) func n1_n2_thePath(_ row: Row) {
+        Self.check(row)
+    }
+
+    /// N1: the failure a flush gets offline says why.
+    @Test func n1_aFlushOfflineFailsWithTheOfflineReason() {
+        var machine = Self.offline(Self.running(.manual, [Self.item("a")]))
+        let outcome = Recorder<SegmentsFlushResult>()
+        let (_, steps) = machine.flush { outcome.record($0) }
+        for step in steps {
+            if case .perform(.completeFlushes(let waiters, let result)) = step { waiters.forEach { $0(result) } }
+        }
+        let result = outcome.all
+        #expect(result.count == 1)
+        guard case .failure(let error)? = result.first else { Issue.record("not a failure: \(result)"); return }
+        #expect(error.reason == .offline)
+    }
+
     @Test(arguments: stopRows) func a3_stop(_ row: Row) {
         Self.check(row)
     }

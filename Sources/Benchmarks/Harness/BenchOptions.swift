@@ -13,7 +13,7 @@ struct BenchOptions: Sendable {
 
           --quick                small counts and shortened timings: a smoke run of about a minute
           --json FILE            also write the figures, the machine and the mode as JSON
-          --only LIST            run only these benchmarks (numbers 1-11, comma separated)
+          --only LIST            run only these benchmarks (numbers 1-12, comma separated)
           --segments-binary PATH the `segments` executable measured by benchmark 8 (default: the
                                  one beside this executable; build it with `swift build -c release`)
           --scratch DIR          where temporary storage directories go (default: the system
@@ -72,8 +72,8 @@ struct BenchOptions: Sendable {
             case "--json": jsonPath = try value(of: argument)
             case "--only":
                 let numbers = try value(of: argument).split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-                guard !numbers.isEmpty, numbers.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 11 }) else {
-                    throw BenchUsageError(reason: "--only takes benchmark numbers from 1 to 11, e.g. --only 1,3")
+                guard !numbers.isEmpty, numbers.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 12 }) else {
+                    throw BenchUsageError(reason: "--only takes benchmark numbers from 1 to 12, e.g. --only 1,3")
                 }
                 only = Set(numbers.compactMap { $0 })
             case "--segments-binary": segmentsBinary = try value(of: argument)

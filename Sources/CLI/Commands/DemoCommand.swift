@@ -14,7 +14,9 @@ struct DemoCommand {
         SwiftUI view would), tracks a short journey
         (view item, add to cart, purchase, identify) and prints each segment change as it arrives;
         then sends the app to the background and back through the SDK's lifecycle port (automatic
-        flushing uploads on the way out, listeners get fresh segments on the way back).
+        flushing uploads on the way out, listeners get fresh segments on the way back), and takes
+        the network away for a moment through the SDK's network-path port (events tracked offline
+        send nothing; when the network returns they go up in one flush and a fresh read answers).
           --debounce SECONDS   the reload debounce (default 0.3; the SDK's own default is 5)
         """
 
@@ -56,6 +58,8 @@ struct DemoCommand {
             runtime: SegmentsRuntime(logger: SinkSegmentsLogger(level: .warning)), timings: timings, storage: .directory(storage))
         let lifecycle = DemoLifecycle()
         options.appLifecycle = lifecycle.port
+        let network = DemoNetwork()
+        options.networkPath = network
         let client = SegmentsClient(options: options)
         try client.configure(
             .init(
@@ -65,7 +69,8 @@ struct DemoCommand {
                         authorization: .token("demo-key")))))
         let ok: Bool
         do {
-            ok = try await journey(client: client, emulator: emulator, lifecycle: lifecycle, storage: storage, start: start)
+            ok = try await journey(
+                client: client, emulator: emulator, lifecycle: lifecycle, network: network, storage: storage, start: start)
         } catch {
             // The folder is deleted only once the client's disk work is done.
             await Self.stop(client)
@@ -81,7 +86,8 @@ struct DemoCommand {
     }
 
     private func journey(
-        client: SegmentsClient, emulator: SegmentsEmulator, lifecycle: DemoLifecycle, storage: URL, start: Date
+        client: SegmentsClient, emulator: SegmentsEmulator, lifecycle: DemoLifecycle, network: DemoNetwork, storage: URL,
+        start: Date
     ) async throws -> Bool {
         let watcher = SegmentWatcher(start: start)
         let categories: [SegmentCategory] = [.discovery(), .merchandising(), .content()]
@@ -125,6 +131,9 @@ struct DemoCommand {
         }
         if ok {
             ok = await lifecycle.runBackgroundCycle(client: client, emulator: emulator, watcher: watcher)
+        }
+        if ok {
+            ok = await network.runOfflineStretch(client: client, emulator: emulator)
         }
         _ = await client.flush()
 

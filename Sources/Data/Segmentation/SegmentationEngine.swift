@@ -360,6 +360,18 @@ package final class SegmentationEngine: Sendable {
         }
     }
 
+    /// The network path changed (<doc:Behaviour#N1>–<doc:Behaviour#N3>): one transition in the
+    /// client's order. Offline no upload and no segment request starts and a read that needs the
+    /// network fails at once; when a usable path returns the queue is flushed, a backoff is cut
+    /// short, and listeners get a reload when their segments are older than the foreground refresh
+    /// age.
+    package func networkPathChanged(_ status: NetworkPathStatus) {
+        driver.transition { machine, now in machine.networkPathChanged(status, at: now) }
+    }
+
+    /// The network path last reported (<doc:Behaviour#N1>).
+    package var networkPath: NetworkPathStatus { driver.read { $0.networkPath } }
+
     /// Requests a reload because a tracked event or customer update was uploaded (<doc:Behaviour#T3>).
     package func itemUploaded() {
         driver.transition { machine, now in machine.itemUploaded(at: now) }
@@ -512,6 +524,8 @@ package final class SegmentationEngine: Sendable {
             }
         case .endStreams(let ends):
             for end in ends { end() }
+        case .trackingPath(let pipeline, let status):
+            pipeline.networkPathChanged(status)
         }
     }
 

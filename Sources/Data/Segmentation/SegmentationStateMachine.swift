@@ -37,6 +37,8 @@ struct SegmentationStateMachine: DrivenStateMachine {
         var reload = ReloadStateMachine()
         var reads = PendingReads()
         var listeners = ListenerRegistry()
+        /// The network path last reported (<doc:Behaviour#N1>): offline, no segment request starts.
+        var path = NetworkPathStatus.usable
     }
 
     typealias Flight = ReloadStateMachine.Flight
@@ -63,6 +65,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
         case deliver([Delivery])
         /// Finish the `changes(of:)` streams a stop removed (<doc:Behaviour#M5>).
         case endStreams([@Sendable () -> Void])
+        /// Tell the configuration's pipeline the network path (<doc:Behaviour#N1>, <doc:Behaviour#N2>),
+        /// in the order of the other lifecycle decisions.
+        case trackingPath(TrackingPipeline, NetworkPathStatus)
     }
 
     typealias Actions = Steps<Action>
@@ -93,6 +98,9 @@ struct SegmentationStateMachine: DrivenStateMachine {
     /// included, and the owners of the registrations tied to one: ``SegmentationEngine`` looks at
     /// those after the lock (<doc:Behaviour#D7>).
     var listenerCount: (registered: Int, owners: [WeakOwner]) { (state.listeners.count, state.listeners.owners) }
+
+    /// The network path last reported (<doc:Behaviour#N1>).
+    var networkPath: NetworkPathStatus { state.path }
 
     /// The timer the reload waits for, if any.
     var currentTimer: TimerID? { state.lifecycle.isConfigured ? state.reload.timer : nil }
@@ -125,7 +133,11 @@ struct SegmentationStateMachine: DrivenStateMachine {
             let (outcome, decided, dropped) = parts.lifecycle.configure(
                 ports, namedMode: namedMode, stored: stored, newCookie: newCookie, reload: parts.reload.pending,
                 hasListeners: !parts.listeners.isEmpty, namedDefaults: namedDefaults)
-            if case .configured = outcome { _ = Self.cancelReload(&parts, &actions) }
+            if case .configured = outcome {
+                _ = Self.cancelReload(&parts, &actions)
+                // The new pipeline learns the path before it starts loading, so nothing is sent offline (N1).
+                if parts.path == .unusable, let tracking = ports.tracking { actions.append(.trackingPath(tracking, .unusable)) }
+            }
             Self.add(decided, to: &actions)
             if let dropped { actions.release(dropped) }
             return (outcome, actions)
@@ -402,6 +414,32 @@ struct SegmentationStateMachine: DrivenStateMachine {
         }
     }
 
+    /// The network path changed (<doc:Behaviour#N1>–<doc:Behaviour#N3>), in this place of the order.
+    /// The configuration's pipeline is told (it holds or flushes the queue). Going offline changes
+    /// nothing else now: requests that come due wait for the path. When a usable path returns on a
+    /// configuration, listeners get a reload when the newest successful one is older than the
+    /// foreground refresh age (T11's rule; while the baseline loads, the reload is owed), and a
+    /// backoff in progress, or a reload that waited for the path, starts at once. A report of the
+    /// path it has already is ignored.
+    mutating func networkPathChanged(_ status: NetworkPathStatus, at now: Moment) -> Actions {
+        mutate { parts in
+            var actions = Actions()
+            guard parts.path != status else { return actions }
+            parts.path = status
+            if let tracking = parts.lifecycle.configured?.ports.tracking { actions.append(.trackingPath(tracking, status)) }
+            guard status == .usable, parts.lifecycle.isConfigured else { return actions }
+            Self.pruneReleasedOwners(&parts, &actions)
+            let age = parts.lifecycle.timings.foregroundRefreshAge
+            if !parts.listeners.isEmpty, age > 0 {
+                // While the baseline loads its age is unknown: the reload is owed until it is in.
+                let stale = parts.lifecycle.running.map { running in running.snapshotUptime.map { now.uptime - $0 > age } ?? true } ?? true
+                if stale { Self.requestReload(&parts, at: now, &actions) }
+            }
+            Self.carryOut(parts.reload.pathReturned(), &parts, &actions)
+            return actions
+        }
+    }
+
     /// A reload request (<doc:Behaviour#T5>, <doc:Behaviour#T6>): owed while the baseline loads,
     /// otherwise coalesced by the reload.
     private static func requestReload(
@@ -454,6 +492,10 @@ struct SegmentationStateMachine: DrivenStateMachine {
     /// needed (C4). A pending debounce or retry is absorbed: the fetch starts after every request
     /// it covered.
     private static func startFlight(_ parts: inout Parts, forListeners: Bool, retryAttempt: Int, _ actions: inout Actions) {
+        guard parts.path == .usable else {
+            waitForPath(&parts, forListeners: forListeners, retryAttempt: retryAttempt, &actions)
+            return
+        }
         guard let current = parts.lifecycle.running,
             let ticket = parts.reload.prepareFlight(forListeners: forListeners, retryAttempt: retryAttempt)
         else { return }
@@ -470,6 +512,18 @@ struct SegmentationStateMachine: DrivenStateMachine {
             repository: current.ports.repository, forListeners: ticket.forListeners, retryAttempt: ticket.retryAttempt)
         parts.reload.began(flight)
         actions.append(.startFlight(flight))
+    }
+
+    /// No usable network path (<doc:Behaviour#N1>): no request starts. The reads that wait for a
+    /// fetch are answered at once with `SegmentsError.offline`; the reload listeners are owed waits
+    /// for the path, its chain of retries as it was (no retry counted, no backoff grown).
+    private static func waitForPath(_ parts: inout Parts, forListeners: Bool, retryAttempt: Int, _ actions: inout Actions) {
+        guard parts.lifecycle.running != nil else { return }
+        add(parts.reads.answerAll(.failure(SegmentsError.offline)), to: &actions)
+        if forListeners {
+            actions.append(.log(.verbose, SegmentsLogText.reloadWaitsForPath))
+            carryOut(parts.reload.waitForPath(attempt: retryAttempt), &parts, &actions)
+        }
     }
 
     /// What a flight does before each of its requests (<doc:Behaviour#C2>).
@@ -558,6 +612,11 @@ struct SegmentationStateMachine: DrivenStateMachine {
         guard flight.forListeners || followUpOwed, !parts.listeners.isEmpty else { return }
         guard error.isTransient else {
             if followUpOwed { requestReload(&parts, at: now, &actions) }
+            return
+        }
+        guard parts.path == .usable else {
+            // Offline, no retry is counted: the reload waits for the path (N1).
+            carryOut(parts.reload.waitForPath(attempt: flight.retryAttempt), &parts, &actions)
             return
         }
         let attempt = flight.retryAttempt + 1

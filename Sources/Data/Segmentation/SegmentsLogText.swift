@@ -17,6 +17,8 @@ enum SegmentsLogText {
     static let trackedSkippedNoCallback =
         "Segments: Skipping segments update process after tracked event due to no callback registered"
     static let reloadSkippedNoCallback = "Segments: Skipping segments reload process for no callback"
+    /// The reload came due with no usable network path; it starts when the path returns (<doc:Behaviour#N1>).
+    static let reloadWaitsForPath = "Segments: No usable network path; the segments reload waits for the network"
     static let cancelledCustomerChanged = "Segments: Check process was canceled because customer has changed"
     static let ignoredDifferentCustomer = "Segments: New data are ignored because were loaded for different customer"
     static let cancelledMeanwhile = "Segments: Segments change check has been cancelled meanwhile"

@@ -189,6 +189,14 @@ package final class TrackingPipeline: Sendable {
         await withCheckedContinuation { continuation in flush { continuation.resume(returning: $0) } }
     }
 
+    /// The network path changed (<doc:Behaviour#N1>, <doc:Behaviour#N2>): offline no upload
+    /// starts and no backoff grows; when a usable path returns, every mode but manual cuts a
+    /// pending backoff short and flushes. The client's engine calls it in the order of its other
+    /// lifecycle decisions.
+    package func networkPathChanged(_ status: NetworkPathStatus) {
+        driver.transition { machine, _ in machine.networkPathChanged(status) }
+    }
+
     /// The app resigned active or went to the background (<doc:Behaviour#E2>, <doc:Behaviour#E7>).
     ///
     /// On resigning active, periodic and automatic flushing upload what is queued, unless an upload

@@ -101,6 +101,8 @@ struct TrackingStateMachine: DrivenStateMachine {
         var flushesWaiting: [FlushWaiter] = []
         /// Exact counts asked for meanwhile: answered once loaded.
         var countsWaiting: [CountWaiter] = []
+        /// No usable network path (<doc:Behaviour#N1>): carried into the running state.
+        var offline = false
     }
 
     /// Running: the queue in memory, the flush in progress, the timers.
@@ -125,6 +127,9 @@ struct TrackingStateMachine: DrivenStateMachine {
         var lastTimer = 0
         /// Set at the stop: no further upload is decided (<doc:Behaviour#A3>).
         var sendsNoMore = false
+        /// No usable network path (<doc:Behaviour#N1>): no upload starts, a flush ends at once
+        /// with `SegmentsError.offline`, and a transient failure grows no backoff.
+        var offline = false
 
         init(items: PendingItems) {
             self.items = items
@@ -357,6 +362,7 @@ struct TrackingStateMachine: DrivenStateMachine {
             for event in stored { items.append(event) }
             for event in loading.trackedMeanwhile where !items.contains(event.id) { items.append(event) }
             var running = Running(items: items)
+            running.offline = loading.offline
             var steps = Steps<Action>()
             if !loading.countsWaiting.isEmpty { steps.append(.answerCounts(loading.countsWaiting, items.count)) }
             if lastFlushWaiters == nil { running.apply(currentMode, &steps) }
@@ -393,6 +399,40 @@ struct TrackingStateMachine: DrivenStateMachine {
             break
         case .modifying:
             preconditionFailure("Tracking: setMode during another transition")
+        }
+        return steps
+    }
+
+    /// The network path changed (<doc:Behaviour#N1>, <doc:Behaviour#N2>). Offline, no upload
+    /// starts (an upload already out comes back as usual). When a usable path returns, in every
+    /// mode but manual (and for a last flush), a pending backoff is cut short and what is queued
+    /// is flushed. Set while loading, it applies once loaded (a return flushes once loaded).
+    mutating func networkPathChanged(_ status: NetworkPathStatus) -> Steps<Action> {
+        let offline = status == .unusable
+        let flushes = currentMode != .manual || lastFlushWaiters != nil
+        var steps = Steps<Action>()
+        switch state {
+        case .loading:
+            modifyLoading { loading in
+                // Returned while loading: what is queued is flushed once loaded.
+                if loading.offline && !offline && flushes { loading.flushesWaiting.append { _ in } }
+                loading.offline = offline
+            }
+        case .running:
+            modifyRunning { running in
+                let returned = running.offline && !offline
+                running.offline = offline
+                guard returned, flushes else { return }
+                if let retryTimer = running.retryTimer {
+                    running.retryTimer = nil
+                    steps.cancel(retryTimer)
+                }
+                if !running.items.isEmpty { running.startFlush(joining: [], &steps) }
+            }
+        case .stopping, .stopped:
+            break  // no upload starts after the stop (A3)
+        case .modifying:
+            preconditionFailure("Tracking: networkPathChanged during another transition")
         }
         return steps
     }
@@ -513,8 +553,9 @@ struct TrackingStateMachine: DrivenStateMachine {
             if failure.isTransient || failure.isAuthorizationFailure {
                 steps.append(.log(.warning, "Tracking: Upload failed, will retry: \(failure)"))
                 // The last flush before a stop, or an upload out at the stop, ends here: no
-                // backoff is waited out (A3).
-                if mode != .manual, !last, !stopping {
+                // backoff is waited out (A3). Offline, no retry is counted and no backoff grows:
+                // the path's return flushes (N1, N2).
+                if mode != .manual, !last, !stopping, !running.offline {
                     running.retryAttempt = Self.oneMore(running.retryAttempt)
                     let delay = limits.retry.delay(
                         attempt: running.retryAttempt, random: now.random, retryAfter: failure.retryAfter)
@@ -845,6 +886,12 @@ extension TrackingStateMachine.Running {
     mutating func uploadNext(
         after cursor: Int, uploaded: Int, waiters: [TrackingStateMachine.FlushWaiter], _ steps: inout Steps<Action>
     ) {
+        guard !offline else {
+            // No upload starts without a usable path (N1): the flush ends here.
+            flush = nil
+            if !waiters.isEmpty { steps.append(.completeFlushes(waiters, .failure(SegmentsError.offline))) }
+            return
+        }
         if !sendsNoMore, let (event, next) = items.first(atOrAfter: cursor) {
             flush = TrackingStateMachine.Flush(uploading: event.id, cursor: next, uploaded: uploaded, waiters: waiters)
             steps.append(.upload(event))
@@ -901,6 +948,7 @@ extension TrackingStateMachine: CustomStringConvertible {
                 parts.append("retry: attempt \(running.retryAttempt)")
             }
             if let timer = running.periodicTimer { parts.append("periodic: timer \(timer.rawValue)") }
+            if running.offline { parts.append("offline") }
             return "running(\(parts.joined(separator: ", ")))"
         case .stopped:
             return "stopped"

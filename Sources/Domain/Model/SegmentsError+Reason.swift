@@ -20,6 +20,9 @@ extension SegmentsError {
         public static let decodeError = Reason(rawValue: "decode error")
         /// No answer: no connection, connection lost, DNS failure.
         public static let networkError = Reason(rawValue: "network error")
+        /// The device had no usable network path, so no request was sent (<doc:Behaviour#N1>): the
+        /// reason of a one-shot read that needs the network, and of a flush, while offline.
+        public static let offline = Reason(rawValue: "offline")
         /// No answer in time.
         public static let timeout = Reason(rawValue: "timeout")
         /// The backend does not know the user id, or the id is empty.

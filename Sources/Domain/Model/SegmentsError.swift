@@ -115,6 +115,13 @@ public struct SegmentsError: Error, Sendable, CustomStringConvertible {
     /// integration.
     public static var notConfigured: SegmentsError { SegmentsError(.notConfigured, "the client is not configured") }
 
+    /// The device has no usable network path, so nothing was sent (<doc:Behaviour#N1>): code
+    /// ``Code/network``, reason ``Reason/offline``. A one-shot read that needs the network fails
+    /// with it at once while offline (the completion form answers `[]`), and so does a flush.
+    public static var offline: SegmentsError {
+        SegmentsError(.network, "the device is offline (no usable network path); nothing was sent", reason: .offline)
+    }
+
     /// `error` as a `SegmentsError`: itself when it already is one, otherwise wrapped with `code`.
     ///
     /// The message of a wrapped error names only its type (and its domain and code when it has

@@ -1,7 +1,8 @@
 /// A registration with an app-lifecycle port, or a request made through one: it ends once, when
 /// ``cancel()`` is called or when it is released, whichever comes first.
 ///
-/// Ports that forward the platform's signals (``AppLifecycle``, ``ProtectedDataAvailability``) return
+/// Ports that forward the platform's signals (``AppLifecycle``, ``ProtectedDataAvailability``,
+/// ``NetworkPath``) return
 /// one per observation, and ``AppLifecycle`` one per request for background execution time
 /// (``BackgroundTimeRequest``), so an observer that goes away, or a request nobody ends, cannot be
 /// left behind: on iOS a background task that is never ended gets the app killed.

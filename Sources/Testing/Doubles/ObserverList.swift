@@ -2,7 +2,7 @@ import SegmentsDomain
 
 /// The live observations of a port a test drives: each registration's handler, called in
 /// registration order, outside the lock, on the thread that notifies. Shared by
-/// ``ManualAppLifecycle`` and ``ManualProtectedDataAvailability``.
+/// ``ManualAppLifecycle``, ``ManualProtectedDataAvailability`` and ``ManualNetworkPath``.
 final class ObserverList<Value: Sendable>: Sendable {
     private let handlers = Locked<(next: Int, byID: [Int: @Sendable (Value) -> Void])>((0, [:]))
 

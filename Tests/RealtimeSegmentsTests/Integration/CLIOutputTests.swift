@@ -88,8 +88,10 @@ import Darwin
 
     /// `segments demo` (issue 24 item 6): its segments come through a SegmentsModel's observation
     /// (M5), automatic flushing holds an event until the background, which uploads it within
-    /// background time that is then ended (E2, E7), and the return to the foreground refreshes (T11).
-    @Test func m5_e2_e7_t11_theDemoShowsTheModelAndABackgroundForegroundCycle() throws {
+    /// background time that is then ended (E2, E7), the return to the foreground refreshes (T11),
+    /// and an offline stretch sends nothing, then one flush and a fresh read when the network
+    /// returns (N1, N2).
+    @Test func m5_e2_e7_t11_n1_n2_theDemoShowsTheModelABackgroundForegroundCycleAndAnOfflineStretch() throws {
         let run = try Self.run(["demo"])
         let text = String(decoding: run.output, as: UTF8.self)
         #expect(run.status == 0, "\(text)\n\(run.errors)")
@@ -100,6 +102,13 @@ import Darwin
             "→ the app goes to the background\n  background time asked for (\"RealtimeSegments flush\")\n  background time ended\n",
             "merchandising → Cart builders, Repeat carts\n  queued: 0, uploaded: 1\n",
             "discovery     → Big spenders, Browsers, Returning visitors\n  segments refreshed on the return: yes\n",
+            "→ the network goes away; trackEvent(view_item), trackEvent(add_to_cart) while offline\n",
+            "  flush() → failed at once: offline\n",
+            "  getSegments(force: true) → failed at once: offline\n",
+            "  queued: 2, uploaded: 0\n",
+            "→ the network returns\n",
+            "  queued: 0, uploaded: 2 (view_item, add_to_cart)\n",
+            "  getSegments(force: true) → [\"big-spenders\", \"browsers\", \"returning-visitors\"], fetched from the backend: yes\n",
             "Done: segments changed because of tracked events.",
         ]
         var rest = text[...]

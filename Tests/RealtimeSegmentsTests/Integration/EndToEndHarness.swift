@@ -36,18 +36,20 @@ final class EndToEndHarness: Sendable {
         stream: (any BloomreachAuthorizationProvider)? = nil, timings: SegmentationTimings = EndToEndHarness.timings,
         requestTimeout: TimeInterval = 5, clock: any SegmentsClock = SystemClock(),
         scheduler: any SegmentsScheduler = TaskScheduler(), deliveryQueue: DispatchQueue = DispatchQueue(label: "e2e.delivery"),
-        storage: SegmentsClient.Options.Storage? = nil
+        storage: SegmentsClient.Options.Storage? = nil, networkPath: (any NetworkPath)? = nil
     ) throws -> SegmentsClient {
-        try SegmentsClient(
+        var options = SegmentsClient.Options(
+            runtime: SegmentsRuntime(scheduler: scheduler, clock: clock, logger: logger, deliveryQueue: deliveryQueue), timings: timings,
+            uploadRetry: RetryBackoff(initial: 0.05, maximum: 0.2), transport: URLSessionSegmentsTransport(),
+            storage: storage ?? .directory(directory.url))
+        if let networkPath { options.networkPath = networkPath }
+        return try SegmentsClient(
             configuration: .init(
                 backend: .bloomreach(
                     BloomreachConfiguration(
                         integration: integration, baseURL: baseURL.absoluteString, authorization: authorization,
                         authorizationProvider: stream, requestTimeout: requestTimeout))),
-            options: .init(
-                runtime: SegmentsRuntime(scheduler: scheduler, clock: clock, logger: logger, deliveryQueue: deliveryQueue), timings: timings,
-                uploadRetry: RetryBackoff(initial: 0.05, maximum: 0.2), transport: URLSessionSegmentsTransport(),
-                storage: storage ?? .directory(directory.url)))
+            options: options)
     }
 
     func tearDown() {

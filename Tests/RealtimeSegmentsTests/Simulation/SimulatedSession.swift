@@ -41,6 +41,8 @@ indirect enum SimulatedOperation: Hashable, Sendable, CustomStringConvertible {
     case lifecycle(SpecModel.LifecycleEvent)
     /// The platform runs out the background time asked for (E7).
     case expireBackgroundTime
+    /// The platform reports the network path usable or not (N1–N3).
+    case networkPath(usable: Bool)
     case serverAnswers(Integration, who: String, SpecModel.Segments)
     case serverFailsNextFetch(Integration, SpecModel.Failure)
     case serverFailsNextLink(Integration, SpecModel.Failure)
@@ -87,6 +89,7 @@ indirect enum SimulatedOperation: Hashable, Sendable, CustomStringConvertible {
         case .flush: "flush()"
         case .lifecycle(let event): "post(.\(event))"
         case .expireBackgroundTime: "expireBackgroundTime()"
+        case .networkPath(let usable): usable ? "path.goOnline()" : "path.goOffline()"
         case .serverAnswers(let integration, let who, let segments):
             "server \(integration) answers \(who): \(segments.sorted { $0.key < $1.key }.map { "\($0.key)=[\($0.value.joined(separator: ","))]" }.joined(separator: " "))"
         case .serverFailsNextFetch(let integration, let failure): "server \(integration) fails next fetch: \(failure)"
@@ -110,7 +113,7 @@ indirect enum SimulatedOperation: Hashable, Sendable, CustomStringConvertible {
     func settlesBefore(_ layout: SpecModel.Layout) -> Bool {
         switch self {
         case .serverAnswers, .serverFailsNextFetch, .serverFailsNextLink, .serverFailsNextUploads, .advance, .settle, .handOver,
-            .protectedLaunch, .stopAndDeleteData:
+            .protectedLaunch, .stopAndDeleteData, .networkPath:
             true
         // The app's stores per project are routed by the integration being configured: switched
         // only when no disk work is queued.
@@ -174,10 +177,12 @@ struct SessionProfile: Hashable, Sendable, CustomStringConvertible {
     /// When the client's queued work runs, its storage queue before the work due now on the
     /// scheduler (``SimulatedWorld/storageFirst``).
     var storageFirst = true
+    /// The network path goes and comes back (N1, N2).
+    var pathChanges = false
     var description: String {
         "\(layout)" + (holds ? ", holds" : "") + (races ? ", races" : "") + (failingUploads ? ", failing uploads" : "")
             + (observers ? ", models and streams" : "") + (restarts ? ", restarts" : "")
-            + (storageFirst ? ", storage first" : ", scheduler first")
+            + (storageFirst ? ", storage first" : ", scheduler first") + (pathChanges ? ", path changes" : "")
     }
 }
 
@@ -209,6 +214,8 @@ struct SessionGenerator {
     private var loadMayWait = false
     /// The rest of a pattern of several operations.
     private var pattern: [SimulatedOperation] = []
+    /// Whether the last path change left the device offline.
+    private var offline = false
 
     /// A session of the default campaign: its storage and what it drives follow from the seed.
     init(seed: UInt64, excluded: Set<Int> = SimulationKnownDefects.excluded) {
@@ -227,6 +234,7 @@ struct SessionGenerator {
         profile.observers = random.chance(0.5)
         profile.restarts = random.chance(layout == .files ? 0.7 : 0.4)
         profile.storageFirst = random.chance(0.5)
+        profile.pathChanges = random.chance(0.5)
         self.profile = profile
     }
 
@@ -307,6 +315,11 @@ struct SessionGenerator {
 
     private mutating func next() -> SimulatedOperation {
         if !pattern.isEmpty { return pattern.removeFirst() }
+        if profile.pathChanges, random.chance(offline ? 0.08 : 0.04) {
+            // N1, N2: the path goes (a stretch of calls and time offline) and comes back.
+            offline.toggle()
+            return .networkPath(usable: !offline)
+        }
         let integration: SpecModel.Integration = random.chance(0.6) ? .a : .b
         switch random.next(below: 1000) {
         case 0..<55:

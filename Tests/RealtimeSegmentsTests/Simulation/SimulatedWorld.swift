@@ -242,6 +242,8 @@ final class SimulatedWorld {
     /// The folder of the files layout (in `/dev/shm` where there is one: no disk syncs).
     let folder: URL?
     let lifecycle = ManualAppLifecycle()
+    /// The device's network path, shared by every client of the session (N1–N3).
+    let networkPath = ManualNetworkPath()
     let logger: ContractLines
     /// Listener calls, read answers and flush results, in the order the delivery queue ran them.
     let delivered = Locked<[SpecModel.Delivery]>([])
@@ -289,14 +291,15 @@ final class SimulatedWorld {
             folder = nil
         }
         current = Self.makeClient(
-            layout: layout, scheduler: scheduler, logger: logger, deliveryQueue: deliveryQueue, lifecycle: lifecycle, stores: stores,
-            customerStore: customerStore, folder: folder, generation: 0, protectedData: ManualProtectedDataAvailability(isAvailable: true))
+            layout: layout, scheduler: scheduler, logger: logger, deliveryQueue: deliveryQueue, lifecycle: lifecycle,
+            networkPath: networkPath, stores: stores, customerStore: customerStore, folder: folder, generation: 0,
+            protectedData: ManualProtectedDataAvailability(isAvailable: true))
     }
 
     private static func makeClient(
         layout: SpecModel.Layout, scheduler: TestScheduler, logger: ContractLines, deliveryQueue: DispatchQueue,
-        lifecycle: ManualAppLifecycle, stores: StoresPerIntegration, customerStore: InMemoryCustomerStore, folder: URL?,
-        generation: Int, protectedData: ManualProtectedDataAvailability
+        lifecycle: ManualAppLifecycle, networkPath: ManualNetworkPath, stores: StoresPerIntegration,
+        customerStore: InMemoryCustomerStore, folder: URL?, generation: Int, protectedData: ManualProtectedDataAvailability
     ) -> Client {
         let storageQueue = DispatchQueue(label: "simulation.storage.\(generation)")
         let followed = Locked(true)
@@ -309,6 +312,7 @@ final class SimulatedWorld {
             storage: folder.map { .directory($0) } ?? .custom(customer: customerStore, baseline: stores, events: stores),
             storageQueue: storageQueue)
         options.appLifecycle = lifecycle
+        options.networkPath = networkPath
         options.protectedData = protectedData
         return Client(client: SegmentsClient(options: options), storageQueue: storageQueue, protectedData: protectedData, followed: followed)
     }
@@ -316,8 +320,9 @@ final class SimulatedWorld {
     private func newClient(protectedData: ManualProtectedDataAvailability = ManualProtectedDataAvailability(isAvailable: true)) -> Client {
         generation += 1
         let client = Self.makeClient(
-            layout: layout, scheduler: scheduler, logger: logger, deliveryQueue: deliveryQueue, lifecycle: lifecycle, stores: stores,
-            customerStore: customerStore, folder: folder, generation: generation, protectedData: protectedData)
+            layout: layout, scheduler: scheduler, logger: logger, deliveryQueue: deliveryQueue, lifecycle: lifecycle,
+            networkPath: networkPath, stores: stores, customerStore: customerStore, folder: folder, generation: generation,
+            protectedData: protectedData)
         if isHolding {
             // Made in a held stretch: its queued work waits like the rest.
             client.storageQueue.suspend()
@@ -718,6 +723,9 @@ final class SimulatedWorld {
         case .expireBackgroundTime:
             let lifecycle = lifecycle
             direct { lifecycle.expireBackgroundTime() }
+        case .networkPath(let usable):
+            let path = networkPath
+            direct { usable ? path.goOnline() : path.goOffline() }
         case .serverAnswers(let integration, let who, let segments):
             servers[integration]!.world.withLock { $0.answers[who] = segments }
         case .serverFailsNextFetch(let integration, let failure):

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What SPEC sections M, T, C, D, G, A, E, R and P promise, as a small pure value: the reference the
+/// What SPEC sections M, T, C, D, G, A, E, N, R and P promise, as a small pure value: the reference the
 /// deterministic simulation compares real `SegmentsClient`s with (Docs/Reliability.md,
 /// "Deterministic simulation").
 ///
@@ -348,6 +348,9 @@ struct SpecModel: Equatable {
         case retrying(attempt: Int, at: Double)
         /// T6: one flight; requests meanwhile owe one follow-up.
         case fetching(Flight, followUpOwed: Bool)
+        /// N1: the reload listeners are owed came due offline; it starts when the path returns,
+        /// `attempt` retries into its chain (none is counted offline).
+        case waitingForPath(attempt: Int)
     }
 
     struct Read: Equatable {
@@ -406,6 +409,12 @@ struct SpecModel: Equatable {
         "P5 folder refused", "P5 folder handed over", "R1 restart with work queued", "P8 stored customer adopted", "P8 decision stands",
         "M5 model told", "M5 stream told", "A4 lifecycle calls raced",
     ]
+    /// The network path's rules with a branch of their own (issue 35).
+    static let networkPathRules = [
+        "N1 no upload offline", "N1 flush fails offline", "N1 flush finds no path", "N1 read fails offline",
+        "N1 reload waits for the path", "N1 no retry counted offline", "N2 flush on the path's return", "N2 upload backoff cut short",
+        "N2 reload on the path's return", "N2 path back, fetched recently", "N2 reload backoff cut short",
+    ]
     /// How often each rule with a branch of its own applied: evidence that a campaign reached it.
     private(set) var applied: [String: Int] = [:]
     var servers: [Integration: Server] = [.a: Server(), .b: Server()]
@@ -428,6 +437,8 @@ struct SpecModel: Equatable {
 
     /// Which client this is: 0, then one more per restart or hand-over.
     private(set) var generation = 0
+    /// N1–N3: the device has no usable network path (the device's, so it outlives a client).
+    private(set) var offline = false
     private(set) var phase = Phase.unconfigured
     /// The client's customer: the stored one from configure on (a new one with a new cookie when
     /// there is none); it survives stop (A3 stops segments work; the customer stays).
@@ -509,7 +520,7 @@ struct SpecModel: Equatable {
             && lhs.streamValues == rhs.streamValues && lhs.finishedStreams == rhs.finishedStreams
             && lhs.backgroundTime.map(\.expired) == rhs.backgroundTime.map(\.expired)
             && lhs.cookieBindings == rhs.cookieBindings && lhs.holding == rhs.holding && lhs.retryQueued == rhs.retryQueued
-            && lhs.waitingCalls == rhs.waitingCalls
+            && lhs.waitingCalls == rhs.waitingCalls && lhs.offline == rhs.offline
             && lhs.queuedDeliveries.map(\.delivery) == rhs.queuedDeliveries.map(\.delivery)
     }
 
@@ -584,6 +595,7 @@ struct SpecModel: Equatable {
             case .debouncing(let first, let last): min(last + Self.debounce, first + Self.maxWait)
             case .retrying(_, let at): at
             case .fetching(let flight, _): flight.endsAt
+            case .waitingForPath: nil
             }
         if let reloadDue { candidates.append((reloadDue, reloadSequence, .reload)) }
         if let uploadRetry { candidates.append((uploadRetry.at, uploadRetry.sequence, .uploadRetry)) }
@@ -595,6 +607,11 @@ struct SpecModel: Equatable {
     /// the background load (R3), which uploads what is queued if the mode is still immediate then.
     private mutating func askFlush(forImmediateMode: Bool) {
         guard isConfigured, !(forImmediateMode && loading != nil) else { return }
+        // N1: offline no upload starts (during the load, the flush asked for finds the path gone).
+        if offline && loading == nil {
+            if queuedCount > 0 { applied["N1 no upload offline", default: 0] += 1 }
+            return
+        }
         // E5: a flush of an empty queue is done at once (during the load it waits for it).
         guard flushFor != nil || queuedCount > 0 || loading != nil else { return }
         if flushFor == nil { flushSequence = nextSequence() }
@@ -765,6 +782,8 @@ struct SpecModel: Equatable {
         case .retrying(let attempt, _):
             setReload(.idle)
             startAutomaticReload(attempt: attempt)
+        case .waitingForPath:
+            preconditionFailure("nothing was due")
         case .fetching(var flight, let followUpOwed):
             if flight.linking, case .success = flight.outcome {
                 // C4: remembered; C2: the customer is checked again before the fetch is sent.
@@ -814,7 +833,7 @@ struct SpecModel: Equatable {
                     // T5, T6: the burst goes on; its max wait still counts from its first request.
                     pending.owed = true
                     pending.burstStarted = first
-                case .retrying: pending.owed = true
+                case .retrying, .waitingForPath: pending.owed = true
                 case .fetching(let flight, let followUpOwed): pending.owed = flight.forListeners || followUpOwed
                 }
             }
@@ -1014,6 +1033,7 @@ struct SpecModel: Equatable {
         enqueue(Item(number: item, customer: merged), in: integration)  // stamped with the ids it adds (A4)
         if merged != before {
             if case .retrying = reload { setReload(.idle) }
+            if case .waitingForPath = reload { setReload(.idle) }
             current = merged
             saveCustomer()
             protected?.decided = true
@@ -1098,6 +1118,12 @@ struct SpecModel: Equatable {
             post(.flushed(at: now, flush: id, .error("notConfigured")))
             return
         }
+        if offline, loading == nil, !flushPending {
+            // N1: offline the flush fails at once; nothing is sent.
+            applied["N1 flush fails offline", default: 0] += 1
+            post(.flushed(at: now, flush: id, .error("network")))
+            return
+        }
         if flushPending {
             applied["E5 flush joined", default: 0] += 1
         } else if queuedCount == 0, loading == nil {
@@ -1129,7 +1155,8 @@ struct SpecModel: Equatable {
             }
             // E7: every mode but manual, with items queued (or loading): background time, and a
             // flush at once even while a backoff waits.
-            if mode != .manual, queuedCount > 0 || loading != nil {
+            // N1: offline (the queue loaded) no flush can start, so no time is asked for.
+            if mode != .manual, queuedCount > 0 || loading != nil, !(offline && loading == nil) {
                 applied["E7 background time", default: 0] += 1
                 backgroundTime.append((ended: false, expired: false))
                 askFlush(forImmediateMode: false)
@@ -1158,6 +1185,44 @@ struct SpecModel: Equatable {
         }
     }
 
+    /// N1, N2: the platform reports the network path. Going offline changes nothing at once. When
+    /// a usable path returns to a configured client: in every mode but manual an upload backoff is
+    /// cut short and the queue is flushed (once loaded, R3); with listeners, a reload is requested
+    /// when the newest successful reload is older than the foreground refresh age (T11's rule; a
+    /// baseline this client did not fetch counts as older, and while the configuration loads the
+    /// reload is owed); a reload backoff, or a reload that waited for the path, starts at once.
+    mutating func networkPath(usable: Bool) {
+        guard offline == usable else { return }
+        offline = !usable
+        guard usable, isConfigured else { return }
+        if mode != .manual {
+            if uploadRetry != nil { applied["N2 upload backoff cut short", default: 0] += 1 }
+            uploadRetry = nil
+            if queuedCount > 0 { applied["N2 flush on the path's return", default: 0] += 1 }
+            askFlush(forImmediateMode: false)
+        }
+        if hasListeners {
+            if loading != nil {
+                requestReload()
+            } else if let snapshot = baseline.snapshot, snapshot.fetchedBy == generation,
+                now - snapshot.fetchedAt <= Self.foregroundRefreshAge
+            {
+                applied["N2 path back, fetched recently", default: 0] += 1
+            } else {
+                applied["N2 reload on the path's return", default: 0] += 1
+                requestReload()
+            }
+        }
+        switch reload {
+        case .retrying(let attempt, _), .waitingForPath(let attempt):
+            applied["N2 reload backoff cut short", default: 0] += 1
+            setReload(.idle)
+            startAutomaticReload(attempt: attempt)
+        case .idle, .debouncing, .fetching:
+            break
+        }
+    }
+
     private mutating func endBackgroundTime() {
         for index in backgroundTime.indices where !backgroundTime[index].ended { backgroundTime[index].ended = true }
     }
@@ -1168,9 +1233,14 @@ struct SpecModel: Equatable {
     /// and requests a reload; a permanent failure counts against the item (dropped at its 10th)
     /// and the flush goes on; a transient or authorization failure ends the flush, keeps every
     /// item and, unless manual, waits for a backoff. Waiters hear how many went up, or the error.
-    private mutating func runFlush(
-        _ integration: Integration, waiters: [Int], current: Bool, last: Bool = false
-    ) {
+    private mutating func runFlush(_ integration: Integration, waiters: [Int], current: Bool, last: Bool = false) {
+        if offline {
+            // N1: no upload starts; every item waits, no retry is counted, no backoff grows.
+            applied["N1 flush finds no path", default: 0] += 1
+            for flush in waiters { post(.flushed(at: now, flush: flush, .error("network"))) }
+            endBackgroundTime()
+            return
+        }
         let slot = slot(integration)
         var uploaded = 0
         var ended: Failure?
@@ -1327,6 +1397,7 @@ extension SpecModel {
             applied["P8 stored customer adopted", default: 0] += 1
             log(Log.storedCustomerAdopted)
             if case .retrying = reload { setReload(.idle) }
+            if case .waitingForPath = reload { setReload(.idle) }
             current = stored
             if isConfigured, hasListeners { requestReload() }
         } else {
@@ -1394,7 +1465,7 @@ extension SpecModel {
         case .debouncing(let first, _):
             if now - first + Self.debounce > Self.maxWait { applied["T5 max wait", default: 0] += 1 }
             setReload(.debouncing(firstRequest: first, lastRequest: now))
-        case .retrying: break
+        case .retrying, .waitingForPath: break
         case .fetching(let flight, _): setReload(.fetching(flight, followUpOwed: true))
         }
     }
@@ -1411,12 +1482,26 @@ extension SpecModel {
     /// C1, C4, G2: one flight at a time; a waiting debounce or retry is absorbed by it.
     private mutating func startFlight(forListeners: Bool, retryAttempt: Int) {
         guard let integration, let customer = current else { return }
+        if offline {
+            // N1: no segment request starts: reads that need one fail at once; the reload
+            // listeners are owed waits for the path, its retries as they were.
+            if !reads.isEmpty { applied["N1 read fails offline", default: 0] += 1 }
+            answerReads(.error("network"))
+            guard forListeners else { return }
+            applied["N1 reload waits for the path", default: 0] += 1
+            switch reload {
+            case .fetching: break
+            case .waitingForPath(let attempt): setReload(.waitingForPath(attempt: max(attempt, retryAttempt)))
+            case .idle, .debouncing, .retrying: setReload(.waitingForPath(attempt: retryAttempt))
+            }
+            return
+        }
         var forListeners = forListeners
         var retryAttempt = retryAttempt
         switch reload {
         case .fetching: return
         case .debouncing: forListeners = true
-        case .retrying(let attempt, _):
+        case .retrying(let attempt, _), .waitingForPath(let attempt):
             forListeners = true
             retryAttempt = attempt
         case .idle: break
@@ -1514,6 +1599,12 @@ extension SpecModel {
                     applied["T6 follow-up after a permanent failure", default: 0] += 1
                     requestReload()
                 }
+                return
+            }
+            if offline {
+                // N1: offline no retry is counted: the reload waits for the path.
+                applied["N1 no retry counted offline", default: 0] += 1
+                setReload(.waitingForPath(attempt: flight.retryAttempt))
                 return
             }
             applied[failure.retryAfter == nil ? "T7 retry" : "T7 retry with Retry-After", default: 0] += 1

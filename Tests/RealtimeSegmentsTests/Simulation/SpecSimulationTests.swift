@@ -111,6 +111,7 @@ extension SimulatedOperation {
         case .flush: "flush"
         case .lifecycle(let event): "lifecycle(\(event))"
         case .expireBackgroundTime: "expireBackgroundTime"
+        case .networkPath(let usable): usable ? "path online" : "path offline"
         case .serverAnswers: "serverAnswers"
         case .serverFailsNextFetch: "serverFailsNextFetch"
         case .serverFailsNextLink: "serverFailsNextLink"
@@ -299,6 +300,7 @@ enum Simulation {
         case .flush: model.flush(id: numbers.flushes + 1)
         case .lifecycle(let event): model.lifecycle(event)
         case .expireBackgroundTime: model.expireBackgroundTime()
+        case .networkPath(let usable): model.networkPath(usable: usable)
         case .serverAnswers(let integration, let who, let segments): model.servers[integration]?.answers[who] = segments
         case .serverFailsNextFetch(let integration, let failure): model.servers[integration]?.failNextFetches.append(failure)
         case .serverFailsNextLink(let integration, let failure): model.servers[integration]?.failNextLinks.append(failure)
@@ -650,10 +652,10 @@ enum Simulation {
         for status in [400, 401, 403, 429, 500, 503] {
             #expect(coverage.uploads[status, default: 0] > 0, "no upload was answered \(status)")
         }
-        for kind in ["segments", "httpStatus", "linkFailed", "stopped"] {
+        for kind in ["segments", "httpStatus", "linkFailed", "stopped", "network"] {
             #expect(coverage.answers[kind, default: 0] > 0, "no read was answered with \(kind)")
         }
-        for kind in ["uploaded", "httpStatus", "unauthorized", "notConfigured"] {
+        for kind in ["uploaded", "httpStatus", "unauthorized", "notConfigured", "network"] {
             #expect(coverage.flushResults[kind, default: 0] > 0, "no flush reported \(kind)")
         }
         // Every new kind of operation was applied, many times (issue 32).
@@ -664,6 +666,7 @@ enum Simulation {
             "lifecycle(willResignActive)", "lifecycle(didEnterBackground)", "lifecycle(willEnterForeground)",
             "lifecycle(didBecomeActive)", "setMode(immediate)", "setMode(periodic)", "setMode(automatic)", "setMode(manual)",
             "serverFailsNextUploads(transient)", "serverFailsNextUploads(permanent)", "serverFailsNextUploads(401/403)",
+            "path offline", "path online",
         ] {
             #expect(coverage.kinds[kind, default: 0] >= minimum, "the campaign applied \(kind) \(coverage.kinds[kind, default: 0]) times")
         }
@@ -671,7 +674,7 @@ enum Simulation {
         #expect(coverage.backgroundTimeRequests >= minimum)
         // Every rule with a branch of its own was reached (the default campaign reaches each many
         // times; see the printed counts).
-        for rule in SpecModel.rulesWithABranch + SpecModel.extendedRules {
+        for rule in SpecModel.rulesWithABranch + SpecModel.extendedRules + SpecModel.networkPathRules {
             #expect(coverage.applied[rule, default: 0] > 0, "the campaign never reached \(rule)")
         }
     }

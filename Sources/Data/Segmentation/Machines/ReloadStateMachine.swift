@@ -19,6 +19,10 @@ struct ReloadStateMachine: Sendable {
         case retrying(attempt: Int, timer: TimerID)
         /// A fetch is in flight; requests that came meanwhile owe one follow-up (T6).
         case fetching(Flight, followUpOwed: Bool)
+        /// The reload listeners are owed came due while the device had no usable network path: it
+        /// starts when the path returns, `attempt` retries into its chain, which did not grow
+        /// offline (<doc:Behaviour#N1>, <doc:Behaviour#N2>).
+        case waitingForPath(attempt: Int)
     }
 
     /// A burst of reload requests, on the monotonic clock (<doc:Behaviour#T5>, <doc:Behaviour#T10>).
@@ -71,7 +75,7 @@ struct ReloadStateMachine: Sendable {
         switch state {
         case .debouncing(let burst): burst.timer
         case .retrying(_, let timer): timer
-        case .idle, .fetching: nil
+        case .idle, .fetching, .waitingForPath: nil
         }
     }
 
@@ -81,7 +85,7 @@ struct ReloadStateMachine: Sendable {
         switch state {
         case .idle: (false, nil)
         case .debouncing(let burst): (true, burst.firstRequest)
-        case .retrying: (true, nil)
+        case .retrying, .waitingForPath: (true, nil)
         case .fetching(let flight, let followUpOwed): (flight.forListeners || followUpOwed, nil)
         }
     }
@@ -102,7 +106,7 @@ struct ReloadStateMachine: Sendable {
         case .fetching(let flight, _):
             state = .fetching(flight, followUpOwed: true)
             return []
-        case .retrying:
+        case .retrying, .waitingForPath:
             return []
         case .debouncing(var burst):
             burst.lastRequest = now
@@ -155,6 +159,9 @@ struct ReloadStateMachine: Sendable {
             actions.append(.cancelTimer(timer))
             forListeners = true
             retryAttempt = attempt
+        case .waitingForPath(let attempt):
+            forListeners = true
+            retryAttempt = attempt
         case .idle:
             break
         }
@@ -192,9 +199,52 @@ struct ReloadStateMachine: Sendable {
     /// The customer changed (identify, or the stored customer adopted): the backoff of the old one
     /// ends (<doc:Behaviour#T7>); anything else stays.
     mutating func endBackoff() -> [Action] {
-        guard case .retrying(_, let timer) = state else { return [] }
-        state = .idle
-        return [.cancelTimer(timer)]
+        switch state {
+        case .retrying(_, let timer):
+            state = .idle
+            return [.cancelTimer(timer)]
+        case .waitingForPath:
+            state = .idle
+            return []
+        case .idle, .debouncing, .fetching:
+            return []
+        }
+    }
+
+    // MARK: - The network path (N1, N2)
+
+    /// The reload listeners are owed cannot start: the device has no usable network path
+    /// (<doc:Behaviour#N1>). A pending debounce or backoff is withdrawn and the reload waits for the
+    /// path, `attempt` retries into its chain — no retry is counted and no backoff grows. A flight
+    /// in flight goes on (its outcome is applied as usual).
+    mutating func waitForPath(attempt: Int) -> [Action] {
+        switch state {
+        case .fetching:
+            return []
+        case .waitingForPath(let waiting):
+            state = .waitingForPath(attempt: max(waiting, attempt))
+            return []
+        case .idle, .debouncing, .retrying:
+            let withdrawn = timer.map { [Action.cancelTimer($0)] } ?? []
+            state = .waitingForPath(attempt: attempt)
+            return withdrawn
+        }
+    }
+
+    /// A usable path returned (<doc:Behaviour#N2>): a backoff in progress is cut short and a reload
+    /// that waited for the path starts now, both in their chain of retries; a debounce or a flight
+    /// goes on as it was.
+    mutating func pathReturned() -> [Action] {
+        switch state {
+        case .retrying(let attempt, let timer):
+            state = .idle
+            return [.cancelTimer(timer), .startReload(retryAttempt: attempt)]
+        case .waitingForPath(let attempt):
+            state = .idle
+            return [.startReload(retryAttempt: attempt)]
+        case .idle, .debouncing, .fetching:
+            return []
+        }
     }
 
     /// Withdraws the debounce or backoff and discards the flight (<doc:Behaviour#A1>,
