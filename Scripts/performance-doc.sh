@@ -25,6 +25,7 @@ declare -A tables=(
     [results]="results --only 1,2,3,4,5,8,9 record=Docs/Performance.json stored-files=Docs/Performance-StoredFiles.json"
     [lru]="compare before=Docs/Performance-LRU-before.json after=Docs/Performance-LRU.json"
     [callers]="results --only 6,7,10,11 record=Docs/Performance.json"
+    [network]="results --only 12 network=Docs/Performance-Network.json"
 )
 # Docs/Reliability.md states the stored files' memory (Behaviour P7) with benchmark 8's own rows.
 declare -A reliability_tables=(
