@@ -91,6 +91,7 @@ import Testing
                 case .lifecycle(.redoRefusedStorage): "redoRefusedStorage"
                 case .endStreams(let ends): "endStreams(\(ends.count))"
                 case .lifecycle(.storageWritesQueued): "storageWritesQueued"
+                case .lifecycle(.handedOverCustomerWritten): "handedOverCustomerWritten"
                 case .lifecycle(.erase(let id, _, _)): "erase(\(id))"
                 case .lifecycle(.completeAfterStorageWork(let completions)): "completeAfterStorageWork(\(completions.count))"
                 case .lifecycle(.complete(let completions)): "complete(\(completions.count))"

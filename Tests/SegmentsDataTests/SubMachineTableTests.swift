@@ -219,6 +219,7 @@ import Testing
             case .setFlushingMode(_, let mode): "mode(\(mode))"
             case .startTracking: "startTracking"
             case .storageWritesQueued: "writesQueued"
+            case .handedOverCustomerWritten(let storageID): "handedOverCustomerWritten(\(storageID))"
             case .watchSettled: nil  // the ended pipeline's settle (Behaviour E4), not listed here
             case .redoRefusedStorage(_, let storageID, _): "redo(\(storageID))"
             case .erase(let id, _, _): "erase(\(id))"

@@ -560,6 +560,10 @@ package final class SegmentationEngine: Sendable {
             pipeline.whenSettled { [weak driver] in driver?.transition { machine, _ in machine.trackingSettled(id) } }
         case .storageWritesQueued(let handOver):
             handOver.writesQueued()
+        case .handedOverCustomerWritten(let storageID):
+            dependencies.storageQueue.async { [weak driver] in
+                driver?.transition { machine, _ in machine.customerSaved(in: storageID) }
+            }
         case .redoRefusedStorage(let redo, let storageID, let tracking):
             dependencies.storageQueue.async { [weak driver] in
                 let redone = redo.redo()

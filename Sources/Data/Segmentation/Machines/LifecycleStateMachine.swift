@@ -103,6 +103,11 @@ struct LifecycleStateMachine: Sendable {
         /// Every write the ended configuration decided has been queued: its storage's next owner
         /// may read once they are done.
         case storageWritesQueued(any StorageHandOver)
+        /// On the storage queue, which waits for the previous owner's writes before anything of
+        /// this configuration: report ``customerSaved(in:)`` for the customer handed over with the
+        /// storage, which the file holds once those writes are done (<doc:Behaviour#P5>,
+        /// <doc:Behaviour#R1>).
+        case handedOverCustomerWritten(storageID: String)
         /// Report ``trackingSettled(_:)`` once this ended pipeline is settled (its last flush
         /// ended, its removals queued).
         case watchSettled(TrackingPipeline)
@@ -372,9 +377,9 @@ struct LifecycleStateMachine: Sendable {
         // read; a new one is made (a customer without a cookie), unless a configure after the stop
         // made one already.
         let erasing = erasures.firstIndex { $0.covers(ports.storageID) }
-        let known: CustomerIds? =
-            ports.storageID.flatMap { unsavedCustomers[$0]?.latest } ?? current
-            ?? (erasing != nil ? CustomerIds([:]) : ports.handedOverCustomer)
+        let unsaved = ports.storageID.flatMap { unsavedCustomers[$0]?.latest }
+        let handedOver = unsaved == nil && current == nil && erasing == nil ? ports.handedOverCustomer : nil
+        let known: CustomerIds? = unsaved ?? current ?? (erasing != nil ? CustomerIds([:]) : handedOver)
         let found: CustomerIds?
         if let known {
             found = known
@@ -397,6 +402,13 @@ struct LifecycleStateMachine: Sendable {
             customer = CustomerIds(values)
             made = customer
             save(customer, with: ports, &actions)
+        }
+        if let handedOver, let storageID = ports.storageID {
+            // The previous owner's save of it may still be queued (R1): until this client's storage
+            // queue has waited for it, memory is the truth for the storage, for a configure of this
+            // client after a stop as for one of the next owner (P5).
+            unsavedCustomers[storageID, default: UnsavedCustomer(pending: 0, latest: handedOver)].pending += 1
+            actions.append(.handedOverCustomerWritten(storageID: storageID))
         }
 
         let previous = state
