@@ -174,6 +174,33 @@ import Darwin
         }
     }
 
+    /// Issue 32 finding 17: a baseline whose load was refused, and not saved before the retry,
+    /// stayed unread after it, so every later save (the link memory made once protected data was
+    /// available among them) was kept in memory only, and the next client linked again.
+    @Test func p8_c4_aBaselineLoadedWhileRefusedIsWrittenBySavesAfterTheRetry() throws {
+        try TemporaryDirectory.with { dir in
+            let store = baselineStore(dir)
+            #expect(refused(dir) { store.load() } == .empty)
+
+            #expect(!store.retryAfterProtectedData(), "nothing kept in memory to write")
+            try store.save(Fixtures.baseline)  // the link, made after the unlock
+
+            #expect(FileSegmentBaselineStore(directory: dir.storage, logger: LineLog()).load() == Fixtures.baseline)
+        }
+    }
+
+    @Test func p8_aBaselineLoadedWhileRefusedIsReadByTheRetry() throws {
+        try TemporaryDirectory.with { dir in
+            try FileSegmentBaselineStore(directory: dir.storage, logger: LineLog()).save(Fixtures.baseline)
+            let store = baselineStore(dir)
+            #expect(refused(dir) { store.load() } == .empty)
+
+            #expect(!store.retryAfterProtectedData(), "read, not written")
+            #expect(store.load() == Fixtures.baseline, "what the file holds, as for a store made now")
+            #expect(setAside(dir).isEmpty)
+        }
+    }
+
     @Test func p8_aBaselineSavedBeforeItsFirstLoadIsWrittenByTheRetryWhenNoFileExists() throws {
         try TemporaryDirectory.with { dir in
             let store = baselineStore(dir)

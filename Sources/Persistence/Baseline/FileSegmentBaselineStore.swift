@@ -136,11 +136,25 @@ public final class FileSegmentBaselineStore: SegmentBaselineStore {
     /// A file this store has not read is read first, and written over only when it turned out
     /// missing or unusable (set aside, <doc:Behaviour#P2>): a stored baseline is left as it is until
     /// the next save, which comes after this read. The baseline in memory stays the current one:
-    /// it is what the listeners were told.
+    /// it is what the listeners were told. A file whose load was refused, with no save since, is
+    /// read too: the saves from then on are written (the link memory of <doc:Behaviour#C4> among
+    /// them), and a later ``load()`` answers what the file holds.
     @discardableResult
     package func retryAfterProtectedData() -> Bool {
         cache.withLock { cache in
-            guard cache.unsaved else { return false }
+            guard cache.unsaved || cache.unread else { return false }
+            if cache.unread, !cache.unsaved {
+                let found = file.read()
+                switch found {
+                case .protectedDataUnavailable, .refused:
+                    return false  // still unread: the next retry reads it
+                case .record, .absent:
+                    cache.baseline = found.record?.baseline ?? .empty
+                    cache.unread = false
+                    cache.isLoaded = true
+                    return false
+                }
+            }
             if cache.unread {
                 switch file.read() {
                 case .protectedDataUnavailable, .refused:
