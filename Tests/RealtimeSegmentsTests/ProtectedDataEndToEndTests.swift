@@ -131,4 +131,52 @@ import Darwin
         #expect(text("customer.json").contains("jane@example.com"))
         #expect(!text("customer.json").contains(storedCustomer.cookie!))
     }
+    /// Issue 32 finding 17 (C4, P8): a client launched before the first unlock links its customer
+    /// once protected data is available; the next client on the folder fetches with the link it
+    /// finds stored, and links nothing again. The baseline file refused at the load stayed unread
+    /// after the retry, so the link memory was kept in memory only.
+    @Test func c4_p8_aLinkMadeAfterTheFirstUnlockIsRememberedForTheNextClientOnTheFolder() async throws {
+        defer { directory.remove() }
+        let scheduler = TestScheduler()
+        let repository = RecordingSegmentRepository()
+        func client() -> SegmentsClient {
+            var options = SegmentsClient.Options(
+                runtime: SegmentsRuntime(scheduler: scheduler, logger: logger), storage: .directory(directory.url),
+                storageQueue: storageQueue)
+            options.protectedData = signal
+            return SegmentsClient(options: options)
+        }
+        let configuration = SegmentsClient.Configuration(
+            backend: .custom(id: "p8", repository: repository, uploader: RecordingEventUploader()), flushingMode: .manual)
+        /// A forced read of discovery, its fetch run on virtual time.
+        func read(_ client: SegmentsClient) async {
+            let answers = Recorder<Result<[Segment], SegmentsError>>()
+            client.getSegments(force: true, category: .discovery()) { answers.record($0) }
+            await drained(storageQueue)  // the baseline is in
+            await scheduler.advance()
+            await drained(storageQueue)
+            #expect(answers.all.count == 1)
+            #expect((try? answers.all.first?.get()) != nil, "the read was answered with segments")
+        }
+
+        var first: SegmentsClient? = client()
+        try whileProtected {
+            try first?.configure(configuration)
+            drained(storageQueue)  // the refused loads ran
+        }
+        signal.signalAvailable()
+        await drained(storageQueue)  // the retry ran
+        try first?.identifyCustomer(customerIds: ["registered": "u2"], properties: [:], timestamp: nil)
+        await read(try #require(first))
+        #expect(repository.links.count == 1, "linked once protected data was available")
+        first = nil  // let go of without stop: its stored data stays
+        await drained(storageQueue)
+
+        let next = client()
+        try next.configure(configuration)
+        await read(next)
+        #expect(repository.links.count == 1, "the stored link memory is used: nothing is linked again")
+        #expect(repository.fetches.count == 2)
+        #expect(repository.fetches.last?.values["registered"] == "u2")
+    }
 }
