@@ -311,10 +311,13 @@ private final class TriggeringLogger: SegmentsLogger, @unchecked Sendable {
         // While A's configure carries out what it decided, B's configure runs to its end: B is the
         // one in force, A's configure returns last.
         logger.once(on: "immediate flushing mode") { try? client.configure(configuration(b)) }
-        try FileOperationLog.failing(
-            [InjectedFileFault(.open, errno: EACCES, times: 100_000)], under: StorageLocation.defaultParentDirectory().path
-        ) {
-            try client.configure(configuration(a))
+        // Only the two folders are refused: other suites use the default parent directory at the
+        // same time (a fault under the whole parent once refused their folders' lock files).
+        let refused = [InjectedFileFault(.open, errno: EACCES, times: 100_000)]
+        try FileOperationLog.failing(refused, under: folderA.path) {
+            try FileOperationLog.failing(refused, under: folderB.path) {
+                try client.configure(configuration(a))
+            }
         }
         #expect(client.customerIds != stored)
         await drained(queue)
