@@ -426,6 +426,25 @@ import Testing
         #expect(machine.customer?.values["phone"] == nil && machine.customer?.values["plan"] == "gold")
     }
 
+    /// Finding 19: a listener tied to an owner that went is gone (M4) when an identify changes the
+    /// ids: it asks for no reload (T4), so none is made later only to be skipped "for no callback";
+    /// with its owner alive it does.
+    @Test func m4_t4_aListenerWhoseOwnerWentAsksNoReloadWhenTheIdsChange() throws {
+        final class Owner: Sendable {}
+        for ownerKept in [true, false] {
+            var machine = Machine(timings: SegmentationTimings())
+            var owner: Owner? = Owner()
+            _ = machine.addListener(
+                SegmentListener(category: .discovery(), includeFirstLoad: false) { _ in }, group: nil, owner: owner, at: Self.at(0))
+            Self.configure(&machine)
+            if !ownerKept { owner = nil }
+            let (begun, _) = machine.beginIdentify(hardIds: ["registered": "jane"])
+            let steps = Self.describe(machine.endIdentify(try #require(begun).ticket, queued: true, at: Self.at(1)))
+            #expect(steps.contains { $0.hasPrefix("timer(") } == ownerKept, "owner kept: \(ownerKept), \(steps)")
+            withExtendedLifetime(owner) {}
+        }
+    }
+
     /// Finding 16: an identify decided before a stop whose update is still being written came
     /// first in the one order: the stop merges its ids (saved) and says its update is to be written
     /// though the pipeline stopped; one decided after the stop is refused (not configured).

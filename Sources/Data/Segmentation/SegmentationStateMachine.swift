@@ -328,6 +328,8 @@ struct SegmentationStateMachine: DrivenStateMachine {
     private static func customerIdsChanged(_ parts: inout Parts, at now: Moment, _ actions: inout Actions) {
         let withdrawn = parts.reload.endBackoff()
         carryOut(withdrawn, &parts, &actions)
+        // A listener whose owner went is gone: it asks for no reload (M4).
+        pruneReleasedOwners(&parts, &actions)
         if !parts.listeners.isEmpty { requestReload(&parts, at: now, &actions) }
     }
 
@@ -736,6 +738,7 @@ struct SegmentationStateMachine: DrivenStateMachine {
             // ids merged, and, with listeners, a reload requested (T4) — which the stop cancels.
             let (changed, merged) = parts.lifecycle.mergeIdentifiesBeforeTheEnd()
             Self.add(merged, to: &actions)
+            if changed { Self.pruneReleasedOwners(&parts, &actions) }
             let reloadRequested = changed && !parts.listeners.isEmpty
             if Self.cancelReload(&parts, &actions) || reloadRequested {
                 actions.append(.log(.verbose, SegmentsLogText.cancelledMeanwhile))
