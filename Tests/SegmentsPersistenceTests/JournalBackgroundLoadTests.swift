@@ -7,7 +7,7 @@ import Testing
 
 /// Behaviour R2, R3 at the journal: an append is written (not synced) before it returns, appends made
 /// before the queue was read are kept, and damage found by the late read loses none of them.
-@Suite(Hang.timeLimit(minutes: 2)) struct JournalBackgroundLoadTests {
+@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct JournalBackgroundLoadTests {
     static let fileName = "event-queue.journal"
 
     @Test func r2_anAppendIsInTheFileWhenItReturnsWithoutASync() throws {

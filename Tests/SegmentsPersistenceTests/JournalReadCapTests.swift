@@ -8,7 +8,7 @@ import Testing
 /// Behaviour P7 and E6 (issue 23, findings 2 and 12): reading the journal costs memory in
 /// proportion to its valid content, never to its junk, and nothing is written that the next
 /// start would refuse to read.
-@Suite(Hang.timeLimit(minutes: 3)) struct JournalReadCapTests {
+@Suite(Hang.timeLimit(minutes: 3), .onDedicatedThread) struct JournalReadCapTests {
     static let name = EventJournal.fileName
     /// The documented cap (Docs/Reliability.md), as a number: the tests below must fail if the
     /// constant drifts back up (it was 256 MiB, when a 48 MiB file of junk was read twice).

@@ -44,7 +44,7 @@ import Testing
 ///   returns: the removers race the delivery queue to that victim's gate, so a removal often lands
 ///   between a gate's check and its call (the window a widened check-to-call gap would expose).
 /// Both removers remove every victim (the same tokens, from two threads at once).
-@Suite(Hang.timeLimit(minutes: 3)) struct ListenerRemovalRaceTests {
+@Suite(Hang.timeLimit(minutes: 3), .onDedicatedThread) struct ListenerRemovalRaceTests {
     static let rounds = 100
     /// How long a forced read may take to be answered before the test gives up. Its fetch is a task
     /// of the cooperative pool, which CPU-heavy unit tests can keep busy for more than 30 s under
