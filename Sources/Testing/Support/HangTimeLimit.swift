@@ -1,4 +1,5 @@
 #if canImport(Testing)
+    import Foundation
     import Testing
 
     /// A time limit for every test of a suite, so a deadlock fails one test instead of hanging the
@@ -17,13 +18,25 @@
     /// `.timeLimit(minutes:)` on `Trait` cannot be offered, because Swift Testing applies no trait
     /// but its own `TimeLimitTrait` as a limit, and that type is missing where this gives none.
     public enum Hang {
-        /// `.timeLimit(.minutes(minutes))` where Swift Testing has it, no limit elsewhere.
+        /// `.timeLimit(.minutes(minutes × timeScale))` where Swift Testing has it, no limit
+        /// elsewhere.
         public static func timeLimit(minutes: Int) -> any SuiteTrait {
             if #available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *) {
-                return .timeLimit(.minutes(minutes))
+                return .timeLimit(.minutes(minutes * timeScale))
             }
             return NoTimeLimit()
         }
+
+        /// How many times longer than written the limits are: the whole number in the environment
+        /// variable `SEGMENTS_TEST_TIME_SCALE` (1 when it is unset or not a number of at least 1).
+        /// A run under a sanitizer, which slows every test several times, on a machine other work
+        /// shares, sets it (the package's CI sets 3 for its ThreadSanitizer and AddressSanitizer
+        /// runs): the limits are there to end a deadlock, not to time the tests. Waits of your own
+        /// that must hold up under the same conditions can scale by it too.
+        public static let timeScale: Int = {
+            let text = ProcessInfo.processInfo.environment["SEGMENTS_TEST_TIME_SCALE"] ?? ""
+            return max(Int(text) ?? 1, 1)
+        }()
     }
 
     /// The stand-in for ``Hang/timeLimit(minutes:)`` where Swift Testing has no time limits.

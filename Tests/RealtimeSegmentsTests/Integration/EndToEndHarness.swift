@@ -113,8 +113,10 @@ final class OutstandingWorkScheduler: SegmentsScheduler {
 /// The limit is generous on purpose: it only matters when a test fails, and on a loaded 2-core
 /// machine (or under a sanitizer) the SDK's jobs wait their turn in a cooperative pool busy with
 /// other suites (`o5_theRealTimeEngineRunsOverODP`, 0.1 s alone, took 21 s in a whole run on one core).
+/// Under `SEGMENTS_TEST_TIME_SCALE` (a sanitizer run) the limit is that many times longer, as the
+/// suites' time limits are (`Hang.timeScale`).
 func eventually(timeout: TimeInterval = 60, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
+    let deadline = Date().addingTimeInterval(timeout * Double(Hang.timeScale))
     while Date() < deadline {
         if condition() { return true }
         try? await Task.sleep(nanoseconds: 10_000_000)
