@@ -421,20 +421,12 @@ import Testing
         Row(
             "a4_e5_aPipelineReplacedOnItsStoreHandsTheWaitersOfItsFlushToTheNextOne",
             { flushing(.manual, [item("a")]) },
-            { machine in
-                let (handed, steps) = machine.stop(to: successor)
-                #expect(handed.count == 1)
-                return steps
-            },
+            stopHandingOneFlushToTheSuccessor,
             state: "stopping(items: [a], flush: a uploaded 0 waiters 0)", steps: []),
         Row(
             "a4_e5_aFlushNoOneWaitsForIsHandedToTheNextPipelineOnItsStoreToo",
             { flushing(.immediate, [item("a")], waiters: 0) },
-            { machine in
-                let (handed, steps) = machine.stop(to: successor)
-                #expect(handed.count == 1)
-                return steps
-            },
+            stopHandingOneFlushToTheSuccessor,
             state: "stopping(items: [a], flush: a uploaded 0 waiters 0)", steps: []),
         Row(
             "a4_e5_aPipelineReplacedWhileLoadingHandsItsFlushesOverAndAnswersCounts",
@@ -444,11 +436,7 @@ import Testing
                 _ = machine.countWhenLoaded { _ in }
                 return machine
             },
-            { machine in
-                let (handed, steps) = machine.stop(to: successor)
-                #expect(handed.count == 1)
-                return steps
-            },
+            stopHandingOneFlushToTheSuccessor,
             state: "stopped", steps: ["count(1, 0)"]),
         Row(
             "e3_e5_anUploadOutAtTheStopEndsAtATransientFailureWithNoBackoff",
@@ -567,6 +555,13 @@ import Testing
             },
             state: "stopped", steps: ["sync", "release", "settled(1)"]),
     ]
+
+    /// Stops `machine` with a successor on its store, expecting one flush handed to it.
+    static func stopHandingOneFlushToTheSuccessor(_ machine: inout Machine) -> Steps<Machine.Action> {
+        let (handed, steps) = machine.stop(to: successor)
+        #expect(handed.count == 1)
+        return steps
+    }
 
     static func stopped() -> Machine {
         var machine = running()
