@@ -125,8 +125,8 @@ extension Result where Failure == SegmentsError {
 }
 
 /// Waits for `semaphore` on a thread of its own — not on a cooperative or global-queue thread,
-/// which other tests' tasks need: `true` when it was signalled within `seconds` (generous: only a
+/// which other tests' tasks need: `true` when it was signalled within `seconds` (times `Hang.timeScale`) (generous: only a
 /// hang takes that long).
 func signalled(_ semaphore: DispatchSemaphore, within seconds: TimeInterval = 30) async -> Bool {
-    await onDedicatedThread { semaphore.wait(timeout: .now() + seconds) == .success }
+    await onDedicatedThread { semaphore.wait(timeout: .now() + seconds * Double(Hang.timeScale)) == .success }
 }

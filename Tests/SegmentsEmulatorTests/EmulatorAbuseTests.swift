@@ -14,26 +14,6 @@ import Darwin
 @Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct EmulatorAbuseTests {
     private static let eventsPath = "/track/v2/projects/t/customers/events"
 
-    /// Sends one byte every `interval` on `fd` from a thread of its own, at most `limit` bytes,
-    /// until a send fails; `sent` counts what went out, `stopped` is set when the thread ends.
-    private static func drip(_ fd: Int32, every interval: useconds_t, limit: Int, sent: EmulatorLocked<Int>,
-                             stopped: EmulatorLocked<Bool> = EmulatorLocked(false)) {
-        Thread.detachNewThread {
-            defer { stopped.withLock { $0 = true } }
-            #if canImport(Glibc)
-            let flags = Int32(MSG_NOSIGNAL)
-            #else
-            let flags: Int32 = 0
-            #endif
-            for _ in 0..<limit {
-                var byte = UInt8(ascii: "a")
-                guard send(fd, &byte, 1, flags) == 1 else { return }
-                sent.withLock { $0 += 1 }
-                usleep(interval)
-            }
-        }
-    }
-
     private static func limits(_ change: (inout EmulatorLimits) -> Void) -> EmulatorLimits {
         var limits = EmulatorLimits()
         change(&limits)
@@ -61,16 +41,15 @@ import Darwin
         // straight away; what shows the server still holds the connection is that the client's
         // sends keep succeeding. Once the server closes, the next sends fail (RST, then EPIPE).
         #expect(slow.readUntilClosed() == .closed(received: []))
-        let sent = EmulatorLocked(0)
-        let stopped = EmulatorLocked(false)
         let planned = 100  // 20 s of dripping: far past the 1 s deadline
-        Self.drip(slow.fd, every: 200_000, limit: planned, sent: sent, stopped: stopped)
+        let drip = Drip(slow.fd, every: 200_000, limit: planned)
+        defer { drip.finish() }  // before `slow` closes (defers run last first)
         let waitEnds = Date(timeIntervalSinceNow: 60)  // hang-only bound
-        while !stopped.value && Date() < waitEnds { usleep(10_000) }
+        while !drip.hasEnded && Date() < waitEnds { usleep(10_000) }
 
-        #expect(stopped.value)
-        #expect(sent.value < planned, "the server closed while the client was still dripping")
-        #expect(sent.value >= 1, "the drip had started")
+        #expect(drip.hasEnded)
+        #expect(drip.sent < planned, "the server closed while the client was still dripping")
+        #expect(drip.sent >= 1, "the drip had started")
     }
 
     @Test func aTrickledRequestIsCutAtTheConnectionDeadlineBeforeTheRequestDeadline() throws {
@@ -82,12 +61,12 @@ import Darwin
         defer { emulator.stop() }
         let slow = try RawConnection(port: emulator.port!, timeout: 30)
         defer { slow.close() }
-        let sent = EmulatorLocked(0)
         let planned = 100
         slow.send("GET /webxp/projects/t/segments?cookie=c HTTP/1.1\r\nX-Slow: ")
-        Self.drip(slow.fd, every: 200_000, limit: planned, sent: sent)
+        let drip = Drip(slow.fd, every: 200_000, limit: planned)
+        defer { drip.finish() }  // before `slow` closes (defers run last first)
         let read = slow.readResponse()
-        let sentWhenAnswered = sent.value
+        let sentWhenAnswered = drip.sent
 
         guard case .response(let response) = read else {
             Issue.record("expected 408, got \(read)")
@@ -133,8 +112,8 @@ import Darwin
     @Test func writingToAClientThatDoesNotReadStopsAtTheWriteDeadline() throws {
         // Before, each `send` call had its own time-out and a peer that read a little at a time
         // restarted it; now the whole write has one deadline. Staged on a socket pair whose
-        // reader never reads, with the socket's own send time-out at 30 s: only the deadline
-        // (0.3 s) can end the write sooner.
+        // reader never reads, with the socket's own send time-out at an hour, past the suite's
+        // time limit: only the deadline (0.3 s) can end the write before the limit fails the test.
         var fds: [Int32] = [-1, -1]
         #if canImport(Glibc)
         let kind = Int32(SOCK_STREAM.rawValue)
@@ -149,14 +128,11 @@ import Darwin
             EmulatorPOSIX.close(fds[0])
             EmulatorPOSIX.close(fds[1])
         }
-        EmulatorPOSIX.configureConnection(fds[0], timeout: 30)
+        EmulatorPOSIX.configureConnection(fds[0], timeout: 3600)
         let bytes = [UInt8](repeating: 0x61, count: 64 * 1024 * 1024)  // far more than any socket buffer
-        let started = Date()
         let written = EmulatorPOSIX.send(fds[0], bytes[...], deadline: Date(timeIntervalSinceNow: 0.3))
-        let elapsed = Date().timeIntervalSince(started)
 
         #expect(!written, "the write was abandoned")
-        #expect(elapsed < 15, "ended by its 0.3 s deadline, not the socket's 30 s time-out (took \(elapsed) s)")
     }
 
     // MARK: Byte budgets

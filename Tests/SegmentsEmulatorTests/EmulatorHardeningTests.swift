@@ -16,32 +16,23 @@ import Darwin
         let emulator = SegmentsEmulator(limits: EmulatorLimits(readTimeout: 1, requestDeadline: 1))
         try emulator.start()
         defer { emulator.stop() }
-        let slow = try RawConnection(port: emulator.port!, timeout: 10)
-        let trickling = EmulatorLocked(true)
-        let fd = slow.fd
-        Thread.detachNewThread {
-            let started = Date()
-            while trickling.value && Date().timeIntervalSince(started) < 8 {
-                var byte = UInt8(ascii: "a")
-                #if canImport(Glibc)
-                let flags = Int32(MSG_NOSIGNAL)
-                #else
-                let flags: Int32 = 0
-                #endif
-                guard send(fd, &byte, 1, flags) == 1 else { return }
-                usleep(200_000)
-            }
-        }
-        let started = Date()
+        let slow = try RawConnection(port: emulator.port!, timeout: 30)
+        defer { slow.close() }
+        // 40 s of trickling, one byte per 0.2 s: the client never stops on its own before the
+        // answer, so an answer while it still trickles can only be the deadline's.
+        let planned = 200
+        let drip = Drip(slow.fd, every: 200_000, limit: planned)
+        defer { drip.finish() }  // before `slow` closes (defers run last first)
         let read = slow.readResponse()
-        trickling.withLock { $0 = false }
+        let sentWhenAnswered = drip.sent
 
         guard case .response(let response) = read else {
             Issue.record("expected 408, got \(read)")
             return
         }
         #expect(response.status == 408)
-        #expect(Date().timeIntervalSince(started) < 5, "dropped at the deadline, not when the client stopped")
+        #expect(sentWhenAnswered >= 1, "the trickle had started")
+        #expect(sentWhenAnswered < planned, "dropped at the deadline, while the client was still sending")
     }
 
     @Test func everyDescriptorClosesOnExec() throws {

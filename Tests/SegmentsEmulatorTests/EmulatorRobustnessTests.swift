@@ -132,10 +132,8 @@ import Darwin
         #expect(idle.readUntilClosed() == .closed(received: []))
         guard let timedOut = partial.response() else { return }
         #expect(timedOut.status == 408)
-        // Dropped by the 0.3 s read time-out, not before; the upper bound catches a hang only.
-        let elapsed = Date().timeIntervalSince(start)
-        #expect(elapsed >= 0.29)
-        #expect(elapsed < 30)
+        // Dropped by the 0.3 s read time-out, not before (the suite's time limit ends a hang).
+        #expect(Date().timeIntervalSince(start) >= 0.29)
         try expectHealthy(emulator)
     }
 
@@ -287,12 +285,24 @@ import Darwin
     }
 
     @Test func aGivenPortIsUsed() throws {
-        let probe = SegmentsEmulator()
-        try probe.start()
-        let port = probe.port!
-        probe.stop()
-        let emulator = SegmentsEmulator(port: port)
-        try emulator.start()
+        // A port the system just gave out and took back: between the probe's stop and the start,
+        // another test's socket can take it (seen beside six busy loops), so a few are tried.
+        var started: (emulator: SegmentsEmulator, port: UInt16)?
+        var taken = 0
+        while started == nil && taken < 20 {
+            let probe = SegmentsEmulator()
+            try probe.start()
+            let port = probe.port!
+            probe.stop()
+            let emulator = SegmentsEmulator(port: port)
+            do {
+                try emulator.start()
+                started = (emulator, port)
+            } catch {
+                taken += 1
+            }
+        }
+        let (emulator, port) = try #require(started, "20 free ports in a row were taken before the start")
         defer { emulator.stop() }
         #expect(emulator.baseURL?.absoluteString == "http://127.0.0.1:\(port)")
         let second = SegmentsEmulator(port: port)

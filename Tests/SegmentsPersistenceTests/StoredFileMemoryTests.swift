@@ -9,7 +9,7 @@ import Testing
 /// child process of its own (``ChildMemory``), so the tests running beside it in this process do
 /// not count. Each test writes its file here, then runs itself again as the child, which only loads.
 /// Benchmark 8 (8c–8i) measures the same loads at full size in a release build.
-@Suite(Hang.timeLimit(minutes: 3)) struct StoredFileMemoryTests {
+@Suite(Hang.timeLimit(minutes: 3), .onDedicatedThread) struct StoredFileMemoryTests {
     /// Runs `load` in the child, or, in the parent, writes the file with `write`, runs the child and
     /// returns its figure and the file's length.
     private static func measure(

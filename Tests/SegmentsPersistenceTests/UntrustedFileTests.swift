@@ -13,7 +13,7 @@ import Darwin
 /// Behaviour P7 (and P2): stored files are untrusted. Only a regular file owned by the user, within a
 /// size cap, is read; anything else is set aside unread and the store starts empty — never a hang,
 /// a crash, memory exhaustion, or a read through a symbolic link.
-@Suite(Hang.timeLimit(minutes: 2)) struct UntrustedFileTests {
+@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct UntrustedFileTests {
     static let customerFile = "customer.json"
     static let validCustomer = #"{"version":1,"customerIds":{"cookie":"planted","registered":"victim"}}"#
 

@@ -8,7 +8,7 @@ import Testing
 /// crash, no deadlock, no read lost or answered twice. Its listeners are rarely called (the answer
 /// never changes); that a removed listener is never called, while listeners really are being
 /// called, is `ListenerRemovalRaceTests`' claim.
-@Suite(Hang.timeLimit(minutes: 2)) struct ConcurrencyStressTests {
+@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct ConcurrencyStressTests {
     @Test func eightThreadsOfMixedCallsNeverCrashDeadlockOrLoseARead() async throws {
         let repository = RecordingSegmentRepository()
         repository.answer([.discovery(): [Segment(id: "s1", segmentationId: "g1")], .content(): []])

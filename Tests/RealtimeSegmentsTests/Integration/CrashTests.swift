@@ -14,7 +14,7 @@ import Testing
 /// child must die by SIGKILL (`--hold` keeps it alive once its queue is empty), and most kills must
 /// hit a non-empty queue (the next run loads items). The event queue is synced by group commit
 /// (see Behaviour R2): what `trackEvent` wrote survives a SIGKILL without waiting for its fsync.
-@Suite(Hang.timeLimit(minutes: 2)) struct CrashTests {
+@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct CrashTests {
     static let killedRuns = 20
     static let eventsPerRun = 12
     /// Kills that must find items queued (the issue asks for at least 15 of 20).

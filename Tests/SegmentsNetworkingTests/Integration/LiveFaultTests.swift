@@ -128,19 +128,17 @@ extension LiveIntegrationTests {
         @Test func wire_delayBeyondTheDeadlineTimesOutWithoutWaitingForTheServer() async throws {
             let live = try LiveHarness(.project, requestTimeout: 0.3)
             defer { live.stop() }
-            // The server answers after 60 s (stop() cuts the wait short); the deadline is 0.3 s.
-            live.emulator.injectFault(.delay(60), on: .fetch)
+            // The server answers after an hour (stop() cuts the wait short); the deadline, the
+            // only one there is, is 0.3 s. Waiting for the server would pass the suite's time
+            // limit, so the outcome shows the deadline ended it; the clock shows only not before.
+            live.emulator.injectFault(.delay(3600), on: .fetch)
             let started = Date()
 
             let error = await segmentsError { _ = try await live.repository.fetchSegments(for: anonymous) }
 
-            // Not before the deadline; the upper bound is for a hang only: a loaded machine takes
-            // well under 30 s, while waiting for the server would take 60.
-            let elapsed = Date().timeIntervalSince(started)
             #expect(error?.code == .timeout)
             #expect(error?.isTransient == true)
-            #expect(elapsed >= 0.29)
-            #expect(elapsed < 30)
+            #expect(Date().timeIntervalSince(started) >= 0.29)
         }
 
         @Test func wire_delayWithinTheDeadlineIsJustSlow() async throws {
@@ -239,13 +237,10 @@ extension LiveIntegrationTests {
             defer { live.stop() }
             try await live.uploader(requestTimeout: 5).upload(Live.update)
             live.emulator.injectFault(.dropConnection, on: .event)
-            let started = Date()
-
             let error = await segmentsError { try await live.uploader.upload(Live.purchase) }
 
-            // Bounded by the 0.5 s deadline: the bound only catches a hang (a loaded machine stays
-            // far below it); the code says whether the stack failed at once or at the deadline.
-            #expect(Date().timeIntervalSince(started) < 30)
+            // Bounded by the 0.5 s deadline (the suite's time limit ends a hang); the code says
+            // whether the stack failed at once or at the deadline.
             #expect(error?.code == .network || error?.code == .timeout, "\(String(describing: error))")
             #expect(error?.isTransient == true)
             #expect(live.emulator.events.count == 1)
