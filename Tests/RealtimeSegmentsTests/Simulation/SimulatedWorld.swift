@@ -490,11 +490,17 @@ final class SimulatedWorld {
             await advanceScheduler(by: 0)
             if !held { current.storageQueue.resume() }
         }
+        let resumed = suspended
         for queue in suspended { queue.resume() }
         suspended = []
         // The clients the app keeps after a hand-over are stopped: their queues are drained once
         // (their last saves).
         for client in previous { drain(client.storageQueue) }
+        // So are the queues of clients let go while held (their release could not drain them): a
+        // launch that follows must find their writes done, as the model does (R1, P5), not race
+        // them (the launch was handed the released client's customer under ThreadSanitizer).
+        let kept = Set(([current] + previous).map { ObjectIdentifier($0.storageQueue) } + [ObjectIdentifier(deliveryQueue)])
+        for queue in resumed where !kept.contains(ObjectIdentifier(queue)) { drain(queue) }
         var rounds = 0
         if storageFirst { drainStorageThenDeliveries() }
         repeat {
@@ -787,6 +793,7 @@ final class SimulatedWorld {
                 await release(box, queue: client.storageQueue)
             }
             await settle()
+            waitUntilTheFolderIsLetGo()
             effect.refused = protectedLaunch(integration, calls: calls, numbers: &numbers)
             // The retry the signal queues waits for the settle, which orders it with the work due
             // now (``storageFirst``).
@@ -800,6 +807,24 @@ final class SimulatedWorld {
         if !isHolding || settleAfter { await settle() }
         effect.settled = !isHolding
         return effect
+    }
+
+    /// Waits (at most ``callLimit``) until no client of this process holds the folder's lock. A
+    /// launch stands for a new process, where nothing of the last one is left; here the released
+    /// clients' last objects can go a moment after their release, on the thread that ran their
+    /// last work (under ThreadSanitizer the launch once found the lock still held, could not take
+    /// it when protected data came back, and kept the customer it had made).
+    private func waitUntilTheFolderIsLetGo() {
+        guard let folder, failure == nil else { return }
+        let deadline = Date().addingTimeInterval(callLimit)
+        // A folder that is gone (a stop deleted it) holds no lock.
+        while FileManager.default.fileExists(atPath: folder.path), (try? StorageDirectoryLock.acquire(folder, creating: false)) == nil {
+            guard Date() < deadline else {
+                failure = "the released clients still held the folder's lock after \(Int(callLimit)) s (P5)"
+                return
+            }
+            usleep(1_000)
+        }
     }
 
     /// P8: configure and `calls` while every file under the folder is refused (`EACCES`, as

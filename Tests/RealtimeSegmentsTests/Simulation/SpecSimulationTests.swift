@@ -701,12 +701,11 @@ enum Simulation {
     /// released client's. Found by `Scripts/simulate.sh --seed 5000000` (session 8,407), shrunk
     /// to these 6 operations, while findings 11 and 13 were fixed.
     ///
-    /// Intermittent under ThreadSanitizer (seen once, in CI's run at `a0711b5`; 25 plain runs in
-    /// 25 passed): the launch was handed the released client's customer (c0+u1), as a released
-    /// client hands its folder on when its writes are still queued (finding 4's rule), where the
-    /// model, which takes those writes as done, says the launch makes its own. Which one holds
-    /// depends on whether the released client's storage queue has drained when the launch
-    /// configures; the model should accept both. Kept as a known issue until it does.
+    /// Once intermittent under ThreadSanitizer (CI's run at `a0711b5`): the launch was handed the
+    /// released client's customer (c0+u1), because the world let it go while held and never drained
+    /// its storage queue, so its writes could still be queued at the launch (finding 4's rule hands
+    /// the folder on then). The world now drains such queues when it settles, as the model assumes;
+    /// the old outcome comes back when their resume is delayed past the launch.
     @Test func e4_p8_aClientLetGoWithAFlushBegunLeavesTheNextLaunchItsOwnCustomer() async {
         var coverage = SimulationCoverage()
         let divergence = await Simulation.run(
@@ -715,9 +714,7 @@ enum Simulation {
                 .protectedLaunch(.a, [.track]),
             ],
             layout: .files, storageFirst: false, coverage: &coverage)
-        withKnownIssue("the released client's writes may still be queued at the launch", isIntermittent: true) {
-            #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
-        }
+        #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
     }
 
     /// T6: a follow-up owed during a flight is scheduled even when the flight fails for good (404).
