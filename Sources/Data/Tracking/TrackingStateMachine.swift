@@ -125,8 +125,6 @@ struct TrackingStateMachine: DrivenStateMachine {
         var removalsUnwritten: Set<TrackedEvent.ID> = []
         /// The last timer id handed out (timers exist only while running).
         var lastTimer = 0
-        /// Set at the stop: no further upload is decided (<doc:Behaviour#A3>).
-        var sendsNoMore = false
         /// No usable network path (<doc:Behaviour#N1>): no upload starts, a flush ends at once
         /// with `SegmentsError.offline`, and a transient failure grows no backoff.
         var offline = false
@@ -522,7 +520,7 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// nor the next pipeline on the store uploads it again, E4), but nothing more is sent: the
     /// pipeline is stopped and settled (``whenSettled(_:)``).
     mutating func uploadSucceeded(_ id: TrackedEvent.ID) -> Steps<Action> {
-        var steps = uploadCameBack(id) { running, steps in
+        var steps = uploadCameBack(id) { running, stopping, steps in
             let flush = running.takeFlush(uploading: id)
             running.remove(id, &steps)
             running.retryAttempt = 0
@@ -531,7 +529,8 @@ struct TrackingStateMachine: DrivenStateMachine {
                 steps.cancel(retryTimer)
             }
             steps.append(.itemUploaded)
-            running.uploadNext(after: flush.cursor, uploaded: flush.uploaded + 1, waiters: flush.waiters, &steps)
+            running.uploadNext(
+                after: flush.cursor, uploaded: flush.uploaded + 1, waiters: flush.waiters, sending: !stopping, &steps)
         }
         endIfFinished(&steps)
         return steps
@@ -547,8 +546,7 @@ struct TrackingStateMachine: DrivenStateMachine {
         let mode = currentMode
         let limits = self.limits
         let last = lastFlushWaiters != nil
-        let stopping = if case .stopping = state { true } else { false }
-        var steps = uploadCameBack(id) { running, steps in
+        var steps = uploadCameBack(id) { running, stopping, steps in
             let flush = running.takeFlush(uploading: id)
             if failure.isTransient || failure.isAuthorizationFailure {
                 steps.append(.log(.warning, "Tracking: Upload failed, will retry: \(failure)"))
@@ -587,7 +585,7 @@ struct TrackingStateMachine: DrivenStateMachine {
                 if !flush.waiters.isEmpty { steps.append(.completeFlushes(flush.waiters, .failure(failure))) }
                 return
             }
-            running.uploadNext(after: flush.cursor, uploaded: flush.uploaded, waiters: flush.waiters, &steps)
+            running.uploadNext(after: flush.cursor, uploaded: flush.uploaded, waiters: flush.waiters, sending: !stopping, &steps)
         }
         endIfFinished(&steps)
         return steps
@@ -645,7 +643,6 @@ struct TrackingStateMachine: DrivenStateMachine {
             // while loading is): the next pipeline runs it over the same items.
             handed = handOver(running.flush.map { $0.waiters.isEmpty ? [{ _ in }] : $0.waiters } ?? [], to: successor, &steps)
             running.flush?.waiters = []
-            running.sendsNoMore = true
             state = .stopping(running)
         case .stopping, .stopped:
             break
@@ -803,15 +800,16 @@ struct TrackingStateMachine: DrivenStateMachine {
     /// of the flush that finishes (once it has ended the pipeline is stopped and settled). While
     /// loading no upload can be out.
     private mutating func uploadCameBack(
-        _ id: TrackedEvent.ID, _ body: (inout Running, inout Steps<Action>) -> Void
+        _ id: TrackedEvent.ID, _ body: (inout Running, _ stopping: Bool, inout Steps<Action>) -> Void
     ) -> Steps<Action> {
         var steps = Steps<Action>()
         switch state {
         case .running:
-            modifyRunning { body(&$0, &steps) }
+            modifyRunning { body(&$0, false, &steps) }
         case .stopping(var running):
+            // Stopping: the upload's outcome is written, but no further upload is decided (A3).
             state = .modifying
-            body(&running, &steps)
+            body(&running, true, &steps)
             state = .stopping(running)
             finishIfFlushEnded(&steps)
         case .stopped:
@@ -881,10 +879,12 @@ extension TrackingStateMachine.Running {
         uploadNext(after: 0, uploaded: 0, waiters: waiters, &steps)
     }
 
-    /// Sends the first item at or after `cursor`; with none left the flush ends in the same step
-    /// (so an item queued meanwhile is never stranded) and its waiters get the count.
+    /// Sends the first item at or after `cursor`; with none left, or not `sending` (the pipeline
+    /// stops: <doc:Behaviour#A3>), the flush ends in the same step (so an item queued meanwhile is
+    /// never stranded) and its waiters get the count.
     mutating func uploadNext(
-        after cursor: Int, uploaded: Int, waiters: [TrackingStateMachine.FlushWaiter], _ steps: inout Steps<Action>
+        after cursor: Int, uploaded: Int, waiters: [TrackingStateMachine.FlushWaiter], sending: Bool = true,
+        _ steps: inout Steps<Action>
     ) {
         guard !offline else {
             // No upload starts without a usable path (N1): the flush ends here.
@@ -892,7 +892,7 @@ extension TrackingStateMachine.Running {
             if !waiters.isEmpty { steps.append(.completeFlushes(waiters, .failure(SegmentsError.offline))) }
             return
         }
-        if !sendsNoMore, let (event, next) = items.first(atOrAfter: cursor) {
+        if sending, let (event, next) = items.first(atOrAfter: cursor) {
             flush = TrackingStateMachine.Flush(uploading: event.id, cursor: next, uploaded: uploaded, waiters: waiters)
             steps.append(.upload(event))
         } else {
