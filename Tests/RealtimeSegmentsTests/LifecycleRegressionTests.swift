@@ -20,11 +20,12 @@ private func startOnNewThread(_ body: @escaping @Sendable () -> Void) -> Dispatc
     return done
 }
 
-/// Waits for `semaphore` on a new thread (no cooperative-pool thread blocks), at most `seconds`.
-/// A signal that arrived is left in place, so a later wait on the same semaphore sees it too.
+/// Waits for `semaphore` on a new thread (no cooperative-pool thread blocks), at most `seconds`
+/// times `Hang.timeScale`. A signal that arrived is left in place, so a later wait on the same
+/// semaphore sees it too.
 private func arrives(_ semaphore: DispatchSemaphore, within seconds: Double) async -> Bool {
     await onDedicatedThread {
-        guard semaphore.wait(timeout: .now() + seconds) == .success else { return false }
+        guard semaphore.wait(timeout: .now() + seconds * Double(Hang.timeScale)) == .success else { return false }
         semaphore.signal()
         return true
     }
@@ -45,13 +46,21 @@ private func finishes(
     }
 }
 
-/// Blocks a serial queue until ``release()`` (or 30 s, so nothing stays blocked for good).
+/// Blocks a serial queue until ``release()`` (or 5 minutes, so nothing stays blocked for good).
+/// A call that returns while ``passed`` is still false did not wait for the queue, however long
+/// it took: no clock decides it.
 private final class QueueBlocker: Sendable {
     private let gate = DispatchSemaphore(value: 0)
+    private let passedFlag = LockedValue(false)
     init(_ queue: DispatchQueue) {
-        let gate = gate
-        queue.async { _ = gate.wait(timeout: .now() + 30) }
+        let (gate, passedFlag) = (gate, passedFlag)
+        queue.async {
+            _ = gate.wait(timeout: .now() + 300)
+            passedFlag.withLock { $0 = true }
+        }
     }
+    /// Whether the queue has gone past the block (released, or at its 5 minutes).
+    var passed: Bool { passedFlag.withLock { $0 } }
     func release() { gate.signal() }
 }
 
@@ -190,13 +199,14 @@ private func integrationsInUse(
         let blocker = QueueBlocker(fixture.queue)
         defer { blocker.release() }
 
-        #expect(await finishes(within: 2) { client.anonymize() }, "anonymize waited for the storage queue")
+        #expect(await finishes(within: 30) { client.anonymize() }, "anonymize waited for the storage queue")
         let failures = LockedValue(0)
-        let returned = await finishes(within: 2, counting: failures) {
+        let returned = await finishes(within: 30, counting: failures) {
             try client.configure(project.configuration)
         }
         #expect(returned, "configure right after anonymize waited for the storage queue")
         #expect(failures.withLock { $0 } == 0)
+        #expect(!blocker.passed, "the calls returned only once the storage queue went on")
     }
 
     @Test func r1_configureRightAfterIdentifyCustomerDoesNotWaitForTheStorageQueue() async throws {
@@ -206,15 +216,16 @@ private func integrationsInUse(
         defer { blocker.release() }
 
         let failures = LockedValue(0)
-        let identified = await finishes(within: 2, counting: failures) {
+        let identified = await finishes(within: 30, counting: failures) {
             try client.identifyCustomer(customerIds: ["registered": "jane"], properties: [:], timestamp: nil)
         }
         #expect(identified, "identifyCustomer waited for the storage queue")
-        let returned = await finishes(within: 2, counting: failures) {
+        let returned = await finishes(within: 30, counting: failures) {
             try client.configure(project.configuration)
         }
         #expect(returned, "configure right after identifyCustomer waited for the storage queue")
         #expect(failures.withLock { $0 } == 0)
+        #expect(!blocker.passed, "the calls returned only once the storage queue went on")
     }
 
     @Test func r1_aSecondConfigureOnAFreshInstallDoesNotWaitForTheStorageQueue() async throws {
@@ -224,16 +235,17 @@ private func integrationsInUse(
         defer { blocker.release() }
 
         let failures = LockedValue(0)
-        let first = await finishes(within: 2, counting: failures) {
+        let first = await finishes(within: 30, counting: failures) {
             try client.configure(project.configuration)
         }
         #expect(first, "the first configure on a fresh install waited for the storage queue")
         guard first else { return }
-        let second = await finishes(within: 2, counting: failures) {
+        let second = await finishes(within: 30, counting: failures) {
             try client.configure(project.configuration)
         }
         #expect(second, "the second configure on a fresh install waited for the storage queue (the new cookie's save)")
         #expect(failures.withLock { $0 } == 0)
+        #expect(!blocker.passed, "the calls returned only once the storage queue went on")
     }
 
     @Test func r1_queuedEventCountDoesNotWaitForTheStoredQueueToLoad() async throws {
@@ -243,18 +255,19 @@ private func integrationsInUse(
         defer { blocker.release() }
 
         let failures = LockedValue(0)
-        let configured = await finishes(within: 2, counting: failures) {
+        let configured = await finishes(within: 30, counting: failures) {
             try client.configure(project.configuration)
         }
         #expect(configured)
         guard configured else { return }
         let counts = LockedValue<[Int]>([])
-        let answered = await finishes(within: 2) {
+        let answered = await finishes(within: 30) {
             let count = client.queuedEventCount
             counts.withLock { $0.append(count) }
         }
         #expect(answered, "queuedEventCount waited for the stored queue to load")
         #expect(failures.withLock { $0 } == 0)
+        #expect(!blocker.passed, "the calls returned only once the storage queue went on")
     }
 
     // MARK: A4 — lifecycle calls take effect in one total order

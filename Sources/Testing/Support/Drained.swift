@@ -2,9 +2,10 @@
     import Foundation
     import Testing
 
-    /// Waits until the work queued on `queue` so far has run, at most `seconds`; when it has not (a
-    /// deadlocked queue) records an issue naming the queue and returns `false`, where
-    /// `queue.sync {}` would wait forever and keep the whole test run from ending.
+    /// Waits until the work queued on `queue` so far has run, at most `seconds` times
+    /// ``Hang/timeScale``; when it has not (a deadlocked queue) records an issue naming the queue
+    /// and returns `false`, where `queue.sync {}` would wait forever and keep the whole test run
+    /// from ending.
     ///
     /// ```swift
     /// client.addListener(category: .discovery()) { segments in … }
@@ -15,10 +16,11 @@
     public func drained(
         _ queue: DispatchQueue, within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation
     ) -> Bool {
+        let limit = seconds * Double(Hang.timeScale)
         let reached = DispatchSemaphore(value: 0)
         queue.async { reached.signal() }
-        guard reached.wait(timeout: .now() + seconds) == .success else {
-            recordUndrained(queue, within: seconds, sourceLocation)
+        guard reached.wait(timeout: .now() + limit) == .success else {
+            recordUndrained(queue, within: limit, sourceLocation)
             return false
         }
         return true
@@ -37,6 +39,7 @@
     public func drained(
         _ queue: DispatchQueue, within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation
     ) async -> Bool {
+        let limit = seconds * Double(Hang.timeScale)
         let answered = LockedValue(false)
         let reached = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let answer: @Sendable (Bool) -> Void = { reached in
@@ -47,9 +50,9 @@
                 if first { continuation.resume(returning: reached) }
             }
             queue.async { answer(true) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { answer(false) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + limit) { answer(false) }
         }
-        if !reached { recordUndrained(queue, within: seconds, sourceLocation) }
+        if !reached { recordUndrained(queue, within: limit, sourceLocation) }
         return reached
     }
 
