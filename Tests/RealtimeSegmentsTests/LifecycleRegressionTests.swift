@@ -337,7 +337,7 @@ private func integrationsInUse(
                 try? client.configure(b.configuration)
             }
             let started = await onDedicatedThread { () -> Bool in
-                guard ready.wait(timeout: .now() + 5) == .success, ready.wait(timeout: .now() + 5) == .success else {
+                guard ready.wait(timeout: .now() + 5 * Double(Hang.timeScale)) == .success, ready.wait(timeout: .now() + 5 * Double(Hang.timeScale)) == .success else {
                     return false
                 }
                 go.signal()

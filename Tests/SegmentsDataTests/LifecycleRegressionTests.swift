@@ -45,16 +45,17 @@ private func releasesWithoutDeadlock(
     return true
 }
 
-/// Runs `body` on a new thread and waits for it, on another new thread, at most `seconds`: `false`
-/// when it did not finish in time (a deadlock). No cooperative-pool thread ever blocks; a thread
-/// that deadlocked stays blocked, so a test that got `false` must not touch that engine again.
+/// Runs `body` on a new thread and waits for it, on another new thread, at most `seconds` times
+/// `Hang.timeScale`: `false` when it did not finish in time (a deadlock). No cooperative-pool
+/// thread ever blocks; a thread that deadlocked stays blocked, so a test that got `false` must not
+/// touch that engine again.
 private func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) async -> Bool {
     let done = DispatchSemaphore(value: 0)
     Thread.detachNewThread {
         body()
         done.signal()
     }
-    return await onDedicatedThread { done.wait(timeout: .now() + seconds) == .success }
+    return await onDedicatedThread { done.wait(timeout: .now() + seconds * Double(Hang.timeScale)) == .success }
 }
 
 /// An app object whose `deinit` calls the SDK (see Behaviour D7).
