@@ -7,7 +7,7 @@ import Testing
 /// an item whose properties encode to more than 64 KiB is refused, and one a byte or two under it
 /// is accepted. Sizes come from the encoder the uploads use (sorted keys), not from the check's
 /// own arithmetic; the check may only overestimate (by the comma it counts after each member).
-@Suite(Hang.timeLimit(minutes: 1), .onDedicatedThread) struct ReplayableEventSizeTests {
+@Suite(Hang.timeLimit(minutes: 1)) struct ReplayableEventSizeTests {
     static let cap = 64 * 1024
 
     /// The size of `properties` as an upload encodes them.

@@ -12,12 +12,13 @@
     /// test case runs on a ``DedicatedThreadExecutor``, and so do its child tasks (`async let`, task
     /// groups; an unstructured `Task {}` runs on the pool); its expectations are recorded as usual.
     ///
-    /// It is for tests that *wait*, and for tests that keep a thread for a long stretch without a
-    /// suspension (seconds of file work or computation): on the pool such a test holds one of its
-    /// few threads until it ends, and every other test's next step queues behind it (at the start
-    /// of a run beside two busy loops, the package's heaviest file tests kept the pool for 10 s);
-    /// on threads of their own the system shares the processor among them and the pool. Every case
-    /// gets a thread, so a test with many heavy cases runs them all at once.
+    /// It is for tests that *wait*, and for tests that keep a thread for seconds of file work
+    /// without a suspension: on the pool such a test holds one of its few threads until it ends,
+    /// and every other test's next step queues behind it (at the start of a run beside two busy
+    /// loops, the package's heaviest file tests kept the pool for 10 s). Every case gets a thread,
+    /// so the cases of a test that only keeps the processor busy would all run at once and take
+    /// time from everything else: leave those on the pool, which runs as many at once as there
+    /// are cores.
     ///
     /// Task executors need macOS 15, iOS 18, tvOS 18 or watchOS 11: before those, the trait does
     /// nothing.
