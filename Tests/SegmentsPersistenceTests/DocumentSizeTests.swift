@@ -9,7 +9,7 @@ import Testing
 /// document is parsed once, and no document is written larger than its reader accepts — the write
 /// is refused with `.storage` and the previous file kept (before, the next start set such a file
 /// aside as too large, and everything in it was lost).
-@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct DocumentSizeTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct DocumentSizeTests {
     /// A valid customer document padded with `"padding":[0,0,…]` to about `bytes`.
     static func paddedCustomer(bytes: Int) -> Data {
         let zeros = Array(repeating: "0", count: bytes / 2).joined(separator: ",")

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SegmentsPersistence
 
-@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct FileEventQueueStoreTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct FileEventQueueStoreTests {
     static let fileName = "event-queue.journal"
 
     @Test func e1_appendedItemsLoadOldestFirst() throws {

@@ -15,7 +15,7 @@ import Darwin
 /// the rewrite — runs without the store's lock, so an append made meanwhile (a `trackEvent` on the
 /// app's thread) neither waits for it nor is lost. The repair's rewrite is held midway through the
 /// ``FileOperationLog`` seam while another thread appends; no sleeps, every wait bounded.
-@Suite(Hang.timeLimit(minutes: 2), .onDedicatedThread) struct JournalRepairBesideAppendsTests {
+@Suite(Hang.timeLimit(minutes: 2)) struct JournalRepairBesideAppendsTests {
     static let fileName = "event-queue.journal"
 
     /// The damage the load finds, each taking another path of the repair.

@@ -12,13 +12,9 @@
     /// test case runs on a ``DedicatedThreadExecutor``, and so do its child tasks (`async let`, task
     /// groups; an unstructured `Task {}` runs on the pool); its expectations are recorded as usual.
     ///
-    /// It is for tests that *wait*, and for tests that keep a thread for seconds of file work
-    /// without a suspension: on the pool such a test holds one of its few threads until it ends,
-    /// and every other test's next step queues behind it (at the start of a run beside two busy
-    /// loops, the package's heaviest file tests kept the pool for 10 s). Every case gets a thread,
-    /// so the cases of a test that only keeps the processor busy would all run at once and take
-    /// time from everything else: leave those on the pool, which runs as many at once as there
-    /// are cores.
+    /// It is for tests that *wait*. Every case gets a thread, so the cases of a test that keeps the
+    /// processor busy would all run at once and take time from everything else: leave those on the
+    /// pool, which runs as many at once as there are cores.
     ///
     /// Task executors need macOS 15, iOS 18, tvOS 18 or watchOS 11: before those, the trait does
     /// nothing.

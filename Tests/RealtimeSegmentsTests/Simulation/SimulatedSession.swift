@@ -137,6 +137,10 @@ indirect enum SimulatedOperation: Hashable, Sendable, CustomStringConvertible {
 /// `SIMULATION_EXCLUDED_FINDINGS` (comma-separated numbers, empty for none) overrides the set,
 /// to look for a finding on purpose.
 enum SimulationKnownDefects {
+    /// Finding 1's deadlock is fixed and its session is a plain expectation; its trigger stays out
+    /// because the model does not yet follow a `deinit`'s configure made partway through the
+    /// queued work of the call that let its object go (a session from seed 116 with the trigger
+    /// driven: the client loaded the nested configuration once more than either candidate).
     static let defaultExcluded: Set<Int> = [1]
 
     /// What each left-out trigger is.

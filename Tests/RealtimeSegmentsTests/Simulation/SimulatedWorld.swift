@@ -20,11 +20,12 @@ import SegmentsTesting
 final class SimulatedWorld {
     typealias Integration = SpecModel.Integration
 
-    /// How long a call or a drain may take before the world calls it a deadlock.
+    /// How long a call or a drain may take before the world calls it a deadlock: the limit given
+    /// to `init`, times `Hang.timeScale`.
     let callLimit: TimeInterval
     /// How long the work due on the scheduler may take: it runs on Swift's cooperative pool, which
     /// a loaded test run (every suite at once on two cores) can keep busy for a while.
-    var schedulerLimit: TimeInterval { max(callLimit, 120) }
+    var schedulerLimit: TimeInterval { max(callLimit, 120 * Double(Hang.timeScale)) }
     /// Which of the client's queued work runs first when the session settles: its storage queue
     /// (a load, a save, a retry of P8) or the work due now on the scheduler (a flush's upload, a
     /// fetch's start). Both orders happen on a device; a session takes one.
@@ -134,18 +135,13 @@ final class SimulatedWorld {
     final class Probe: Sendable {
         private let client: Locked<WeakClient>
         let deinits: Locked<Int>
-        /// Set while the world configures: a probe made with `configures` configures the client
-        /// again with it from its `deinit` (finding 1 of issue 32).
-        private let configuring: Locked<SegmentsClient.Configuration?>?
-        private let nested: Locked<Int>
+        /// The world's configures in progress: a probe made with it configures the client again
+        /// from its `deinit` while one is (finding 1 of issue 32).
+        private let nested: Locked<NestedConfigures>?
 
-        init(
-            client: SegmentsClient?, deinits: Locked<Int>, configuring: Locked<SegmentsClient.Configuration?>? = nil,
-            nested: Locked<Int> = Locked(0)
-        ) {
+        init(client: SegmentsClient?, deinits: Locked<Int>, nested: Locked<NestedConfigures>? = nil) {
             self.client = Locked(WeakClient(client: client))
             self.deinits = deinits
-            self.configuring = configuring
             self.nested = nested
         }
 
@@ -157,10 +153,30 @@ final class SimulatedWorld {
             _ = client.queuedEventCount
             _ = client.flushingMode
             deinits.withLock { $0 += 1 }
-            if let configuring, let configuration = configuring.value {
-                if (try? client.configure(configuration)) != nil { nested.withLock { $0 += 1 } }
+            // Taken and counted in one step, so the world sees every configure it starts.
+            let configuring = nested?.withLock { nested -> (SegmentsClient.Configuration, SpecModel.Integration)? in
+                guard let configuring = nested.configuring else { return nil }
+                nested.inFlight += 1
+                return configuring
+            }
+            if let nested, let (configuration, integration) = configuring {
+                let made = (try? client.configure(configuration)) != nil
+                nested.withLock { nested in
+                    nested.inFlight -= 1
+                    if made { nested.made.append(integration) }
+                }
             }
         }
+    }
+
+    /// The configures `deinit`s make (finding 1 of issue 32): the configuration they use (and its
+    /// integration), set while the world configures; how many started and have not returned; the
+    /// integrations of those made, in the order they were made (two raced configures each set
+    /// their own, so a `deinit` may use either).
+    struct NestedConfigures: Sendable {
+        var configuring: (SegmentsClient.Configuration, SpecModel.Integration)?
+        var inFlight = 0
+        var made: [SpecModel.Integration] = []
     }
 
     struct WeakClient: Sendable {
@@ -248,10 +264,9 @@ final class SimulatedWorld {
     /// Listener calls, read answers and flush results, in the order the delivery queue ran them.
     let delivered = Locked<[SpecModel.Delivery]>([])
     let probeDeinits = Locked(0)
-    let nestedConfigures = Locked(0)
+    let nestedConfigures = Locked(NestedConfigures())
     /// Whether app objects' `deinit`s configure (finding 1 of issue 32).
     let probesConfigure: Bool
-    private let configuring = Locked<SegmentsClient.Configuration?>(nil)
     private let requestLog: Locked<[RequestRecord]>
     private let cookies = Locked<[String: Int]>([:])
     /// The thread calls are made on, and the second one of races.
@@ -274,7 +289,7 @@ final class SimulatedWorld {
 
     init(layout: SpecModel.Layout, probesConfigure: Bool = false, callLimit: TimeInterval = 60, storageFirst: Bool = true) {
         self.layout = layout
-        self.callLimit = callLimit
+        self.callLimit = callLimit * Double(Hang.timeScale)
         self.storageFirst = storageFirst
         self.probesConfigure = probesConfigure
         logger = ContractLines(scheduler: scheduler)
@@ -544,8 +559,7 @@ final class SimulatedWorld {
     /// The configuration of `integration`, with a backend of its own (its probe tells when the
     /// client lets it go).
     func configuration(_ integration: Integration, mode: SpecModel.FlushingMode?, for client: Client) -> SegmentsClient.Configuration {
-        let probe = Probe(
-            client: client.client, deinits: probeDeinits, configuring: probesConfigure ? configuring : nil, nested: nestedConfigures)
+        let probe = Probe(client: client.client, deinits: probeDeinits, nested: probesConfigure ? nestedConfigures : nil)
         let backend = Backend(servers[integration]!, probe: probe, followed: client.followed, scheduler: scheduler)
         return .init(backend: .custom(id: integration.rawValue, repository: backend, uploader: backend), flushingMode: mode.map(Self.sdkMode))
     }
@@ -560,17 +574,20 @@ final class SimulatedWorld {
     }
 
     /// A lifecycle call (or tracking) as a closure for the caller thread: returns whether the
-    /// SDK refused it. `item` numbers a tracked item.
-    func lifecycleCall(_ operation: SimulatedOperation, item: Int) -> @Sendable () -> Bool {
+    /// SDK refused it. `item` numbers a tracked item. A configure lets the `deinit`s of app objects
+    /// released meanwhile configure again with its configuration unless `raced`: two raced
+    /// configures would share that one slot, and a `deinit` could take the other's.
+    func lifecycleCall(_ operation: SimulatedOperation, item: Int, raced: Bool = false) -> @Sendable () -> Bool {
         let client = client
         switch operation {
         case .configure(let integration, let mode):
             if layout == .storagePerProject { stores.route.withLock { $0 = integration } }
             let configuration = configuration(integration, mode: mode, for: current)
-            let configuring = configuring
+            guard !raced else { return { (try? client.configure(configuration)) == nil } }
+            let nested = nestedConfigures
             return {
-                configuring.withLock { $0 = configuration }
-                defer { configuring.withLock { $0 = nil } }
+                nested.withLock { $0.configuring = (configuration, integration) }
+                defer { nested.withLock { $0.configuring = nil } }
                 return (try? client.configure(configuration)) == nil
             }
         case .stop:
@@ -601,7 +618,8 @@ final class SimulatedWorld {
     /// What a call did that the model is told: refusals, and configures made from a `deinit`.
     struct Effect {
         var refused: [Bool] = []
-        var nestedConfigures = 0
+        /// The integrations of the configures `deinit`s made during the call, in order.
+        var nestedConfigures: [SpecModel.Integration] = []
         /// Listeners the app let go: an owner released, a stream ended, a model released.
         var removed: [Int] = []
         /// Whether the client's queued work ran after the call (not holding).
@@ -617,12 +635,27 @@ final class SimulatedWorld {
         var models = 0
     }
 
+    /// The configures `deinit`s made so far, once none is still running: one that started while
+    /// the world configured can end on the SDK's thread after the world's call returned (the world
+    /// counted it a step late before). Not ended within ``callLimit``: a deadlock (D7).
+    private func nestedConfiguresMade() -> [SpecModel.Integration] {
+        let deadline = Date().addingTimeInterval(callLimit)
+        while nestedConfigures.value.inFlight > 0 {
+            guard failure == nil, Date() < deadline else {
+                if failure == nil { failure = "a configure made by a deinit did not return within \(Int(callLimit)) s: a deadlock (D7)" }
+                break
+            }
+            usleep(1_000)
+        }
+        return nestedConfigures.value.made
+    }
+
     /// Performs `operation` on the real client.
     func perform(_ operation: SimulatedOperation, numbers: inout Numbers) async -> Effect {
         var effect = Effect()
         var settleAfter = false
-        let nestedBefore = nestedConfigures.value
-        defer { effect.nestedConfigures = nestedConfigures.value - nestedBefore }
+        let nestedBefore = nestedConfigures.value.made.count
+
         if operation.settlesBefore(layout) { await settle() }
         switch operation {
         case .configure, .stop, .anonymize, .identify, .track, .setMode:
@@ -657,7 +690,9 @@ final class SimulatedWorld {
                 if case .identify = call { numbers.items += 1; items[index] = numbers.items }
                 if case .track = call { numbers.items += 1; items[index] = numbers.items }
             }
-            if let (a, b) = race("\(operation)", lifecycleCall(first, item: items[0]), lifecycleCall(second, item: items[1])) {
+            if let (a, b) = race(
+                "\(operation)", lifecycleCall(first, item: items[0], raced: true), lifecycleCall(second, item: items[1], raced: true))
+            {
                 effect.refused = [a, b]
             }
         case .addListener(let category, let includeFirstLoad):
@@ -806,6 +841,10 @@ final class SimulatedWorld {
         }
         if !isHolding || settleAfter { await settle() }
         effect.settled = !isHolding
+        // Counted here, not in a `defer`: a `defer` runs after `return effect` has copied the
+        // value, so the count it set was never seen (every session saw 0 configures made by a
+        // `deinit`, and finding 1's session diverged whenever one was made).
+        effect.nestedConfigures = Array(nestedConfiguresMade().dropFirst(nestedBefore))
         return effect
     }
 

@@ -257,7 +257,7 @@ enum Simulation {
                     }
                 }
                 for index in orders.indices {
-                    for _ in 0..<effect.nestedConfigures { orders[index].configure(configured(in: operation) ?? .a) }
+                    for integration in effect.nestedConfigures { orders[index].configure(integration) }
                     if effect.settled { orders[index].settle() }
                 }
                 // An identify whose update is written while the raced anonymize replaces the
@@ -266,7 +266,7 @@ enum Simulation {
                     var overtaken = model
                     if overtaken.identifyOvertakenByAnonymize(id, item: itemA) == !refusedA {
                         _ = call(b, item: itemB, on: &overtaken)
-                        for _ in 0..<effect.nestedConfigures { overtaken.configure(configured(in: operation) ?? .a) }
+                        for integration in effect.nestedConfigures { overtaken.configure(integration) }
                         if effect.settled { overtaken.settle() }
                         orders.append(overtaken)
                     }
@@ -342,32 +342,23 @@ enum Simulation {
             model.settleLoading()
             model.protectedDataBecameAvailable()
         }
-        if effect.nestedConfigures > 0, effect.settled {
+        if !effect.nestedConfigures.isEmpty, effect.settled {
             // An app object's `deinit` runs when the SDK lets go of its last reference: during the
             // call, or once the call's queued work that held it has run (D7 promises no moment).
             // Both are candidates: configured before that work ran, or after.
             var late = model
             late.settle()
-            for _ in 0..<effect.nestedConfigures { late.configure(configured(in: operation) ?? .a) }
+            for integration in effect.nestedConfigures { late.configure(integration) }
             late.settle()
             orders.append(late)
         }
-        for _ in 0..<effect.nestedConfigures { model.configure(configured(in: operation) ?? .a) }
+        for integration in effect.nestedConfigures { model.configure(integration) }
         if effect.settled { model.settle() }
         orders.append(model)
         if refused != effect.refused {
             return [(nil, "the call was refused: \(effect.refused); the model says \(refused)")]
         }
         return orders.map { ($0, "") }
-    }
-
-    /// The integration `operation` configures (a `deinit` that configures repeats it: finding 1).
-    private static func configured(in operation: SimulatedOperation) -> SpecModel.Integration? {
-        switch operation {
-        case .configure(let integration, _): integration
-        case .race(let first, let second): configured(in: first) ?? configured(in: second)
-        default: nil
-        }
     }
 
     /// A lifecycle call (or tracking) on the model; returns whether it is refused.
