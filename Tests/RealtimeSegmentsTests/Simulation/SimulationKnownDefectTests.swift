@@ -2,12 +2,12 @@ import Foundation
 import Testing
 import SegmentsTesting
 
-/// The findings of issue 32 the simulation hit on today's code, each as the session it shrank to
-/// (seed and campaign position in Docs/Reliability.md, "Deterministic simulation"), replayed
-/// inside `withKnownIssue`: each diverges today. When a finding's fix lands, its test fails
-/// ("known issue was not recorded"): then remove the `withKnownIssue` wrapper here and the
-/// finding's number from ``SimulationKnownDefects/defaultExcluded``, so the random campaign
-/// drives its trigger again.
+/// The findings of issue 32 the simulation hit, each as the session it shrank to (seed and
+/// campaign position in Docs/Reliability.md, "Deterministic simulation"). A finding still open is
+/// replayed inside `withKnownIssue` and its trigger is left out of the campaign
+/// (``SimulationKnownDefects/defaultExcluded``); when its fix lands, its test fails ("known issue
+/// was not recorded"): then remove the wrapper and, once the campaign agrees with the trigger
+/// driven, the finding's number from `defaultExcluded`. Every finding here is fixed today.
 ///
 /// On threads of their own: the world's bounded waits block the thread that waits.
 @Suite(Hang.timeLimit(minutes: 3), .onDedicatedThread) struct SimulationKnownDefectTests {
