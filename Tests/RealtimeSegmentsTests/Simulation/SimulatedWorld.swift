@@ -655,7 +655,6 @@ final class SimulatedWorld {
         var effect = Effect()
         var settleAfter = false
         let nestedBefore = nestedConfigures.value.made.count
-
         if operation.settlesBefore(layout) { await settle() }
         switch operation {
         case .configure, .stop, .anonymize, .identify, .track, .setMode:
