@@ -13,7 +13,7 @@ struct FaultCase: Sendable, CustomTestStringConvertible {
     let isTransient: Bool
     var httpStatus: Int?
     /// The per-request deadline of the failing request (short only for the delay fault).
-    var requestTimeout: TimeInterval = 5
+    var requestTimeout: TimeInterval = LiveHarness.generousTimeout
 
     var testDescription: String { name }
 }
@@ -42,10 +42,11 @@ extension LiveIntegrationTests {
             // The emulator's delay is far beyond the deadline so that a busy machine cannot let the
             // answer win; it costs nothing, since stop() cuts the emulator's wait short. The deadline
             // is long enough for the request to reach the emulator under a sanitizer on a loaded
-            // 2-core machine (0.3 s was not under ASan: the fault stayed pending).
+            // 2-core machine (0.3 s was not under ASan: the fault stayed pending), and longer still
+            // where the suites' limits are (`Hang.timeScale`).
             FaultCase(
-                name: "delay 10 s vs 1 s deadline", fault: .delay(10), code: .timeout, isTransient: true,
-                requestTimeout: 1),
+                name: "delay 1 h vs 1 s deadline", fault: .delay(3600), code: .timeout, isTransient: true,
+                requestTimeout: Double(Hang.timeScale)),
             FaultCase(name: "dropped connection", fault: .dropConnection, code: .network, isTransient: true),
             FaultCase(name: "reset mid-body", fault: .dropMidBody, code: .network, isTransient: true),
             FaultCase(name: "truncated body", fault: .truncatedBody, code: .network, isTransient: true),
@@ -91,7 +92,7 @@ extension LiveIntegrationTests {
 
             Self.expect(error, matches: fault)
             #expect(live.emulator.pendingFaultCount == 0)
-            let recovered = try await live.repository(requestTimeout: 5).fetchSegments(for: anonymous)
+            let recovered = try await live.repository(requestTimeout: LiveHarness.generousTimeout).fetchSegments(for: anonymous)
             #expect(recovered == Self.decodedAnswer)
             #expect(live.requests(on: .fetch).count == 2)
         }
@@ -142,7 +143,7 @@ extension LiveIntegrationTests {
         }
 
         @Test func wire_delayWithinTheDeadlineIsJustSlow() async throws {
-            let live = try LiveHarness(.project, requestTimeout: 5)
+            let live = try LiveHarness(.project, requestTimeout: LiveHarness.generousTimeout)
             defer { live.stop() }
             live.emulator.setFixedSegments(Self.answer, forCookie: Self.cookie)
             live.emulator.injectFault(.delay(0.2), on: .fetch)
@@ -235,7 +236,7 @@ extension LiveIntegrationTests {
         @Test func e3_uploadDroppedOnAReusedConnectionFailsTransientlyWithinItsDeadline() async throws {
             let live = try LiveHarness(.project, requestTimeout: 0.5)
             defer { live.stop() }
-            try await live.uploader(requestTimeout: 5).upload(Live.update)
+            try await live.uploader(requestTimeout: LiveHarness.generousTimeout).upload(Live.update)
             live.emulator.injectFault(.dropConnection, on: .event)
             let error = await segmentsError { try await live.uploader.upload(Live.purchase) }
 
@@ -244,7 +245,7 @@ extension LiveIntegrationTests {
             #expect(error?.code == .network || error?.code == .timeout, "\(String(describing: error))")
             #expect(error?.isTransient == true)
             #expect(live.emulator.events.count == 1)
-            try await live.uploader(requestTimeout: 5).upload(Live.update)
+            try await live.uploader(requestTimeout: LiveHarness.generousTimeout).upload(Live.update)
             #expect(live.emulator.customerUpdates.count == 2)
         }
 
@@ -252,7 +253,7 @@ extension LiveIntegrationTests {
         /// the transport must notice and open a fresh connection rather than fail or hang.
         @Test func e3_uploadAfterTheServerClosedAnIdleConnectionSucceeds() async throws {
             let live = try LiveHarness(
-                .project, requestTimeout: 2, emulatorLimits: EmulatorLimits(readTimeout: 0.2))
+                .project, requestTimeout: LiveHarness.generousTimeout, emulatorLimits: EmulatorLimits(readTimeout: 0.2))
             defer { live.stop() }
             try await live.uploader.upload(Live.purchase)
             // Ordered, not slept: the next request comes once the server has closed the idle
@@ -282,7 +283,7 @@ extension LiveIntegrationTests {
             #expect((error?.underlying as? SegmentsError)?.code == fault.code, "\(fault.name)")
             #expect(error?.isTransient == fault.isTransient, "\(fault.name)")
             #expect(error?.httpStatus == fault.httpStatus, "\(fault.name)")
-            try await live.repository(requestTimeout: 5).linkCustomerIds(identified)
+            try await live.repository(requestTimeout: LiveHarness.generousTimeout).linkCustomerIds(identified)
             #expect(live.requests(on: .link).count == 2)
         }
 
@@ -298,7 +299,7 @@ extension LiveIntegrationTests {
 
             Self.expect(error, matches: fault)
             #expect(live.emulator.pendingFaultCount == 0)
-            try await live.uploader(requestTimeout: 5).upload(Live.update)
+            try await live.uploader(requestTimeout: LiveHarness.generousTimeout).upload(Live.update)
             #expect(live.emulator.customerUpdates.count == 1)
             // A status fault answers before processing; every other fault garbles only the answer of
             // a request the emulator processed, so the event arrived although the client saw a failure.

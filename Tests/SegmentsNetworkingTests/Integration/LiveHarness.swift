@@ -23,6 +23,12 @@ struct LiveHarness {
     let logger: LogRecorder
     let configuration: BloomreachConfiguration
 
+    /// The deadline of requests whose deadline is not what a test checks: one only a hang reaches.
+    /// A loopback request can wait seconds for a thread on a loaded machine (50 uploads at once
+    /// under ThreadSanitizer beside two busy loops passed 5 s), and a test that checks a deadline
+    /// gives its own.
+    static let generousTimeout: TimeInterval = 30
+
     /// Starts an emulator and wires the adapters for `mode`'s integration and credentials.
     ///
     /// - Parameters:
@@ -34,7 +40,7 @@ struct LiveHarness {
     ///   - emulatorLimits: the emulator's server limits (e.g. a short idle time-out).
     init(
         _ mode: LiveMode, requireCredentials: Bool = false, refreshesStreamToken: Bool = true,
-        requestTimeout: TimeInterval = 5,
+        requestTimeout: TimeInterval = LiveHarness.generousTimeout,
         maximumResponseSize: Int = URLSessionSegmentsTransport.defaultMaximumResponseSize,
         emulatorLimits: EmulatorLimits = EmulatorLimits()
     ) throws {
@@ -50,7 +56,7 @@ struct LiveHarness {
     /// Starts an emulator and wires the adapters for exactly these settings.
     init(
         _ integration: BloomreachIntegration, authorization: BloomreachAuthorization = .none,
-        stream provider: (any BloomreachAuthorizationProvider)? = nil, requestTimeout: TimeInterval = 5,
+        stream provider: (any BloomreachAuthorizationProvider)? = nil, requestTimeout: TimeInterval = LiveHarness.generousTimeout,
         maximumResponseSize: Int = URLSessionSegmentsTransport.defaultMaximumResponseSize,
         timeline: Timeline = Timeline(), emulatorLimits: EmulatorLimits = EmulatorLimits()
     ) throws {

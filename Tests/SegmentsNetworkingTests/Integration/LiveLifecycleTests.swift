@@ -14,7 +14,7 @@ extension LiveIntegrationTests {
         @Test func emulatorsStartedOneAfterAnotherEachAnswer() async throws {
             var failures: [String] = []
             for round in 0..<40 {
-                let live = try LiveHarness(.project, requestTimeout: 2)
+                let live = try LiveHarness(.project, requestTimeout: LiveHarness.generousTimeout)
                 let error = await segmentsError { _ = try await live.repository.fetchSegments(for: anonymous) }
                 if let error {
                     failures.append("round \(round): \(error), \(live.emulator.requests.count) request(s) logged")
@@ -33,7 +33,7 @@ extension LiveIntegrationTests {
             let restarted = try live.emulator.start()
             defer { live.stop() }
             let configuration = BloomreachConfiguration(
-                integration: LiveMode.project.integration, baseURL: restarted.absoluteString, requestTimeout: 2)
+                integration: LiveMode.project.integration, baseURL: restarted.absoluteString, requestTimeout: LiveHarness.generousTimeout)
             let repository = BloomreachSegmentRepository(
                 configuration: configuration, transport: live.transport, scheduler: live.scheduler,
                 clock: FixedClock(date: Harness.now), logger: live.logger)
