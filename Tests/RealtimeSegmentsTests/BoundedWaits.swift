@@ -8,6 +8,6 @@ import Testing
 /// Waits for `semaphore` on a thread of its own — not on a cooperative or global-queue thread,
 /// which other tests' tasks need: `true` when it was signalled within `seconds` (times `Hang.timeScale`).
 func signalled(_ semaphore: DispatchSemaphore, within seconds: TimeInterval = 30) async -> Bool {
-    await onDedicatedThread { semaphore.wait(timeout: .now() + seconds * Double(Hang.timeScale)) == .success }
+    await onDedicatedThread { semaphore.wait(timeout: .now() + Hang.scaled(seconds)) == .success }
 }
 

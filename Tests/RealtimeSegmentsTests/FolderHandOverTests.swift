@@ -47,14 +47,14 @@ import Testing
         let drained = await onDedicatedThread {
             let done = DispatchSemaphore(value: 0)
             qA.async { done.signal() }
-            return done.wait(timeout: .now() + 5 * Double(Hang.timeScale)) == .success
+            return done.wait(timeout: .now() + Hang.scaled(5)) == .success
         }
         #expect(drained, "client A's storage queue never drains: it waits for B's, which waits for A's")
         guard drained else { return }
         let answers = await onDedicatedThread {
             let done = DispatchSemaphore(value: 0)
             qB.async { done.signal() }
-            return done.wait(timeout: .now() + 5 * Double(Hang.timeScale)) == .success
+            return done.wait(timeout: .now() + Hang.scaled(5)) == .success
         }
         #expect(answers, "client B's storage queue never drains")
         a.stop()

@@ -25,7 +25,7 @@ private func startOnNewThread(_ body: @escaping @Sendable () -> Void) -> Dispatc
 /// semaphore sees it too.
 private func arrives(_ semaphore: DispatchSemaphore, within seconds: Double) async -> Bool {
     await onDedicatedThread {
-        guard semaphore.wait(timeout: .now() + seconds * Double(Hang.timeScale)) == .success else { return false }
+        guard semaphore.wait(timeout: .now() + Hang.scaled(seconds)) == .success else { return false }
         semaphore.signal()
         return true
     }
@@ -337,7 +337,7 @@ private func integrationsInUse(
                 try? client.configure(b.configuration)
             }
             let started = await onDedicatedThread { () -> Bool in
-                guard ready.wait(timeout: .now() + 5 * Double(Hang.timeScale)) == .success, ready.wait(timeout: .now() + 5 * Double(Hang.timeScale)) == .success else {
+                guard ready.wait(timeout: .now() + Hang.scaled(5)) == .success, ready.wait(timeout: .now() + Hang.scaled(5)) == .success else {
                     return false
                 }
                 go.signal()

@@ -128,5 +128,5 @@ extension Result where Failure == SegmentsError {
 /// which other tests' tasks need: `true` when it was signalled within `seconds` (times `Hang.timeScale`) (generous: only a
 /// hang takes that long).
 func signalled(_ semaphore: DispatchSemaphore, within seconds: TimeInterval = 30) async -> Bool {
-    await onDedicatedThread { semaphore.wait(timeout: .now() + seconds * Double(Hang.timeScale)) == .success }
+    await onDedicatedThread { semaphore.wait(timeout: .now() + Hang.scaled(seconds)) == .success }
 }

@@ -55,7 +55,7 @@ private func finishes(within seconds: Double, _ body: @escaping @Sendable () -> 
         body()
         done.signal()
     }
-    return await onDedicatedThread { done.wait(timeout: .now() + seconds * Double(Hang.timeScale)) == .success }
+    return await onDedicatedThread { done.wait(timeout: .now() + Hang.scaled(seconds)) == .success }
 }
 
 /// An app object whose `deinit` calls the SDK (see Behaviour D7).

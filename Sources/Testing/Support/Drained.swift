@@ -16,7 +16,7 @@
     public func drained(
         _ queue: DispatchQueue, within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation
     ) -> Bool {
-        let limit = seconds * Double(Hang.timeScale)
+        let limit = Hang.scaled(seconds)
         let reached = DispatchSemaphore(value: 0)
         queue.async { reached.signal() }
         guard reached.wait(timeout: .now() + limit) == .success else {
@@ -39,7 +39,7 @@
     public func drained(
         _ queue: DispatchQueue, within seconds: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation
     ) async -> Bool {
-        let limit = seconds * Double(Hang.timeScale)
+        let limit = Hang.scaled(seconds)
         let answered = LockedValue(false)
         let reached = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let answer: @Sendable (Bool) -> Void = { reached in

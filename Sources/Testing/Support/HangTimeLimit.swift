@@ -32,11 +32,21 @@
         /// A run under a sanitizer, which slows every test several times, on a machine other work
         /// shares, sets it (the package's CI sets 3 for its ThreadSanitizer and AddressSanitizer
         /// runs): the limits are there to end a deadlock, not to time the tests. Waits of your own
-        /// that must hold up under the same conditions can scale by it too.
+        /// that must hold up under the same conditions scale by it too: ``scaled(_:)``.
         public static let timeScale: Int = {
             let text = ProcessInfo.processInfo.environment["SEGMENTS_TEST_TIME_SCALE"] ?? ""
             return max(Int(text) ?? 1, 1)
         }()
+
+        /// `seconds` times ``timeScale``: the limit of a wait of your own that, like the suites'
+        /// limits, is there to end a hang, not to time the code.
+        ///
+        /// ```swift
+        /// let answered = semaphore.wait(timeout: .now() + Hang.scaled(30)) == .success
+        /// ```
+        public static func scaled(_ seconds: TimeInterval) -> TimeInterval {
+            seconds * Double(timeScale)
+        }
     }
 
     /// The stand-in for ``Hang/timeLimit(minutes:)`` where Swift Testing has no time limits.

@@ -116,7 +116,7 @@ final class OutstandingWorkScheduler: SegmentsScheduler {
 /// Under `SEGMENTS_TEST_TIME_SCALE` (a sanitizer run) the limit is that many times longer, as the
 /// suites' time limits are (`Hang.timeScale`).
 func eventually(timeout: TimeInterval = 60, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout * Double(Hang.timeScale))
+    let deadline = Date().addingTimeInterval(Hang.scaled(timeout))
     while Date() < deadline {
         if condition() { return true }
         try? await Task.sleep(nanoseconds: 10_000_000)

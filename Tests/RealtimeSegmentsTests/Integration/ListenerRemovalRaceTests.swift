@@ -50,7 +50,7 @@ import Testing
     /// `Hang.timeScale`). Its fetch is a task of the cooperative pool, where every other suite's
     /// work waits its turn: under ThreadSanitizer that took more than 30 s, and in a plain run on a
     /// shared CI machine more than 90 s. The removers, on threads of their own, keep their 30 s.
-    static let answerPatience = 150 * TimeInterval(Hang.timeScale)
+    static let answerPatience = Hang.scaled(150)
     static let handshakeVictims = 8
     static let pairs = 60
     static let removers = 2

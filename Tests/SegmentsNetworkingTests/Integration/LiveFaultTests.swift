@@ -46,7 +46,7 @@ extension LiveIntegrationTests {
             // where the suites' limits are (`Hang.timeScale`).
             FaultCase(
                 name: "delay 1 h vs 1 s deadline", fault: .delay(3600), code: .timeout, isTransient: true,
-                requestTimeout: Double(Hang.timeScale)),
+                requestTimeout: Hang.scaled(1)),
             FaultCase(name: "dropped connection", fault: .dropConnection, code: .network, isTransient: true),
             FaultCase(name: "reset mid-body", fault: .dropMidBody, code: .network, isTransient: true),
             FaultCase(name: "truncated body", fault: .truncatedBody, code: .network, isTransient: true),
