@@ -25,7 +25,7 @@ final class SimulatedWorld {
     let callLimit: TimeInterval
     /// How long the work due on the scheduler may take: it runs on Swift's cooperative pool, which
     /// a loaded test run (every suite at once on two cores) can keep busy for a while.
-    var schedulerLimit: TimeInterval { max(callLimit, 120 * Double(Hang.timeScale)) }
+    var schedulerLimit: TimeInterval { max(callLimit, Hang.scaled(120)) }
     /// Which of the client's queued work runs first when the session settles: its storage queue
     /// (a load, a save, a retry of P8) or the work due now on the scheduler (a flush's upload, a
     /// fetch's start). Both orders happen on a device; a session takes one.
@@ -153,29 +153,28 @@ final class SimulatedWorld {
             _ = client.queuedEventCount
             _ = client.flushingMode
             deinits.withLock { $0 += 1 }
-            // Taken and counted in one step, so the world sees every configure it starts.
+            // Taken and entered in one step, so the world waits for every configure it starts.
             let configuring = nested?.withLock { nested -> (SegmentsClient.Configuration, SpecModel.Integration)? in
                 guard let configuring = nested.configuring else { return nil }
-                nested.inFlight += 1
+                nested.running.enter()
                 return configuring
             }
             if let nested, let (configuration, integration) = configuring {
                 let made = (try? client.configure(configuration)) != nil
                 nested.withLock { nested in
-                    nested.inFlight -= 1
                     if made { nested.made.append(integration) }
+                    nested.running.leave()
                 }
             }
         }
     }
 
     /// The configures `deinit`s make (finding 1 of issue 32): the configuration they use (and its
-    /// integration), set while the world configures; how many started and have not returned; the
-    /// integrations of those made, in the order they were made (two raced configures each set
-    /// their own, so a `deinit` may use either).
+    /// integration), set while the world configures; those started and not yet returned; the
+    /// integrations of those made, in the order they were made.
     struct NestedConfigures: Sendable {
         var configuring: (SegmentsClient.Configuration, SpecModel.Integration)?
-        var inFlight = 0
+        let running = DispatchGroup()
         var made: [SpecModel.Integration] = []
     }
 
@@ -289,7 +288,7 @@ final class SimulatedWorld {
 
     init(layout: SpecModel.Layout, probesConfigure: Bool = false, callLimit: TimeInterval = 60, storageFirst: Bool = true) {
         self.layout = layout
-        self.callLimit = callLimit * Double(Hang.timeScale)
+        self.callLimit = Hang.scaled(callLimit)
         self.storageFirst = storageFirst
         self.probesConfigure = probesConfigure
         logger = ContractLines(scheduler: scheduler)
@@ -639,13 +638,8 @@ final class SimulatedWorld {
     /// the world configured can end on the SDK's thread after the world's call returned (the world
     /// counted it a step late before). Not ended within ``callLimit``: a deadlock (D7).
     private func nestedConfiguresMade() -> [SpecModel.Integration] {
-        let deadline = Date().addingTimeInterval(callLimit)
-        while nestedConfigures.value.inFlight > 0 {
-            guard failure == nil, Date() < deadline else {
-                if failure == nil { failure = "a configure made by a deinit did not return within \(Int(callLimit)) s: a deadlock (D7)" }
-                break
-            }
-            usleep(1_000)
+        if failure == nil, nestedConfigures.value.running.wait(timeout: .now() + callLimit) != .success {
+            failure = "a configure made by a deinit did not return within \(Int(callLimit)) s: a deadlock (D7)"
         }
         return nestedConfigures.value.made
     }
@@ -855,13 +849,21 @@ final class SimulatedWorld {
     private func waitUntilTheFolderIsLetGo() {
         guard let folder, failure == nil else { return }
         let deadline = Date().addingTimeInterval(callLimit)
-        // A folder that is gone (a stop deleted it) holds no lock.
-        while FileManager.default.fileExists(atPath: folder.path), (try? StorageDirectoryLock.acquire(folder, creating: false)) == nil {
-            guard Date() < deadline else {
-                failure = "the released clients still held the folder's lock after \(Int(callLimit)) s (P5)"
+        // A folder that is gone (a stop deleted it) holds no lock. Each try waits out a moment's
+        // holder as a claim does (about 50 ms); an error other than a held lock is the launch's to
+        // meet.
+        while FileManager.default.fileExists(atPath: folder.path) {
+            do {
+                _ = try StorageDirectoryLock.waitingOutMomentaryHolders { try StorageDirectoryLock.acquire(folder, creating: false) }
+                return
+            } catch let error as SegmentsError where error.isLockHeld {
+                guard Date() < deadline else {
+                    failure = "the released clients still held the folder's lock after \(Int(callLimit)) s (P5)"
+                    return
+                }
+            } catch {
                 return
             }
-            usleep(1_000)
         }
     }
 

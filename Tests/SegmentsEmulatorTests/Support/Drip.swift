@@ -16,16 +16,15 @@ import Darwin
 /// test reuses its number (a drip that outlived its test once sent its bytes into the next test's
 /// connection, which the server answered 405).
 final class Drip: @unchecked Sendable {
-    private let state = EmulatorLocked((sent: 0, finishing: false, ended: false))
-    private let ended = DispatchSemaphore(value: 0)
+    private let state = EmulatorLocked((sent: 0, finishing: false))
+    /// Left when the thread ends.
+    private let running = DispatchGroup()
 
     /// Starts dripping on `fd`: one byte, then `interval` microseconds of sleep, `limit` times.
     init(_ fd: Int32, every interval: useconds_t, limit: Int) {
+        running.enter()
         Thread.detachNewThread { [self] in
-            defer {
-                state.withLock { $0.ended = true }
-                ended.signal()
-            }
+            defer { running.leave() }
             #if canImport(Glibc)
             let flags = Int32(MSG_NOSIGNAL)
             #else
@@ -50,14 +49,17 @@ final class Drip: @unchecked Sendable {
     /// The bytes sent so far.
     var sent: Int { state.value.sent }
 
-    /// Whether the thread has ended (a send failed, or `limit` bytes were sent).
-    var hasEnded: Bool { state.value.ended }
+    /// Waits until the thread ends by itself (a send failed, or `limit` bytes were sent); false
+    /// when it did not within `seconds`.
+    func ended(within seconds: TimeInterval) -> Bool {
+        running.wait(timeout: .now() + seconds) == .success
+    }
 
     /// Stops the drip and waits until its thread has ended (at most one interval); false when it
     /// did not end within `seconds`.
     @discardableResult
     func finish(within seconds: TimeInterval = 60) -> Bool {
         state.withLock { $0.finishing = true }
-        return ended.wait(timeout: .now() + seconds) == .success
+        return ended(within: seconds)
     }
 }
