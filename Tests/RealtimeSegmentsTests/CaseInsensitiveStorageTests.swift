@@ -24,7 +24,7 @@ import Testing
         await onDedicatedThread {
             let done = DispatchSemaphore(value: 0)
             queue.async { done.signal() }
-            return done.wait(timeout: .now() + 10) == .success
+            return done.wait(timeout: .now() + Hang.scaled(10)) == .success
         }
     }
 

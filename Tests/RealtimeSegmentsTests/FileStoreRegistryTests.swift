@@ -134,7 +134,7 @@ import Testing
         }
         #expect(writes.wait(timeout: .now()) == .timedOut, "the owner's write is still queued")
         gate.signal()
-        #expect(writes.wait(timeout: .now() + 30) == .success)
+        #expect(writes.wait(timeout: .now() + Hang.scaled(30)) == .success)
         #expect(written.value, "done only after the owner's write")
         FileStoreRegistry.release(taken, customer: nil, writes: DispatchGroup())
     }

@@ -278,7 +278,7 @@ extension SegmentsClientTests {
             done.signal()
         }
         // Generous: only a call that waits for one of the stuck queues takes this long.
-        let returned = await onDedicatedThread { done.wait(timeout: .now() + 30) == .success }
+        let returned = await onDedicatedThread { done.wait(timeout: .now() + Hang.scaled(30)) == .success }
         #expect(returned)
         #expect(cookie.value != nil)
         #expect(answers.count == 0)  // the answer waits for the delivery queue, not the caller

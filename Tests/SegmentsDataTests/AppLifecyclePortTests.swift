@@ -100,10 +100,10 @@ import Testing
                 waiting.signal()
                 ended.wait()
             })
-        #expect(waiting.wait(timeout: .now() + 30) == .success, "the activity's block did not wait for the request's end")
+        #expect(waiting.wait(timeout: .now() + Hang.scaled(30)) == .success, "the activity's block did not wait for the request's end")
         #expect(platform.finished.wait(timeout: .now()) == .timedOut, "the activity's block returned before the request ended")
         request.cancel()
-        #expect(platform.finished.wait(timeout: .now() + 30) == .success)
+        #expect(platform.finished.wait(timeout: .now() + Hang.scaled(30)) == .success)
     }
 
     @Test func e7_anExpiringActivityWhoseTimeIsUpCallsTheExpirationAndEnds() {
@@ -116,7 +116,7 @@ import Testing
                 perform: platform.perform)
         }
         platform.expire()
-        #expect(platform.finished.wait(timeout: .now() + 30) == .success)
+        #expect(platform.finished.wait(timeout: .now() + Hang.scaled(30)) == .success)
         #expect(expirations.value == 1)
         #expect(request.value?.isCancelled == true)
     }

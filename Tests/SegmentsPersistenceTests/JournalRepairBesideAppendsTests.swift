@@ -102,7 +102,7 @@ import Darwin
                     loaded.withLock { $0 = items }
                     loadEnded.signal()
                 }
-                try #require(gate.holding.wait(timeout: .now() + 10) == .success, "the repair rewrites the queue")
+                try #require(gate.holding.wait(timeout: .now() + Hang.scaled(10)) == .success, "the repair rewrites the queue")
                 // The app's thread tracks an event while the rewrite is held midway.
                 DispatchQueue.global().async {
                     do throws(SegmentsError) {
@@ -116,7 +116,7 @@ import Darwin
                 appendedWhileTheRewriteWasHeld = appendEnded.wait(timeout: .now() + 10) == .success
                 gate.release.signal()
                 if !appendedWhileTheRewriteWasHeld { _ = appendEnded.wait(timeout: .now() + 60) }
-                try #require(loadEnded.wait(timeout: .now() + 60) == .success)
+                try #require(loadEnded.wait(timeout: .now() + Hang.scaled(60)) == .success)
             }
 
             #expect(appendedWhileTheRewriteWasHeld, "the append waited for the repair's rewrite")

@@ -25,7 +25,7 @@ import Darwin
             result.withLock { $0 = load() }
             done.signal()
         }
-        guard done.wait(timeout: .now() + 20) == .success else { return nil }
+        guard done.wait(timeout: .now() + Hang.scaled(20)) == .success else { return nil }
         return result.value
     }
 

@@ -49,8 +49,16 @@ import Testing
     /// How long a forced read may take to be answered before the test gives up (times
     /// `Hang.timeScale`). Its fetch is a task of the cooperative pool, where every other suite's
     /// work waits its turn: under ThreadSanitizer that took more than 30 s, and in a plain run on a
-    /// shared CI machine more than 90 s. The removers, on threads of their own, keep their 30 s.
+    /// shared CI machine more than 90 s.
     static let answerPatience = Hang.scaled(150)
+
+    /// How long a remover waits for its next work: a round's forced read first, then every removal
+    /// of that round. A remover that waited only a minute gave up on a loaded CI machine while round
+    /// 0's read was still waiting for the pool (the handshake then found no one to remove its victims).
+    static let removerPatience = answerPatience + Hang.scaled(60)
+
+    /// How long the test waits for the removers, which run on threads of their own, to finish a step.
+    static let removalPatience = Hang.scaled(30)
     static let handshakeVictims = 8
     static let pairs = 60
     static let removers = 2
@@ -178,8 +186,8 @@ import Testing
             Thread.detachNewThread {
                 var cursor = 0
                 while true {
-                    // Bounded: a remover that hears nothing for a minute gives up (the test fails below).
-                    guard queue.wakeUps[remover].wait(timeout: .now() + 60) == .success else { break }
+                    // Bounded: a remover that hears nothing for longer than a round may take gives up (the test fails below).
+                    guard queue.wakeUps[remover].wait(timeout: .now() + Self.removerPatience) == .success else { break }
                     let items = queue.items(from: cursor)
                     cursor += items.count
                     var stopped = false
@@ -237,7 +245,7 @@ import Testing
                 let (triggerID, triggerToken, triggerWatch) = register { _, _ in
                     queue.hand(handshake.value + [.checkpoint(handshakeDone)])
                     // On the delivery queue: the victims' calls are queued behind this one.
-                    if handshakeDone.wait(timeout: .now() + 30) != .success { handshakeFailed.withLock { $0 = true } }
+                    if handshakeDone.wait(timeout: .now() + Self.removalPatience) != .success { handshakeFailed.withLock { $0 = true } }
                 }
                 var handshakeIDs: [Int] = []
                 for _ in 0..<Self.handshakeVictims {
@@ -270,14 +278,14 @@ import Testing
                     return outcome
                 }
                 guard !handshakeFailed.value else {
-                    outcome.failure = "round \(round): the removers did not remove the handshake victims within 30 s"
+                    outcome.failure = "round \(round): the removers did not remove the handshake victims within \(Int(Self.removalPatience)) s"
                     return outcome
                 }
                 // Every victim was handed over by now (its keeper ran); wait until both removers are done.
                 let roundDone = DispatchSemaphore(value: 0)
                 queue.hand([.checkpoint(roundDone)])
-                for _ in 0..<Self.removers where roundDone.wait(timeout: .now() + 30) != .success {
-                    outcome.failure = "round \(round): the removers did not finish within 30 s"
+                for _ in 0..<Self.removers where roundDone.wait(timeout: .now() + Self.removalPatience) != .success {
+                    outcome.failure = "round \(round): the removers did not finish within \(Int(Self.removalPatience)) s"
                     return outcome
                 }
                 let roundEnd = timeline.mark()
