@@ -88,12 +88,12 @@ struct CoalescingBenchmark {
         let logger = Fixtures.logger()
         let repository = RecordingSegmentRepository(scheduler: scheduler)
         let engine = SegmentationEngine(
-            dependencies: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: DispatchQueue(label: "segments-bench.virtual"))))
+            dependencies: .init(client: ClientPorts(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: DispatchQueue(label: "segments-bench.virtual")))))
         engine.configure(
             .init(repository: repository, customerStore: RecordingCustomerStore(CustomerIds(cookie: "virtual")), baselineStore: RecordingSegmentBaselineStore()))
         engine.addListener(SegmentListener(category: .discovery(), includeFirstLoad: false) { _ in })
         let pipeline = TrackingPipeline(
-            dependencies: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger)), store: InMemoryEventQueueStore(),
+            dependencies: .init(client: ClientPorts(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger))), store: InMemoryEventQueueStore(),
             uploader: RecordingEventUploader(scheduler: scheduler), onItemUploaded: { engine.itemUploaded() })
         await scheduler.advance(by: 60)  // the reload the registration asked for
         let before = repository.fetches.count

@@ -27,7 +27,7 @@ struct ConfiguredIntegration {
 
     init(
         _ configuration: SegmentsClient.Configuration, options: SegmentsClient.Options, owner: AnyObject,
-        storageQueue: DispatchQueue
+        client: ClientPorts
     ) throws {
         try options.validate()
         let transport = SegmentsMiddlewareTransport(transport: options.transport, middlewares: options.middlewares)
@@ -36,17 +36,17 @@ struct ConfiguredIntegration {
         case .bloomreach(let bloomreach):
             try bloomreach.validate()
             repository = BloomreachSegmentRepository(
-                configuration: bloomreach, transport: transport, scheduler: options.runtime.scheduler, clock: options.runtime.clock,
-                logger: options.runtime.logger)
+                configuration: bloomreach, transport: transport, scheduler: client.runtime.scheduler, clock: client.runtime.clock,
+                logger: client.runtime.logger)
             uploader = BloomreachEventUploader(
-                configuration: bloomreach, transport: transport, scheduler: options.runtime.scheduler, clock: options.runtime.clock,
-                logger: options.runtime.logger)
+                configuration: bloomreach, transport: transport, scheduler: client.runtime.scheduler, clock: client.runtime.clock,
+                logger: client.runtime.logger)
         case .odp(let odp, let candidates, let category):
             try odp.validate()
             repository = ODPAudienceRepository(
-                configuration: odp, transport: transport, clock: options.runtime.clock, candidates: candidates,
-                category: category, logger: options.runtime.logger)
-            uploader = DiscardingEventUploader(logger: options.runtime.logger)
+                configuration: odp, transport: transport, clock: client.runtime.clock, candidates: candidates,
+                category: category, logger: client.runtime.logger)
+            uploader = DiscardingEventUploader(logger: client.runtime.logger)
         case .custom(let id, let customRepository, let customUploader):
             guard !id.isEmpty else { throw SegmentsError(.invalidConfiguration, "The integration id is empty") }
             repository = customRepository
@@ -72,12 +72,12 @@ struct ConfiguredIntegration {
                     // Named by the rule of the version that made it (before the case rule).
                     Self.moveKeyNamedFolder(
                         StorageLocation.earlierDefaultDirectory(integrationId: legacyIntegrationId), to: folder,
-                        logger: options.runtime.logger)
+                        logger: client.runtime.logger)
                 }
-                Self.moveEarlierFolder(integrationId: backend.storageIntegrationId, logger: options.runtime.logger)
+                Self.moveEarlierFolder(integrationId: backend.storageIntegrationId, logger: client.runtime.logger)
             }
             let claim = try FileStoreRegistry.claim(
-                folder, for: owner, queue: storageQueue, logger: options.runtime.logger, capacity: options.eventQueueCapacity,
+                folder, for: owner, queue: client.storageQueue, logger: client.runtime.logger, capacity: options.eventQueueCapacity,
                 protectedData: options.protectedData)
             if claim.previousWrites == nil {
                 // The customer file the engine reads next (answered from memory then): one the
@@ -110,10 +110,10 @@ struct ConfiguredIntegration {
             // whose path changes when iOS moves an app's container.
             integrationID: StorageLocation.integrationDigest(configuration.backend.storageIntegrationId + " | " + endpoint),
             storageID: storageID, handedOverCustomer: claim?.previousCustomer,
-            handOver: claim.map { FileStoreRegistry.HandOver($0, storageQueue: storageQueue) },
-            refusedStorageRedo: claim.map { FileStorageRedo(stores: $0.stores, lock: $0.lock, logger: options.runtime.logger) },
+            handOver: claim.map { FileStoreRegistry.HandOver($0, storageQueue: client.storageQueue) },
+            refusedStorageRedo: claim.map { FileStorageRedo(stores: $0.stores, lock: $0.lock, logger: client.runtime.logger) },
             eraser: StoresErasure(
-                customer: stores.customer, baseline: stores.baseline, events: stores.events, logger: options.runtime.logger))
+                customer: stores.customer, baseline: stores.baseline, events: stores.events, logger: client.runtime.logger))
     }
 }
 

@@ -23,9 +23,10 @@ public final class SegmentsClient: Sendable {
     /// The client's lifecycle, customer and segments: every lifecycle call is one transition of
     /// its machine, so they take effect in one total order (<doc:Behaviour#A4>).
     let engine: SegmentationEngine
-    /// The one serial queue this client reads and writes its files on, engine and pipeline alike
-    /// (<doc:Behaviour#R1>): saves and loads stay in order and never run on the app's thread.
-    let storageQueue: DispatchQueue
+    /// The ports that live as long as this client, built here once from ``Options``: its runtime,
+    /// and the one serial queue it reads and writes its files on, engine and pipelines alike
+    /// (<doc:Behaviour#R1>), so saves and loads stay in order and never run on the app's thread.
+    let ports: ClientPorts
     /// The client's registration with ``Options/protectedData``, ended with the client: the engine
     /// decides which configuration redoes what its storage refused (<doc:Behaviour#P8>).
     let protectedDataObservation: ProtectedDataObservation
@@ -39,11 +40,9 @@ public final class SegmentsClient: Sendable {
     /// An unconfigured client built from `options`.
     public init(options: Options = Options()) {
         self.options = options
-        let storageQueue = options.storageQueue ?? DispatchQueue(label: "RealtimeSegments.storage")
-        self.storageQueue = storageQueue
-        let engine = SegmentationEngine(
-            dependencies: .init(
-                runtime: options.runtime, storageQueue: storageQueue, timings: options.timings))
+        let ports = ClientPorts(runtime: options.runtime, storageQueue: options.storageQueue)
+        self.ports = ports
+        let engine = SegmentationEngine(dependencies: .init(client: ports, timings: options.timings))
         self.engine = engine
         protectedDataObservation = options.protectedData.observeAvailability { [weak engine] in
             engine?.protectedDataBecameAvailable()
@@ -84,17 +83,16 @@ public final class SegmentsClient: Sendable {
     ///   available; the client is then left as it was.
     public func configure(_ configuration: Configuration) throws {
         let defaults = try configuredDefaults(configuration)
-        var integration = try ConfiguredIntegration(configuration, options: options, owner: self, storageQueue: storageQueue)
+        var integration = try ConfiguredIntegration(configuration, options: options, owner: self, client: ports)
         if let previous = integration.claim?.previousWrites {
             // Another client of this process used the folder before: its last writes may still be
             // queued on its storage queue. This client's storage queue waits for them before it
             // reads the folder; the caller does not.
-            storageQueue.async { previous.wait() }
+            ports.storageQueue.async { previous.wait() }
         }
         let engine = self.engine
         let pipeline = TrackingPipeline(
-            dependencies: .init(
-                runtime: options.runtime, retry: options.uploadRetry, storageQueue: storageQueue, capacity: options.eventQueueCapacity),
+            dependencies: .init(client: ports, retry: options.uploadRetry, capacity: options.eventQueueCapacity),
             store: integration.events, uploader: integration.uploader, mode: .manual, loadsAtOnce: false,
             onItemUploaded: { [weak engine] in engine?.itemUploaded() })
         integration.ports.tracking = pipeline

@@ -34,7 +34,7 @@ final class EngineHarness: Sendable {
         baselineStore = RecordingSegmentBaselineStore(baseline)
         let counter = cookieCounter
         engine = SegmentationEngine(
-            dependencies: .init(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: deliveryQueue, random: { 0.5 }), storageQueue: storageQueue, timings: timings, makeCookie: {
+            dependencies: .init(client: ClientPorts(runtime: SegmentsRuntime(scheduler: scheduler, clock: scheduler, logger: logger, deliveryQueue: deliveryQueue, random: { 0.5 }), storageQueue: storageQueue), timings: timings, makeCookie: {
                     counter.withLock { count in
                         count += 1
                         return "new-cookie-\(count)"

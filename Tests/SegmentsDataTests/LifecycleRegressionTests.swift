@@ -20,10 +20,9 @@ private func lifecyclePorts(
 private func lifecycleEngine(_ harness: EngineHarness, scheduler: any SegmentsScheduler) -> SegmentationEngine {
     SegmentationEngine(
         dependencies: .init(
-            runtime: SegmentsRuntime(
+            client: ClientPorts(runtime: SegmentsRuntime(
                 scheduler: scheduler, clock: harness.scheduler, logger: harness.logger,
-                deliveryQueue: harness.deliveryQueue, random: { 0.5 }),
-            storageQueue: harness.storageQueue))
+                deliveryQueue: harness.deliveryQueue, random: { 0.5 }), storageQueue: harness.storageQueue)))
 }
 
 // MARK: - Helpers
@@ -241,6 +240,9 @@ private let a1 = Segment(id: "a1", segmentationId: "ga")
         guard await releasesWithoutDeadlock("removeListener: the handler", deinits: deinits, { engine.removeListener(token) })
         else { return }
         #expect(engine.listenerCount == 0)
+        // The deinit's read left work due on the scheduler: run it, so the scheduler (held by that
+        // work's engine) does not outlive the test and report a stall into the run.
+        await harness.scheduler.runUntilIdle()
     }
 
     @Test func d7_theOwnerPruneOnTheNextAddListenerReleasesAHandlerWhoseDeinitCallsTheSDK() async {
@@ -257,6 +259,9 @@ private let a1 = Segment(id: "a1", segmentationId: "ga")
             engine.addListener(SegmentListener(category: .content(), includeFirstLoad: false) { _ in })
         }) else { return }
         #expect(engine.listenerCount == 1)
+        // The deinit's read left work due on the scheduler: run it, so the scheduler (held by that
+        // work's engine) does not outlive the test and report a stall into the run.
+        await harness.scheduler.runUntilIdle()
     }
 
     @Test func d7_theOwnerPruneOnTheReloadTimerReleasesAHandlerWhoseDeinitCallsTheSDK() async {
@@ -303,6 +308,9 @@ private let a1 = Segment(id: "a1", segmentationId: "ga")
             { engine.configure(next) })
         else { return }
         #expect(engine.customer?.cookie == "c")
+        // The deinit's read left work due on the scheduler: run it, so the scheduler (held by that
+        // work's engine) does not outlive the test and report a stall into the run.
+        await harness.scheduler.runUntilIdle()
     }
 
     // MARK: G6 — a read made after the customer changed does not pay for the stale flight

@@ -107,7 +107,7 @@ import Testing
         let storage = DispatchQueue(label: "lock-discipline.storage")
         let logger = ReenteringLogger(reentry)
         let engine = SegmentationEngine(
-            dependencies: .init(runtime: SegmentsRuntime(scheduler: ReenteringScheduler(scheduler, reentry), clock: scheduler, logger: logger, deliveryQueue: delivery, random: { 0.5 }), storageQueue: storage))
+            dependencies: .init(client: ClientPorts(runtime: SegmentsRuntime(scheduler: ReenteringScheduler(scheduler, reentry), clock: scheduler, logger: logger, deliveryQueue: delivery, random: { 0.5 }), storageQueue: storage)))
         reentry.attach(engine)
         let repository = RecordingSegmentRepository(scheduler: scheduler)
         repository.answer([.discovery(): [Fixture.s1]])

@@ -142,7 +142,7 @@ import Testing
         var machine = Machine(timings: SegmentationTimings())
         _ = machine.networkPathChanged(.unusable, at: Fixtures.at(0))
         let pipeline = TrackingPipeline(
-            dependencies: .init(runtime: SegmentsRuntime(scheduler: TestScheduler())), store: RecordingEventQueueStore(),
+            dependencies: .init(client: ClientPorts(runtime: SegmentsRuntime(scheduler: TestScheduler()))), store: RecordingEventQueueStore(),
             uploader: RecordingEventUploader(), mode: .manual, loadsAtOnce: false, onItemUploaded: {})
         let steps = Fixtures.configure(&machine, Fixtures.ports(tracking: pipeline))
         let path = steps.firstIndex(of: "trackingPath(unusable)")

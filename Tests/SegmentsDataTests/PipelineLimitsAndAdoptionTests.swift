@@ -14,7 +14,7 @@ import Testing
     @Test(arguments: [-5, 0, 1])
     func e3_e6_theCapAndThePermanentFailureLimitAreAtLeastOne(value: Int) {
         let dependencies = TrackingPipeline.Dependencies(
-            runtime: SegmentsRuntime(scheduler: TestScheduler()), maxPermanentFailures: value, capacity: value)
+            client: ClientPorts(runtime: SegmentsRuntime(scheduler: TestScheduler())), maxPermanentFailures: value, capacity: value)
         #expect(dependencies.capacity == 1)
         #expect(dependencies.maxPermanentFailures == 1)
     }

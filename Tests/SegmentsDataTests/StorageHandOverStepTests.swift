@@ -126,10 +126,9 @@ final class RecordingStorageHandOver: StorageHandOver {
         let storageQueue = DispatchQueue(label: "test.storage")
         let engine = SegmentationEngine(
             dependencies: .init(
-                runtime: SegmentsRuntime(
+                client: ClientPorts(runtime: SegmentsRuntime(
                     scheduler: gate, clock: gate.inner, logger: RecordingLogger(), deliveryQueue: DispatchQueue(label: "test.delivery"),
-                    random: { 0.5 }),
-                storageQueue: storageQueue))
+                    random: { 0.5 }), storageQueue: storageQueue)))
         let handOver = RecordingStorageHandOver()
         engine.configure(
             .init(

@@ -47,7 +47,7 @@ import Testing
 
     /// The next pipeline on the same store, for a stop that hands its flushes over (never run).
     static let successor = TrackingPipeline(
-        dependencies: .init(runtime: SegmentsRuntime(scheduler: TestScheduler(), clock: TestScheduler(), logger: RecordingLogger())),
+        dependencies: .init(client: ClientPorts(runtime: SegmentsRuntime(scheduler: TestScheduler(), clock: TestScheduler(), logger: RecordingLogger()))),
         store: RecordingEventQueueStore(), uploader: UnimplementedEventUploader(), loadsAtOnce: false, onItemUploaded: {})
 
     static func item(_ name: String, failed: Int = 0) -> TrackedEvent {

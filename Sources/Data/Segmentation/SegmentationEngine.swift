@@ -18,10 +18,9 @@ import SegmentsDomain
 package final class SegmentationEngine: Sendable {
     /// The ports that live as long as the engine.
     package struct Dependencies: Sendable {
-        /// Scheduler, clock, logger, delivery queue and jitter, shared with the rest of the client.
-        package var runtime: SegmentsRuntime
-        /// The serial queue every store load and save runs on, in order, off the caller's thread.
-        package var storageQueue: DispatchQueue
+        /// The client's ports: its runtime and the serial queue every store load and save runs
+        /// on, in order, off the caller's thread; shared with the client's tracking pipelines.
+        package var client: ClientPorts
         /// Every timing.
         package var timings: SegmentationTimings
         /// A new anonymous cookie.
@@ -29,13 +28,11 @@ package final class SegmentationEngine: Sendable {
 
         /// Creates the dependencies; the defaults are the live ones.
         package init(
-            runtime: SegmentsRuntime,
-            storageQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.storage"),
+            client: ClientPorts,
             timings: SegmentationTimings = SegmentationTimings(),
             makeCookie: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
         ) {
-            self.runtime = runtime
-            self.storageQueue = storageQueue
+            self.client = client
             self.timings = timings
             self.makeCookie = makeCookie
         }
@@ -120,7 +117,7 @@ package final class SegmentationEngine: Sendable {
     /// ``configure(_:flushingMode:)``.
     package init(dependencies: Dependencies) {
         self.dependencies = dependencies
-        driver = StateMachineDriver(Machine(timings: dependencies.timings), runtime: dependencies.runtime) { action, driver in
+        driver = StateMachineDriver(Machine(timings: dependencies.timings), runtime: dependencies.client.runtime) { action, driver in
             Self.perform(action, on: driver, with: dependencies)
         }
     }
@@ -179,7 +176,7 @@ package final class SegmentationEngine: Sendable {
     /// (<doc:Behaviour#E1>). One that cannot be queued (the queue full or unwritable, or properties
     /// that grew past 64 KiB with the default properties) is logged as an error; the others go on.
     private func queue(_ replay: WaitingReplay) {
-        let logger = dependencies.runtime.logger
+        let logger = dependencies.client.runtime.logger
         guard let pipeline = replay.tracking else {
             if !replay.items.isEmpty {
                 logger.log(.error, "Tracking: \(replay.items.count) call(s) made before configure were dropped: the integration does not track")
@@ -444,7 +441,7 @@ package final class SegmentationEngine: Sendable {
         completion: @escaping @Sendable (Result<[Segment], SegmentsError>) -> Void
     ) {
         if let hit = cacheHit(category, force: force) {
-            dependencies.runtime.deliveryQueue.async { completion(.success(hit)) }
+            dependencies.client.runtime.deliveryQueue.async { completion(.success(hit)) }
             return
         }
         driver.transition { machine, now in
@@ -483,7 +480,7 @@ package final class SegmentationEngine: Sendable {
     /// clock only for a snapshot another process fetched, whose age it alone gives (T10).
     private func cacheHit(_ category: SegmentCategory, force: Bool) -> [Segment]? {
         guard !force else { return nil }
-        let clock = dependencies.runtime.clock
+        let clock = dependencies.client.runtime.clock
         let uptime = clock.uptime()
         var answer = driver.read { $0.cacheHit(category, uptime: uptime, wall: nil) }
         if case .needsWallClock = answer {
@@ -501,7 +498,7 @@ package final class SegmentationEngine: Sendable {
     // MARK: - Carrying out the machine's actions (outside the lock, in decision order)
 
     private static func perform(_ action: Machine.Action, on driver: StateMachineDriver<Machine>, with dependencies: Dependencies) {
-        let runtime = dependencies.runtime
+        let runtime = dependencies.client.runtime
         switch action {
         case .lifecycle(let action):
             perform(action, on: driver, with: dependencies)
@@ -535,7 +532,7 @@ package final class SegmentationEngine: Sendable {
     ) {
         switch action {
         case .log(let level, let message):
-            dependencies.runtime.logger.log(level, message)
+            dependencies.client.runtime.logger.log(level, message)
         case .saveCustomer(let customer, let store, let storageID):
             save("the customer", with: dependencies) { [weak driver] in
                 defer {
@@ -546,7 +543,7 @@ package final class SegmentationEngine: Sendable {
         case .saveBaseline(let baseline, let store):
             save("the segments baseline", with: dependencies) { try store.save(baseline) }
         case .loadBaseline(let load, let store):
-            dependencies.storageQueue.async { [weak driver] in
+            dependencies.client.storageQueue.async { [weak driver] in
                 let baseline = store.load()
                 driver?.transition { machine, now in machine.baselineLoaded(load, baseline, at: now) }
             }
@@ -561,11 +558,11 @@ package final class SegmentationEngine: Sendable {
         case .storageWritesQueued(let handOver):
             handOver.writesQueued()
         case .handedOverCustomerWritten(let storageID):
-            dependencies.storageQueue.async { [weak driver] in
+            dependencies.client.storageQueue.async { [weak driver] in
                 driver?.transition { machine, _ in machine.customerSaved(in: storageID) }
             }
         case .redoRefusedStorage(let redo, let storageID, let tracking):
-            dependencies.storageQueue.async { [weak driver] in
+            dependencies.client.storageQueue.async { [weak driver] in
                 let redone = redo.redo()
                 if case .read(let stored) = redone.customer {
                     driver?.transition { machine, now in machine.storedCustomerRead(stored, in: storageID, at: now) }
@@ -577,7 +574,7 @@ package final class SegmentationEngine: Sendable {
         case .erase(let erasure, let eraser, let tracking):
             // Held until done: the completion of the stop follows even when the app lets go of
             // the client meanwhile.
-            dependencies.storageQueue.async { [driver] in
+            dependencies.client.storageQueue.async { [driver] in
                 // Stopped here, behind its load on this queue: it knows every item of the store
                 // it held; a last flush still running is cut short.
                 tracking?.stop()
@@ -585,7 +582,7 @@ package final class SegmentationEngine: Sendable {
                 driver.transition { machine, _ in machine.erased(erasure) }
             }
         case .completeAfterStorageWork(let completions):
-            dependencies.storageQueue.async {
+            dependencies.client.storageQueue.async {
                 DispatchQueue.main.async { completions.forEach { $0() } }
             }
         case .complete(let completions):
@@ -619,8 +616,8 @@ package final class SegmentationEngine: Sendable {
 
     /// Saves on the storage queue, in the order decided; a failure is logged.
     private static func save(_ what: String, with dependencies: Dependencies, _ write: @escaping @Sendable () throws -> Void) {
-        let logger = dependencies.runtime.logger
-        dependencies.storageQueue.async {
+        let logger = dependencies.client.runtime.logger
+        dependencies.client.storageQueue.async {
             do { try write() } catch {
                 logger.log(.error, "Segments: Saving \(what) failed: \(SegmentsError.summary(of: error))")
             }

@@ -17,29 +17,26 @@ import SegmentsDomain
 package final class TrackingPipeline: Sendable {
     /// The ports and settings of the pipeline.
     package struct Dependencies: Sendable {
-        /// Scheduler (periodic flushes, backoff, the upload loop), clock (timestamps of items
-        /// tracked without one), logger and jitter, shared with the rest of the client.
-        package var runtime: SegmentsRuntime
+        /// The client's ports: scheduler (periodic flushes, backoff, the upload loop), clock
+        /// (timestamps of items tracked without one), logger, jitter, and the serial queue every
+        /// store load, removal, update and sync runs on, the engine's too, so one client touches
+        /// its folder from one queue.
+        package var client: ClientPorts
         /// Backoff after transient and authorization failures.
         package var retry: RetryBackoff
         /// How many permanent failures drop an item (<doc:Behaviour#E3>): 10.
         package var maxPermanentFailures: Int
-        /// The serial queue every store load, removal, update and sync runs on; share it with the
-        /// engine so one client touches its folder from one queue.
-        package var storageQueue: DispatchQueue
         /// How many items may wait for upload; at the cap `track` refuses (default 100,000).
         package var capacity: Int
 
         /// Creates the dependencies.
         package init(
-            runtime: SegmentsRuntime, retry: RetryBackoff = RetryBackoff(), maxPermanentFailures: Int = 10,
-            storageQueue: DispatchQueue = DispatchQueue(label: "RealtimeSegments.storage"),
+            client: ClientPorts, retry: RetryBackoff = RetryBackoff(), maxPermanentFailures: Int = 10,
             capacity: Int = TrackingPipeline.defaultCapacity
         ) {
-            self.runtime = runtime
+            self.client = client
             self.retry = retry
             self.maxPermanentFailures = max(maxPermanentFailures, 1)
-            self.storageQueue = storageQueue
             self.capacity = max(capacity, 1)
         }
     }
@@ -55,8 +52,7 @@ package final class TrackingPipeline: Sendable {
         let store: any EventQueueStore
         let uploader: any EventUploader
         let onItemUploaded: @Sendable () -> Void
-        let runtime: SegmentsRuntime
-        let storageQueue: DispatchQueue
+        let client: ClientPorts
     }
 
     private let driver: Driver
@@ -76,21 +72,20 @@ package final class TrackingPipeline: Sendable {
         mode: FlushingMode = .immediate, loadsAtOnce: Bool = true, onItemUploaded: @escaping @Sendable () -> Void
     ) {
         let ports = Ports(
-            store: store, uploader: uploader, onItemUploaded: onItemUploaded, runtime: dependencies.runtime,
-            storageQueue: dependencies.storageQueue)
+            store: store, uploader: uploader, onItemUploaded: onItemUploaded, client: dependencies.client)
         let machine = Machine(
             mode: mode,
             limits: .init(
                 capacity: dependencies.capacity, retry: dependencies.retry,
                 maxPermanentFailures: dependencies.maxPermanentFailures))
-        let driver = Driver(machine, runtime: dependencies.runtime) { action, driver in
+        let driver = Driver(machine, runtime: dependencies.client.runtime) { action, driver in
             Self.perform(action, with: ports, on: driver)
         }
         self.driver = driver
         self.store = store
-        self.clock = dependencies.runtime.clock
-        self.logger = dependencies.runtime.logger
-        self.storageQueue = dependencies.storageQueue
+        self.clock = dependencies.client.runtime.clock
+        self.logger = dependencies.client.runtime.logger
+        self.storageQueue = dependencies.client.storageQueue
         if loadsAtOnce { startLoading() }
     }
 
@@ -314,7 +309,7 @@ package final class TrackingPipeline: Sendable {
     /// (at-least-once: an item is removed only after its 2xx, so a crash before the removal is
     /// written means a duplicate upload, never a loss — <doc:Behaviour#E3>, <doc:Behaviour#E4>).
     private static func perform(_ action: Machine.Action, with ports: Ports, on driver: Driver) {
-        let logger = ports.runtime.logger
+        let logger = ports.client.runtime.logger
         switch action {
         case .upload(let event):
             let uploader = ports.uploader
@@ -322,7 +317,7 @@ package final class TrackingPipeline: Sendable {
             // the removal of an item the backend accepted is written, and then whoever waits for
             // the pipeline to be settled is told (E4, A4); its client keeps it until then. A
             // pipeline let go of (its client was) uploads no more.
-            ports.runtime.scheduler.schedule(after: 0) { [weak driver] in
+            ports.client.runtime.scheduler.schedule(after: 0) { [weak driver] in
                 guard driver?.transition({ machine, _ in machine.beforeUpload(event.id) }) == true else { return }
                 var failure: SegmentsError?
                 do { try await uploader.upload(event) } catch { failure = SegmentsError.wrapping(error) }
@@ -333,7 +328,7 @@ package final class TrackingPipeline: Sendable {
             }
         case .remove(let id):
             let store = ports.store
-            ports.storageQueue.async { [weak driver] in
+            ports.client.storageQueue.async { [weak driver] in
                 do { try store.remove(id: id) } catch {
                     logger.log(.error, "Tracking: Removing an uploaded event from the queue failed: \(SegmentsError.summary(of: error))")
                 }
@@ -341,14 +336,14 @@ package final class TrackingPipeline: Sendable {
             }
         case .update(let event):
             let store = ports.store
-            ports.storageQueue.async {
+            ports.client.storageQueue.async {
                 do { try store.update(event) } catch {
                     logger.log(.error, "Tracking: Updating the event queue failed: \(SegmentsError.summary(of: error))")
                 }
             }
         case .sync:
             let store = ports.store
-            ports.storageQueue.async { [weak driver] in
+            ports.client.storageQueue.async { [weak driver] in
                 driver?.transition { machine, _ in machine.syncStarting() }
                 do { try store.sync() } catch {
                     logger.log(.error, "Tracking: Syncing the event queue to disk failed: \(SegmentsError.summary(of: error))")
