@@ -11,10 +11,11 @@ import Glibc
 import Darwin
 #endif
 
-/// What the customer and baseline stores keep in memory while protected data is unavailable, and
-/// what their retry does with it (see Behaviour P8): the paths `ProtectedDataTests` does not reach
-/// — a save made while the file's load was refused, saves refused after a load, a retry refused
-/// again or failing on a full disk — and the read cache after a failed save (R1). Written to kill
+/// What the customer, baseline and event-queue stores keep in memory while protected data is
+/// unavailable, and what their retry does with it (see Behaviour P8): the paths `ProtectedDataTests`
+/// does not reach — a save made while the file's load was refused, saves refused after a load, a
+/// retry refused again or failing on a full disk, an update of an item kept in memory, an append
+/// once the file opens before the retry ran — and the read cache after a failed save (R1). Written to kill
 /// the survivors of the mutation run at HEAD (Docs/Mutation.json); each was seen failing with its
 /// mutant applied.
 @Suite(Hang.timeLimit(minutes: 1)) struct ProtectedDataRetryTests {
@@ -125,6 +126,73 @@ import Darwin
             let read = FileOperationLog.counting(under: dir.root.path) { store.load() }
             #expect(read.result == .empty)
             #expect(read.counts.opens == 0, "the store knows the file is gone")
+        }
+    }
+
+    // MARK: - The event queue's items kept in memory
+
+    func eventStore(_ dir: TemporaryDirectory, log: LineLog = LineLog()) -> FileEventQueueStore {
+        FileEventQueueStore(directory: dir.storage, logger: log, capacity: 100, protectedData: unavailable)
+    }
+
+    /// The items a fresh store (another process) reads from disk.
+    func eventsOnDisk(_ dir: TemporaryDirectory) -> [TrackedEvent] {
+        FileEventQueueStore(directory: dir.storage, logger: LineLog()).load()
+    }
+
+    @Test func p8_anUpdateOfAnItemKeptInMemoryChangesThatItemOnly() throws {
+        try TemporaryDirectory.with { dir in
+            let events = Fixtures.events(2)
+            let store = eventStore(dir)
+            var retried = events[1]
+            retried.failedAttempts = 3
+            try refused(dir) {
+                #expect(store.load().isEmpty)
+                try store.append(events[0])
+                try store.append(events[1])
+                try store.update(retried)  // an upload of it failed before the unlock
+            }
+
+            #expect(store.retryAfterProtectedData()?.map(\.id) == events.map(\.id))
+            let stored = eventsOnDisk(dir)
+            #expect(stored.map(\.id) == events.map(\.id))
+            #expect(stored.map(\.failedAttempts) == [events[0].failedAttempts, 3])
+        }
+    }
+
+    @Test func p8_itemsKeptInMemoryAreWrittenBeforeTheNextAppendOnceTheFileOpens() throws {
+        try TemporaryDirectory.with { dir in
+            let events = Fixtures.events(3)
+            let store = eventStore(dir)
+            try refused(dir) {
+                #expect(store.load().isEmpty)
+                try store.append(events[0])
+                try store.append(events[1])
+            }
+
+            try store.append(events[2])  // protected data is back, before the retry ran
+
+            #expect(eventsOnDisk(dir).map(\.id) == events.map(\.id), "in the order they were tracked")
+        }
+    }
+
+    @Test func p8_anEventQueueRetryOnAFullDiskIsLoggedAndKeepsTheItemsForTheNextRetry() throws {
+        try TemporaryDirectory.with { dir in
+            let log = LineLog()
+            let events = Fixtures.events(2)
+            let store = eventStore(dir, log: log)
+            try refused(dir) {
+                #expect(store.load().isEmpty)
+                try store.append(events[0])
+                try store.append(events[1])
+            }
+
+            #expect(full(dir) { store.retryAfterProtectedData() } == nil)
+            #expect(log.problems.contains { $0.contains("Could not write the event queue") }, "logged: \(log.lines)")
+            #expect(eventsOnDisk(dir).isEmpty)
+
+            #expect(store.retryAfterProtectedData()?.map(\.id) == events.map(\.id), "kept in memory: the next retry writes them")
+            #expect(eventsOnDisk(dir).map(\.id) == events.map(\.id))
         }
     }
 }
