@@ -154,12 +154,20 @@ final class SimulatedWorld {
             _ = client.flushingMode
             deinits.withLock { $0 += 1 }
             // Taken and entered in one step, so the world waits for every configure it starts.
-            let configuring = nested?.withLock { nested -> (SegmentsClient.Configuration, SpecModel.Integration)? in
-                guard let configuring = nested.configuring else { return nil }
+            let configuring = nested?.withLock { nested -> (SegmentsClient.Configuration, SpecModel.Integration, DispatchQueue?)? in
+                guard let (configuration, integration) = nested.configuring else { return nil }
                 nested.running.enter()
-                return configuring
+                return (configuration, integration, nested.afterTheLoadOn)
             }
-            if let nested, let (configuration, integration) = configuring {
+            if let nested, let (configuration, integration, storageQueue) = configuring {
+                if let storageQueue {
+                    // Pinned to the moment after the configuration's background load: what is
+                    // queued on the storage queue runs first (bounded: released on that queue,
+                    // the wait would be its own, and the configure comes after it).
+                    let loaded = DispatchSemaphore(value: 0)
+                    storageQueue.async { loaded.signal() }
+                    _ = loaded.wait(timeout: .now() + Hang.scaled(5))
+                }
                 let made = (try? client.configure(configuration)) != nil
                 nested.withLock { nested in
                     if made { nested.made.append(integration) }
@@ -174,6 +182,10 @@ final class SimulatedWorld {
     /// integrations of those made, in the order they were made.
     struct NestedConfigures: Sendable {
         var configuring: (SegmentsClient.Configuration, SpecModel.Integration)?
+        /// The storage queue of the client being configured, when a world pins a `deinit`'s
+        /// configure to the moment after the configuration's background load
+        /// (``SimulatedWorld/nestedConfiguresAfterTheLoad``); `nil`: whenever the object goes.
+        var afterTheLoadOn: DispatchQueue?
         let running = DispatchGroup()
         var made: [SpecModel.Integration] = []
     }
@@ -266,6 +278,12 @@ final class SimulatedWorld {
     let nestedConfigures = Locked(NestedConfigures())
     /// Whether app objects' `deinit`s configure (finding 1 of issue 32).
     let probesConfigure: Bool
+    /// Whether such a configure waits until the storage queue ran the background load of the
+    /// configuration that released its object, so that it comes after the load ended whatever the
+    /// threads do (when the SDK lets the object go on the caller's thread): one of the moments
+    /// ``SpecModel/settled(configuring:)`` accepts, pinned for a regression test. Otherwise the
+    /// moment is the threads' (the campaign).
+    let nestedConfiguresAfterTheLoad: Bool
     private let requestLog: Locked<[RequestRecord]>
     private let cookies = Locked<[String: Int]>([:])
     /// The thread calls are made on, and the second one of races.
@@ -286,8 +304,12 @@ final class SimulatedWorld {
     /// Why the world cannot go on: a call or a queue that did not return in time.
     private(set) var failure: String?
 
-    init(layout: SpecModel.Layout, probesConfigure: Bool = false, callLimit: TimeInterval = 60, storageFirst: Bool = true) {
+    init(
+        layout: SpecModel.Layout, probesConfigure: Bool = false, nestedConfiguresAfterTheLoad: Bool = false,
+        callLimit: TimeInterval = 60, storageFirst: Bool = true
+    ) {
         self.layout = layout
+        self.nestedConfiguresAfterTheLoad = nestedConfiguresAfterTheLoad
         self.callLimit = Hang.scaled(callLimit)
         self.storageFirst = storageFirst
         self.probesConfigure = probesConfigure
@@ -584,8 +606,12 @@ final class SimulatedWorld {
             let configuration = configuration(integration, mode: mode, for: current)
             guard !raced else { return { (try? client.configure(configuration)) == nil } }
             let nested = nestedConfigures
+            let afterTheLoadOn = nestedConfiguresAfterTheLoad ? current.storageQueue : nil
             return {
-                nested.withLock { $0.configuring = (configuration, integration) }
+                nested.withLock {
+                    $0.configuring = (configuration, integration)
+                    $0.afterTheLoadOn = afterTheLoadOn
+                }
                 defer { nested.withLock { $0.configuring = nil } }
                 return (try? client.configure(configuration)) == nil
             }

@@ -11,7 +11,7 @@ struct Divergence: CustomStringConvertible {
     var kind: String {
         let first = what.prefix { $0 != "\n" }
         for kind in [
-            "no order of the raced calls", "did not return", "did not drain", "did not finish", "the customer is", "isConfigured",
+            "no candidate order", "did not return", "did not drain", "did not finish", "the customer is", "isConfigured",
             "delivery queue", "server requests", "log lines", "queuedEventCount", "listenerCount", "background time", "stream #",
             "SegmentsModel", "refused",
         ] where first.contains(kind) {
@@ -164,9 +164,12 @@ enum Simulation {
     /// agrees with what the client showed: the candidates; the client diverges when none is left.
     static func run(
         _ operations: [SimulatedOperation], layout: SpecModel.Layout, probesConfigure: Bool = false,
-        callLimit: TimeInterval = 60, storageFirst: Bool = true, coverage: inout SimulationCoverage
+        nestedConfiguresAfterTheLoad: Bool = false, callLimit: TimeInterval = 60, storageFirst: Bool = true,
+        coverage: inout SimulationCoverage
     ) async -> Divergence? {
-        let world = SimulatedWorld(layout: layout, probesConfigure: probesConfigure, callLimit: callLimit, storageFirst: storageFirst)
+        let world = SimulatedWorld(
+            layout: layout, probesConfigure: probesConfigure, nestedConfiguresAfterTheLoad: nestedConfiguresAfterTheLoad,
+            callLimit: callLimit, storageFirst: storageFirst)
         var candidates = [SpecModel(layout: layout, storageFirst: storageFirst)]
         var numbers = SimulatedWorld.Numbers()
         var result: Divergence?
@@ -206,7 +209,9 @@ enum Simulation {
                     operation: index,
                     what: differences.count == 1
                         ? differences[0]
-                        : "no order of the raced calls agrees:\n" + differences.enumerated().map { "  order \($0.offset + 1): \($0.element)" }.joined(separator: "\n"))
+                        // (Orders of raced calls, of work due at one moment, or the moments a
+                        // `deinit`'s configure may come at.)
+                        : "no candidate order agrees:\n" + differences.enumerated().map { "  order \($0.offset + 1): \($0.element)" }.joined(separator: "\n"))
                 break
             }
             // Bounded, but wide enough for two races in a row (two orders each, and the orders
@@ -342,19 +347,16 @@ enum Simulation {
             model.settleLoading()
             model.protectedDataBecameAvailable()
         }
-        if !effect.nestedConfigures.isEmpty, effect.settled {
-            // An app object's `deinit` runs when the SDK lets go of its last reference: during the
-            // call, or once the call's queued work that held it has run (D7 promises no moment).
-            // Both are candidates: configured before that work ran, or after.
-            var late = model
-            late.settle()
-            for integration in effect.nestedConfigures { late.configure(integration) }
-            late.settle()
-            orders.append(late)
+        if effect.settled {
+            // An app object's `deinit` runs when the SDK lets go of its last reference (D7
+            // promises no moment): each moment of the call's queued work it may have come at is
+            // a candidate (``SpecModel/settled(configuring:)``).
+            orders += model.settled(configuring: effect.nestedConfigures)
+        } else {
+            // The queued work waits: the configures come before any of it.
+            for integration in effect.nestedConfigures { model.configure(integration) }
+            orders.append(model)
         }
-        for integration in effect.nestedConfigures { model.configure(integration) }
-        if effect.settled { model.settle() }
-        orders.append(model)
         if refused != effect.refused {
             return [(nil, "the call was refused: \(effect.refused); the model says \(refused)")]
         }
