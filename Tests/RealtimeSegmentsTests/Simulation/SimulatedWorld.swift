@@ -160,17 +160,22 @@ final class SimulatedWorld {
                 return (configuration, integration, nested.afterTheLoadOn)
             }
             if let nested, let (configuration, integration, storageQueue) = configuring {
+                var pinned = false
                 if let storageQueue {
                     // Pinned to the moment after the configuration's background load: what is
-                    // queued on the storage queue runs first (bounded: released on that queue,
-                    // the wait would be its own, and the configure comes after it).
-                    let loaded = DispatchSemaphore(value: 0)
-                    storageQueue.async { loaded.signal() }
-                    _ = loaded.wait(timeout: .now() + Hang.scaled(5))
+                    // queued on the storage queue runs first. Not when released on that queue
+                    // (work held the object): the wait would be its own; the configure comes
+                    // when it may then, and the model accepts each moment.
+                    if DispatchQueue.getSpecific(key: SimulatedWorld.storageQueueMark) != ObjectIdentifier(storageQueue) {
+                        let loaded = DispatchSemaphore(value: 0)
+                        storageQueue.async { loaded.signal() }
+                        pinned = loaded.wait(timeout: .now() + Hang.scaled(10)) == .success
+                    }
                 }
                 let made = (try? client.configure(configuration)) != nil
                 nested.withLock { nested in
                     if made { nested.made.append(integration) }
+                    if made, pinned { nested.pinned += 1 }
                     nested.running.leave()
                 }
             }
@@ -186,6 +191,8 @@ final class SimulatedWorld {
         /// configure to the moment after the configuration's background load
         /// (``SimulatedWorld/nestedConfiguresAfterTheLoad``); `nil`: whenever the object goes.
         var afterTheLoadOn: DispatchQueue?
+        /// How many of those made came after the load: pinned there, and the wait for it ended.
+        var pinned = 0
         let running = DispatchGroup()
         var made: [SpecModel.Integration] = []
     }
@@ -275,14 +282,17 @@ final class SimulatedWorld {
     /// Listener calls, read answers and flush results, in the order the delivery queue ran them.
     let delivered = Locked<[SpecModel.Delivery]>([])
     let probeDeinits = Locked(0)
+    /// Marks each client's storage queue (and the queues that target it) with its identity.
+    static let storageQueueMark = DispatchSpecificKey<ObjectIdentifier>()
     let nestedConfigures = Locked(NestedConfigures())
     /// Whether app objects' `deinit`s configure (finding 1 of issue 32).
     let probesConfigure: Bool
     /// Whether such a configure waits until the storage queue ran the background load of the
-    /// configuration that released its object, so that it comes after the load ended whatever the
-    /// threads do (when the SDK lets the object go on the caller's thread): one of the moments
-    /// ``SpecModel/settled(configuring:)`` accepts, pinned for a regression test. Otherwise the
-    /// moment is the threads' (the campaign).
+    /// configuration that released its object, so that it comes after the load ended and before
+    /// the work due now whatever the threads do (unless the object goes on that storage queue):
+    /// one of the moments ``SpecModel/settled(configuring:afterTheLoad:)`` accepts, and the one
+    /// where the configure shows (made before the load ended it looks like no configure at all).
+    /// Otherwise the moment is the threads'.
     let nestedConfiguresAfterTheLoad: Bool
     private let requestLog: Locked<[RequestRecord]>
     private let cookies = Locked<[String: Int]>([:])
@@ -338,6 +348,7 @@ final class SimulatedWorld {
         customerStore: InMemoryCustomerStore, folder: URL?, generation: Int, protectedData: ManualProtectedDataAvailability
     ) -> Client {
         let storageQueue = DispatchQueue(label: "simulation.storage.\(generation)")
+        storageQueue.setSpecific(key: storageQueueMark, value: ObjectIdentifier(storageQueue))
         let followed = Locked(true)
         var options = SegmentsClient.Options(
             runtime: SegmentsRuntime(
@@ -606,7 +617,8 @@ final class SimulatedWorld {
             let configuration = configuration(integration, mode: mode, for: current)
             guard !raced else { return { (try? client.configure(configuration)) == nil } }
             let nested = nestedConfigures
-            let afterTheLoadOn = nestedConfiguresAfterTheLoad ? current.storageQueue : nil
+            // Not while the storage queue waits (held): the load does not end before the settle.
+            let afterTheLoadOn = nestedConfiguresAfterTheLoad && !isHolding ? current.storageQueue : nil
             return {
                 nested.withLock {
                     $0.configuring = (configuration, integration)
@@ -649,6 +661,10 @@ final class SimulatedWorld {
         var removed: [Int] = []
         /// Whether the client's queued work ran after the call (not holding).
         var settled = false
+        /// Whether the world pinned ``nestedConfigures`` to the moment after the background load
+        /// of the configuration whose call released their objects, before the work due now
+        /// (``SimulatedWorld/nestedConfiguresAfterTheLoad``): no other moment is possible then.
+        var nestedAfterTheLoad = false
     }
 
     /// Numbers the session gives listeners, reads, items and flushes, in call order.
@@ -675,6 +691,7 @@ final class SimulatedWorld {
         var effect = Effect()
         var settleAfter = false
         let nestedBefore = nestedConfigures.value.made.count
+        let pinnedBefore = nestedConfigures.value.pinned
         if operation.settlesBefore(layout) { await settle() }
         switch operation {
         case .configure, .stop, .anonymize, .identify, .track, .setMode:
@@ -864,6 +881,8 @@ final class SimulatedWorld {
         // value, so the count it set was never seen (every session saw 0 configures made by a
         // `deinit`, and finding 1's session diverged whenever one was made).
         effect.nestedConfigures = Array(nestedConfiguresMade().dropFirst(nestedBefore))
+        effect.nestedAfterTheLoad =
+            !effect.nestedConfigures.isEmpty && nestedConfigures.value.pinned - pinnedBefore == effect.nestedConfigures.count
         return effect
     }
 

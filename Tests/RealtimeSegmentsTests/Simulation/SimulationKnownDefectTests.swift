@@ -51,16 +51,18 @@ import SegmentsTesting
     }
 
     /// Finding 1's model follow-up (D7, A4, T2, R3): with the trigger driven, the default campaign
-    /// diverged, about one run in three, at session seed 116 (operation 38 of 60), shrunk to these
-    /// 4 operations. The second configure releases the first configuration's uploader on the
-    /// caller's thread as it returns, while the storage queue may already have run the new
-    /// configuration's background load: its T2 decided ("not required"), and the upload it asked
-    /// for still due. The uploader's `deinit` configures again: a call of its own, made after the
+    /// diverged, intermittently (as the threads ran), at session seed 116 (operation 38 of 60),
+    /// shrunk to these 4 operations. The second configure releases the first configuration's
+    /// uploader on the caller's thread as it returns, while the storage queue may already have
+    /// run the new configuration's background load: its T2 decided ("not required"), and the
+    /// upload it asked for still due. The uploader's `deinit` configures again: a call of its own, made after the
     /// load ended, so T2 is decided once more before the upload's T3 reload is requested (three
     /// "not required" lines). The model allowed that configure only before the queued work (one
     /// load ending for both configures: two lines) or after all of it (the upload's reload owed:
-    /// two lines). The world pins the configure to the moment after the load here, which the
-    /// campaign meets only when the threads happen to run so.
+    /// two lines). The world pins the configure to the moment after the load here (as in the
+    /// campaign's even seeds), and the model then takes that moment alone: a configure the client
+    /// dropped diverges too (seen with `configure` made to return at once when called inside
+    /// another on the same thread).
     @Test func d7_a4_finding1_aDeinitsConfigureMadeAfterTheLoadEndedIsOneOrderOfTheCalls() async {
         var coverage = SimulationCoverage()
         let divergence = await Simulation.run(

@@ -734,30 +734,36 @@ struct SpecModel: Equatable {
     ///   a flush it asked for still to run, E5), before the work due now (a flight's first
     ///   request, a flush): the load runs on the storage queue while the releasing call returns;
     /// - after all of it (the work held the object).
-    func settled(configuring nested: [Integration]) -> [SpecModel] {
-        var early = self
-        if !nested.isEmpty { early.applied["D7 configure from a deinit before the queued work", default: 0] += 1 }
-        for integration in nested { early.configure(integration) }
-        early.settle()
-        guard !nested.isEmpty else { return [early] }
-        var candidates = [early]
-        if loading != nil {
-            var afterLoad = self
-            afterLoad.applied["D7 configure from a deinit after the load", default: 0] += 1
-            afterLoad.settleUntilLoaded()
-            for integration in nested { afterLoad.configure(integration) }
-            afterLoad.settle()
-            candidates.append(afterLoad)
+    ///
+    /// `afterTheLoad`: the world made them at the second moment (it pins them there in a
+    /// regression test and in half the campaign's sessions): that candidate alone.
+    func settled(configuring nested: [Integration], afterTheLoad: Bool = false) -> [SpecModel] {
+        var moments = NestedMoment.allCases
+        if nested.isEmpty { moments = [.beforeTheQueuedWork] }
+        // With no load to end, the second moment is the first.
+        if loading == nil { moments.removeAll { $0 == .afterTheLoad } }
+        if afterTheLoad, moments.contains(.afterTheLoad) { moments = [.afterTheLoad] }
+        var candidates: [SpecModel] = []
+        for moment in moments {
+            var candidate = self
+            if !nested.isEmpty { candidate.applied["D7 configure from a deinit \(moment.rawValue)", default: 0] += 1 }
+            switch moment {
+            case .beforeTheQueuedWork: break
+            case .afterTheLoad: candidate.settleUntilLoaded()
+            case .afterTheQueuedWork: candidate.settle()
+            }
+            for integration in nested { candidate.configure(integration) }
+            candidate.settle()
+            if !candidates.contains(candidate) { candidates.append(candidate) }
         }
-        var late = self
-        late.applied["D7 configure from a deinit after the queued work", default: 0] += 1
-        late.settle()
-        for integration in nested { late.configure(integration) }
-        late.settle()
-        candidates.append(late)
-        var distinct: [SpecModel] = []
-        for candidate in candidates where !distinct.contains(candidate) { distinct.append(candidate) }
-        return distinct
+        return candidates
+    }
+
+    /// The moments of ``settled(configuring:afterTheLoad:)``.
+    enum NestedMoment: String, CaseIterable {
+        case beforeTheQueuedWork = "before the queued work"
+        case afterTheLoad = "after the load"
+        case afterTheQueuedWork = "after the queued work"
     }
 
     /// The work queued on the scheduler runs in the order it was queued: a flight's first
