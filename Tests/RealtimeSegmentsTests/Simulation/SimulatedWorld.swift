@@ -154,15 +154,28 @@ final class SimulatedWorld {
             _ = client.flushingMode
             deinits.withLock { $0 += 1 }
             // Taken and entered in one step, so the world waits for every configure it starts.
-            let configuring = nested?.withLock { nested -> (SegmentsClient.Configuration, SpecModel.Integration)? in
-                guard let configuring = nested.configuring else { return nil }
+            let configuring = nested?.withLock { nested -> (SegmentsClient.Configuration, SpecModel.Integration, DispatchQueue?)? in
+                guard let (configuration, integration) = nested.configuring else { return nil }
                 nested.running.enter()
-                return configuring
+                return (configuration, integration, nested.afterTheLoadOn)
             }
-            if let nested, let (configuration, integration) = configuring {
+            if let nested, let (configuration, integration, storageQueue) = configuring {
+                var pinned = false
+                if let storageQueue {
+                    // Pinned to the moment after the configuration's background load: what is
+                    // queued on the storage queue runs first. Not when released on that queue
+                    // (work held the object): the wait would be its own; the configure comes
+                    // when it may then, and the model accepts each moment.
+                    if DispatchQueue.getSpecific(key: SimulatedWorld.storageQueueMark) != ObjectIdentifier(storageQueue) {
+                        let loaded = DispatchSemaphore(value: 0)
+                        storageQueue.async { loaded.signal() }
+                        pinned = loaded.wait(timeout: .now() + Hang.scaled(10)) == .success
+                    }
+                }
                 let made = (try? client.configure(configuration)) != nil
                 nested.withLock { nested in
                     if made { nested.made.append(integration) }
+                    if made, pinned { nested.pinned += 1 }
                     nested.running.leave()
                 }
             }
@@ -174,6 +187,12 @@ final class SimulatedWorld {
     /// integrations of those made, in the order they were made.
     struct NestedConfigures: Sendable {
         var configuring: (SegmentsClient.Configuration, SpecModel.Integration)?
+        /// The storage queue of the client being configured, when a world pins a `deinit`'s
+        /// configure to the moment after the configuration's background load
+        /// (``SimulatedWorld/nestedConfiguresAfterTheLoad``); `nil`: whenever the object goes.
+        var afterTheLoadOn: DispatchQueue?
+        /// How many of those made came after the load: pinned there, and the wait for it ended.
+        var pinned = 0
         let running = DispatchGroup()
         var made: [SpecModel.Integration] = []
     }
@@ -263,9 +282,18 @@ final class SimulatedWorld {
     /// Listener calls, read answers and flush results, in the order the delivery queue ran them.
     let delivered = Locked<[SpecModel.Delivery]>([])
     let probeDeinits = Locked(0)
+    /// Marks each client's storage queue (and the queues that target it) with its identity.
+    static let storageQueueMark = DispatchSpecificKey<ObjectIdentifier>()
     let nestedConfigures = Locked(NestedConfigures())
     /// Whether app objects' `deinit`s configure (finding 1 of issue 32).
     let probesConfigure: Bool
+    /// Whether such a configure waits until the storage queue ran the background load of the
+    /// configuration that released its object, so that it comes after the load ended and before
+    /// the work due now whatever the threads do (unless the object goes on that storage queue):
+    /// one of the moments ``SpecModel/settled(configuring:afterTheLoad:)`` accepts, and the one
+    /// where the configure shows (made before the load ended it looks like no configure at all).
+    /// Otherwise the moment is the threads'.
+    let nestedConfiguresAfterTheLoad: Bool
     private let requestLog: Locked<[RequestRecord]>
     private let cookies = Locked<[String: Int]>([:])
     /// The thread calls are made on, and the second one of races.
@@ -286,8 +314,12 @@ final class SimulatedWorld {
     /// Why the world cannot go on: a call or a queue that did not return in time.
     private(set) var failure: String?
 
-    init(layout: SpecModel.Layout, probesConfigure: Bool = false, callLimit: TimeInterval = 60, storageFirst: Bool = true) {
+    init(
+        layout: SpecModel.Layout, probesConfigure: Bool = false, nestedConfiguresAfterTheLoad: Bool = false,
+        callLimit: TimeInterval = 60, storageFirst: Bool = true
+    ) {
         self.layout = layout
+        self.nestedConfiguresAfterTheLoad = nestedConfiguresAfterTheLoad
         self.callLimit = Hang.scaled(callLimit)
         self.storageFirst = storageFirst
         self.probesConfigure = probesConfigure
@@ -316,6 +348,7 @@ final class SimulatedWorld {
         customerStore: InMemoryCustomerStore, folder: URL?, generation: Int, protectedData: ManualProtectedDataAvailability
     ) -> Client {
         let storageQueue = DispatchQueue(label: "simulation.storage.\(generation)")
+        storageQueue.setSpecific(key: storageQueueMark, value: ObjectIdentifier(storageQueue))
         let followed = Locked(true)
         var options = SegmentsClient.Options(
             runtime: SegmentsRuntime(
@@ -584,8 +617,13 @@ final class SimulatedWorld {
             let configuration = configuration(integration, mode: mode, for: current)
             guard !raced else { return { (try? client.configure(configuration)) == nil } }
             let nested = nestedConfigures
+            // Not while the storage queue waits (held): the load does not end before the settle.
+            let afterTheLoadOn = nestedConfiguresAfterTheLoad && !isHolding ? current.storageQueue : nil
             return {
-                nested.withLock { $0.configuring = (configuration, integration) }
+                nested.withLock {
+                    $0.configuring = (configuration, integration)
+                    $0.afterTheLoadOn = afterTheLoadOn
+                }
                 defer { nested.withLock { $0.configuring = nil } }
                 return (try? client.configure(configuration)) == nil
             }
@@ -623,6 +661,10 @@ final class SimulatedWorld {
         var removed: [Int] = []
         /// Whether the client's queued work ran after the call (not holding).
         var settled = false
+        /// Whether the world pinned ``nestedConfigures`` to the moment after the background load
+        /// of the configuration whose call released their objects, before the work due now
+        /// (``SimulatedWorld/nestedConfiguresAfterTheLoad``): no other moment is possible then.
+        var nestedAfterTheLoad = false
     }
 
     /// Numbers the session gives listeners, reads, items and flushes, in call order.
@@ -649,6 +691,7 @@ final class SimulatedWorld {
         var effect = Effect()
         var settleAfter = false
         let nestedBefore = nestedConfigures.value.made.count
+        let pinnedBefore = nestedConfigures.value.pinned
         if operation.settlesBefore(layout) { await settle() }
         switch operation {
         case .configure, .stop, .anonymize, .identify, .track, .setMode:
@@ -838,6 +881,8 @@ final class SimulatedWorld {
         // value, so the count it set was never seen (every session saw 0 configures made by a
         // `deinit`, and finding 1's session diverged whenever one was made).
         effect.nestedConfigures = Array(nestedConfiguresMade().dropFirst(nestedBefore))
+        effect.nestedAfterTheLoad =
+            !effect.nestedConfigures.isEmpty && nestedConfigures.value.pinned - pinnedBefore == effect.nestedConfigures.count
         return effect
     }
 

@@ -43,9 +43,34 @@ import SegmentsTesting
         // world's: it counted a `deinit`'s configures in a `defer` of the function that returned
         // them, which runs after the returned value was copied, so every session saw none (and
         // this one diverged whenever the SDK let go of the first uploader after the call's queued
-        // work). It counts them before returning now, once every such configure has returned, and
-        // the campaign drives the trigger again.
+        // work). It counts them before returning now, once every such configure has returned.
+        // Then the model's: it took such a configure as made before the call's queued work or
+        // after all of it, and the campaign diverged at seed 116 when it came between (below).
+        // The model accepts each moment now, and the campaign drives the trigger by default.
         #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
+    }
+
+    /// Finding 1's model follow-up (D7, A4, T2, R3): with the trigger driven, the default campaign
+    /// diverged, intermittently (as the threads ran), at session seed 116 (operation 38 of 60),
+    /// shrunk to these 4 operations. The second configure releases the first configuration's
+    /// uploader on the caller's thread as it returns, while the storage queue may already have
+    /// run the new configuration's background load: its T2 decided ("not required"), and the
+    /// upload it asked for still due. The uploader's `deinit` configures again: a call of its own, made after the
+    /// load ended, so T2 is decided once more before the upload's T3 reload is requested (three
+    /// "not required" lines). The model allowed that configure only before the queued work (one
+    /// load ending for both configures: two lines) or after all of it (the upload's reload owed:
+    /// two lines). The world pins the configure to the moment after the load here (as in the
+    /// campaign's even seeds), and the model then takes that moment alone: a configure the client
+    /// dropped diverges too (seen with `configure` made to return at once when called inside
+    /// another on the same thread).
+    @Test func d7_a4_finding1_aDeinitsConfigureMadeAfterTheLoadEndedIsOneOrderOfTheCalls() async {
+        var coverage = SimulationCoverage()
+        let divergence = await Simulation.run(
+            [.addListener(category: "content", includeFirstLoad: false), .configure(.b, mode: .automatic), .track, .configure(.b, mode: .immediate)],
+            layout: .files, probesConfigure: true, nestedConfiguresAfterTheLoad: true, storageFirst: false, coverage: &coverage)
+        #expect(divergence == nil, "\(divergence.map(\.description) ?? "")")
+        #expect(coverage.probeDeinits == 1)
+        #expect(coverage.applied["D7 configure from a deinit after the load", default: 0] == 1)
     }
 
     /// Finding 2 (M5 rev 4, M4): a `changes(of:)` stream does not finish at stop. Found at session

@@ -699,6 +699,17 @@ struct SpecModel: Equatable {
     /// The client's queued work runs: a configuration's background load ends (R3), then a flush
     /// asked for runs (E5).
     mutating func settle() {
+        settleUntilLoaded()
+        // The storage queue's own work (the protected-data retry of P8) runs before the work due
+        // now on the scheduler, or after it: both happen on a device (``storageFirst``).
+        if storageFirst { _ = runRetryIfQueued() }
+        runScheduledWork()
+        if !storageFirst, runRetryIfQueued() { runScheduledWork() }
+    }
+
+    /// The first part of ``settle()``: the deliveries that waited go out, and the configuration's
+    /// background load ends (R3).
+    private mutating func settleUntilLoaded() {
         holding = false
         let queued = queuedDeliveries
         queuedDeliveries = []
@@ -707,11 +718,52 @@ struct SpecModel: Equatable {
             self.loading = nil
             configurationCompleted(loading)
         }
-        // The storage queue's own work (the protected-data retry of P8) runs before the work due
-        // now on the scheduler, or after it: both happen on a device (``storageFirst``).
-        if storageFirst { _ = runRetryIfQueued() }
-        runScheduledWork()
-        if !storageFirst, runRetryIfQueued() { runScheduledWork() }
+    }
+
+    /// ``settle()`` with the configures that app objects' `deinit`s made (`nested`, in order) while
+    /// the client's queued work ran: one candidate per moment they may have come at.
+    ///
+    /// D7 lets an app object's `deinit` call the SDK, and the SDK promises no moment for the
+    /// release: the call that let the object go (a re-configure replacing a backend) may drop it
+    /// on its own thread while the work it queued already runs on the client's queues, or that
+    /// work may hold it until it ran. A4: such a configure is a call of its own, made after the
+    /// call that released its object took effect, and ordered with what the client does behind
+    /// the app's back only by when it was made. Three moments, in the order the queued work runs:
+    /// - before any of it (the configuration's load ends once, for the later configure: R3);
+    /// - after the configuration's background load ended (T2 decided for the earlier configure,
+    ///   a flush it asked for still to run, E5), before the work due now (a flight's first
+    ///   request, a flush): the load runs on the storage queue while the releasing call returns;
+    /// - after all of it (the work held the object).
+    ///
+    /// `afterTheLoad`: the world made them at the second moment (it pins them there in a
+    /// regression test and in half the campaign's sessions): that candidate alone.
+    func settled(configuring nested: [Integration], afterTheLoad: Bool = false) -> [SpecModel] {
+        var moments = NestedMoment.allCases
+        if nested.isEmpty { moments = [.beforeTheQueuedWork] }
+        // With no load to end, the second moment is the first.
+        if loading == nil { moments.removeAll { $0 == .afterTheLoad } }
+        if afterTheLoad, moments.contains(.afterTheLoad) { moments = [.afterTheLoad] }
+        var candidates: [SpecModel] = []
+        for moment in moments {
+            var candidate = self
+            if !nested.isEmpty { candidate.applied["D7 configure from a deinit \(moment.rawValue)", default: 0] += 1 }
+            switch moment {
+            case .beforeTheQueuedWork: break
+            case .afterTheLoad: candidate.settleUntilLoaded()
+            case .afterTheQueuedWork: candidate.settle()
+            }
+            for integration in nested { candidate.configure(integration) }
+            candidate.settle()
+            if !candidates.contains(candidate) { candidates.append(candidate) }
+        }
+        return candidates
+    }
+
+    /// The moments of ``settled(configuring:afterTheLoad:)``.
+    enum NestedMoment: String, CaseIterable {
+        case beforeTheQueuedWork = "before the queued work"
+        case afterTheLoad = "after the load"
+        case afterTheQueuedWork = "after the queued work"
     }
 
     /// The work queued on the scheduler runs in the order it was queued: a flight's first

@@ -11,7 +11,7 @@ struct Divergence: CustomStringConvertible {
     var kind: String {
         let first = what.prefix { $0 != "\n" }
         for kind in [
-            "no order of the raced calls", "did not return", "did not drain", "did not finish", "the customer is", "isConfigured",
+            "no candidate order", "did not return", "did not drain", "did not finish", "the customer is", "isConfigured",
             "delivery queue", "server requests", "log lines", "queuedEventCount", "listenerCount", "background time", "stream #",
             "SegmentsModel", "refused",
         ] where first.contains(kind) {
@@ -164,9 +164,12 @@ enum Simulation {
     /// agrees with what the client showed: the candidates; the client diverges when none is left.
     static func run(
         _ operations: [SimulatedOperation], layout: SpecModel.Layout, probesConfigure: Bool = false,
-        callLimit: TimeInterval = 60, storageFirst: Bool = true, coverage: inout SimulationCoverage
+        nestedConfiguresAfterTheLoad: Bool = false, callLimit: TimeInterval = 60, storageFirst: Bool = true,
+        coverage: inout SimulationCoverage
     ) async -> Divergence? {
-        let world = SimulatedWorld(layout: layout, probesConfigure: probesConfigure, callLimit: callLimit, storageFirst: storageFirst)
+        let world = SimulatedWorld(
+            layout: layout, probesConfigure: probesConfigure, nestedConfiguresAfterTheLoad: nestedConfiguresAfterTheLoad,
+            callLimit: callLimit, storageFirst: storageFirst)
         var candidates = [SpecModel(layout: layout, storageFirst: storageFirst)]
         var numbers = SimulatedWorld.Numbers()
         var result: Divergence?
@@ -206,7 +209,9 @@ enum Simulation {
                     operation: index,
                     what: differences.count == 1
                         ? differences[0]
-                        : "no order of the raced calls agrees:\n" + differences.enumerated().map { "  order \($0.offset + 1): \($0.element)" }.joined(separator: "\n"))
+                        // (Orders of raced calls, of work due at one moment, or the moments a
+                        // `deinit`'s configure may come at.)
+                        : "no candidate order agrees:\n" + differences.enumerated().map { "  order \($0.offset + 1): \($0.element)" }.joined(separator: "\n"))
                 break
             }
             // Bounded, but wide enough for two races in a row (two orders each, and the orders
@@ -342,19 +347,16 @@ enum Simulation {
             model.settleLoading()
             model.protectedDataBecameAvailable()
         }
-        if !effect.nestedConfigures.isEmpty, effect.settled {
-            // An app object's `deinit` runs when the SDK lets go of its last reference: during the
-            // call, or once the call's queued work that held it has run (D7 promises no moment).
-            // Both are candidates: configured before that work ran, or after.
-            var late = model
-            late.settle()
-            for integration in effect.nestedConfigures { late.configure(integration) }
-            late.settle()
-            orders.append(late)
+        if effect.settled {
+            // An app object's `deinit` runs when the SDK lets go of its last reference (D7
+            // promises no moment): each moment of the call's queued work it may have come at is
+            // a candidate (``SpecModel/settled(configuring:afterTheLoad:)``).
+            orders += model.settled(configuring: effect.nestedConfigures, afterTheLoad: effect.nestedAfterTheLoad)
+        } else {
+            // The queued work waits: the configures come before any of it.
+            for integration in effect.nestedConfigures { model.configure(integration) }
+            orders.append(model)
         }
-        for integration in effect.nestedConfigures { model.configure(integration) }
-        if effect.settled { model.settle() }
-        orders.append(model)
         if refused != effect.refused {
             return [(nil, "the call was refused: \(effect.refused); the model says \(refused)")]
         }
@@ -480,19 +482,22 @@ enum Simulation {
     /// The shortest list of operations (removing chunks, then single ones, then the calls inside
     /// races and launches) that still diverges.
     static func shrink(
-        _ operations: [SimulatedOperation], layout: SpecModel.Layout, probesConfigure: Bool = false, storageFirst: Bool = true,
-        divergingAt index: Int
+        _ operations: [SimulatedOperation], layout: SpecModel.Layout, probesConfigure: Bool = false,
+        nestedConfiguresAfterTheLoad: Bool = false, storageFirst: Bool = true, divergingAt index: Int
     ) async -> [SimulatedOperation] {
         var scratch = SimulationCoverage()
         var shortest = Array(operations.prefix(index + 1))
         // Only a divergence of the same kind counts, so the shrinking does not wander off to
         // another one (a trigger left out of the campaign, say).
-        let kind = await run(shortest, layout: layout, probesConfigure: probesConfigure, storageFirst: storageFirst, coverage: &scratch)
-            .map(\.kind)
+        let kind = await run(
+            shortest, layout: layout, probesConfigure: probesConfigure, nestedConfiguresAfterTheLoad: nestedConfiguresAfterTheLoad,
+            storageFirst: storageFirst, coverage: &scratch
+        ).map(\.kind)
         func diverges(_ candidate: [SimulatedOperation]) async -> Divergence? {
             guard
                 let divergence = await run(
-                    candidate, layout: layout, probesConfigure: probesConfigure, storageFirst: storageFirst, coverage: &scratch),
+                    candidate, layout: layout, probesConfigure: probesConfigure,
+                    nestedConfiguresAfterTheLoad: nestedConfiguresAfterTheLoad, storageFirst: storageFirst, coverage: &scratch),
                 kind == nil || divergence.kind == kind
             else { return nil }
             return divergence
@@ -603,18 +608,24 @@ enum Simulation {
                 coverage.profiles[feature.trimmingCharacters(in: .whitespaces), default: 0] += 1
             }
             let probesConfigure = !excluded.contains(1)
+            // Finding 1's configures from a `deinit`: in every other session the world pins them
+            // after the load, where they show (a configure dropped diverges), in the others they
+            // come when the threads make them. From the seed, not the generator: the sessions
+            // stay those of the seed.
+            let pinned = probesConfigure && seed % 2 == 0
             let storageFirst = generator.profile.storageFirst
             guard
                 let divergence = await Simulation.run(
-                    operations, layout: generator.layout, probesConfigure: probesConfigure, storageFirst: storageFirst,
-                    coverage: &coverage)
+                    operations, layout: generator.layout, probesConfigure: probesConfigure, nestedConfiguresAfterTheLoad: pinned,
+                    storageFirst: storageFirst, coverage: &coverage)
             else { continue }
             let shrunk = await Simulation.shrink(
-                operations, layout: generator.layout, probesConfigure: probesConfigure, storageFirst: storageFirst,
-                divergingAt: divergence.operation)
+                operations, layout: generator.layout, probesConfigure: probesConfigure, nestedConfiguresAfterTheLoad: pinned,
+                storageFirst: storageFirst, divergingAt: divergence.operation)
             var scratch = SimulationCoverage()
             let shrunkDivergence = await Simulation.run(
-                shrunk, layout: generator.layout, probesConfigure: probesConfigure, storageFirst: storageFirst, coverage: &scratch)
+                shrunk, layout: generator.layout, probesConfigure: probesConfigure, nestedConfiguresAfterTheLoad: pinned,
+                storageFirst: storageFirst, coverage: &scratch)
             Issue.record(
                 """
                 The client and the SPEC model diverge in session seed \(seed) (session \(session + 1) of the \
@@ -662,6 +673,12 @@ enum Simulation {
             #expect(coverage.kinds[kind, default: 0] >= minimum, "the campaign applied \(kind) \(coverage.kinds[kind, default: 0]) times")
         }
         #expect(coverage.probeDeinits >= minimum, "app objects whose deinit calls the SDK were released \(coverage.probeDeinits) times")
+        if !excluded.contains(1) {
+            // Finding 1's configures from a `deinit`, pinned after the load in even seeds: about
+            // 670 in 2,000 sessions (about 200 when the threads alone place them).
+            let afterTheLoad = coverage.applied["D7 configure from a deinit after the load", default: 0]
+            #expect(afterTheLoad >= Self.sessions / 5, "a deinit configured after the load \(afterTheLoad) times")
+        }
         #expect(coverage.backgroundTimeRequests >= minimum)
         // Every rule with a branch of its own was reached (the default campaign reaches each many
         // times; see the printed counts).
