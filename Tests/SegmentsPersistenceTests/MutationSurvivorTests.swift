@@ -406,4 +406,68 @@ import Darwin
             #expect(FileEventQueueStore(directory: dir.storage, logger: LineLog()).load() == [appended])
         }
     }
+
+    // MARK: - JournalReplay: an unreadable line right before a later header
+
+    @Test func p2_e4_anOverlongTornLineThatALaterFirstAppendEndedIsDroppedNotSetAside() throws {
+        try TemporaryDirectory.with { dir in
+            let stored = Fixtures.events(2)
+            let valid = try Self.writeJournal(stored, in: dir)
+            // A crash left a last line longer than any line the reader decodes, without its newline.
+            let overlong = Data(repeating: UInt8(ascii: "x"), count: JournalReplay.maximumLineLength + 1)
+            try dir.write(valid + overlong, to: Self.fileName)
+            // Another run's first append ends it with its newline and a header.
+            let appended = Fixtures.event(2)
+            let other = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            try other.append(appended)
+            try other.sync()
+
+            let log = LineLog(level: .warning)
+            #expect(FileEventQueueStore(directory: dir.storage, logger: log).load() == stored + [appended])
+
+            #expect(Self.asideCopies(dir).isEmpty, "a torn line is not damage: \(dir.entries())")
+            #expect(log.problems.contains { $0.contains("incomplete last record") }, "\(log.problems)")
+            #expect(!log.problems.contains { $0.contains("unreadable") }, "\(log.problems)")
+        }
+    }
+
+    @Test func p2_e4_anUnreadableLineBeforeAReadableTornLineIsStillDamageSetAside() throws {
+        try TemporaryDirectory.with { dir in
+            let events = Fixtures.events(3)
+            let valid = try Self.writeJournal([events[0]], in: dir)
+            // An unreadable line, then a line whose newline a crash did not write: it is readable,
+            // and a later first append's newline and header end it.
+            let junk = Data("not a record\n".utf8)
+            let torn = try JournalEntry.append(events[1]).line().dropLast()
+            try dir.write(valid + junk + torn, to: Self.fileName)
+            let other = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            try other.append(events[2])
+            try other.sync()
+            let found = try #require(dir.contents(of: Self.fileName))
+
+            let log = LineLog(level: .warning)
+            #expect(FileEventQueueStore(directory: dir.storage, logger: log).load() == events)
+
+            let aside = Self.asideCopies(dir)
+            #expect(aside.count == 1, "the unreadable line is damage, not a torn line: \(dir.entries())")
+            #expect(aside.first.flatMap { dir.contents(of: $0) } == found)
+            #expect(log.problems.contains { $0.contains("Skipped 1 unreadable records") }, "\(log.problems)")
+        }
+    }
+
+    // MARK: - QueuedEvents
+
+    @Test func e3_removingAnItemSaysWhetherItWasQueued() {
+        let events = Fixtures.events(2)
+        var queue = QueuedEvents(events)
+
+        let removed = queue.remove(id: events[0].id)
+        let removedAgain = queue.remove(id: events[0].id)
+        let removedUnknown = queue.remove(id: UUID())
+
+        #expect(removed)
+        #expect(!removedAgain, "already removed")
+        #expect(!removedUnknown, "never queued")
+        #expect(queue.ordered == [events[1]])
+    }
 }

@@ -58,6 +58,22 @@ import Darwin
         }
     }
 
+    @Test func p7_aCustomerFileIsNotReadThroughAStorageDirectoryWhoseOwnNameIsASymbolicLink() throws {
+        try TemporaryDirectory.with { dir in
+            let elsewhere = dir.root.appendingPathComponent("elsewhere", isDirectory: true)
+            try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+            #expect(chmod(elsewhere.path, 0o700) == 0)
+            try Data(Self.validCustomer.utf8).write(to: elsewhere.appendingPathComponent(Self.customerFile))
+            try FileManager.default.createSymbolicLink(at: dir.storage, withDestinationURL: elsewhere)
+            let log = LineLog()
+
+            #expect(FileCustomerStore(directory: dir.storage, logger: log).load() == nil, "nothing read through the link")
+
+            #expect(log.problems.contains { $0.contains("symbolic link") }, "\(log.problems)")
+            #expect(try String(contentsOf: elsewhere.appendingPathComponent(Self.customerFile), encoding: .utf8) == Self.validCustomer)
+        }
+    }
+
     /// The decision's other half: a link above the storage directory is the platform's or the
     /// user's (macOS's `/var`), and is followed.
     @Test func p7_aSymbolicLinkHigherUpThePathIsFollowed() throws {
