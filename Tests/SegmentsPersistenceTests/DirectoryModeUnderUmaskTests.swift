@@ -32,4 +32,23 @@ import Darwin
             #expect(FileCustomerStore(directory: folder, logger: LineLog()).load() == Fixtures.identified)
         }
     }
+
+    /// The same for the event queue's file, which the first append creates without reading it
+    /// (`open` with `O_CREAT` obeys the umask): owner-only read and write (0600) exactly. The umask
+    /// removes the owner's write bit for that one call; root (whom this test needs) writes any
+    /// file whatever its bits, so tests running meanwhile are not disturbed.
+    @Test(.enabled(if: geteuid() == 0, "a parallel test's files briefly lack the owner's write bit; harmless only for root"))
+    func p1_theFirstAppendCreatesTheQueueFileOwnerOnlyEvenUnderAUmaskThatRemovesOwnerBits() throws {
+        try TemporaryDirectory.with { dir in
+            let store = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            let event = Fixtures.event(0)
+            let previous = umask(0o200)
+            let appended = Result { try store.append(event) }
+            umask(previous)
+            try appended.get()
+
+            #expect(try TemporaryDirectory.permissions(of: dir.file("event-queue.journal")) == 0o600)
+            #expect(FileEventQueueStore(directory: dir.storage, logger: LineLog()).load() == [event])
+        }
+    }
 }
