@@ -43,4 +43,30 @@ import Darwin
             #expect(FileCustomerStore(directory: dir.storage, logger: LineLog()).load() == Fixtures.identified, "the file is kept")
         }
     }
+
+    /// The event queue's load reads the file with `pread` (`POSIXFile.bytes(of:in:)`): an
+    /// interrupted `pread` is made again, so the load costs what an uninterrupted one does — two
+    /// `open`s and one `pread` of the file's length (ExactFileOperationCountTests) — rather than
+    /// taking the file for unreadable and reading it again whole.
+    @Test func p7_r1_anEventQueueWhoseLoadReadIsInterruptedIsReadAgainInPlace() throws {
+        try TemporaryDirectory.with { dir in
+            let stored = Fixtures.events(3)
+            let writer = FileEventQueueStore(directory: dir.storage, logger: LineLog())
+            for event in stored { try writer.append(event) }
+            try writer.sync()
+            let valid = try #require(dir.contents(of: EventJournal.fileName))
+
+            let log = LineLog(level: .warning)
+            let store = FileEventQueueStore(directory: dir.storage, logger: log)
+            let (loaded, counts) = FileOperationLog.counting(under: dir.root.path) {
+                FileOperationLog.failing([InjectedFileFault(.read, errno: EINTR)], under: dir.root.path) { store.load() }
+            }
+
+            #expect(loaded == stored)
+            #expect(counts.opens == 2, "one open for appending, one to read: \(counts)")
+            #expect(counts.reads == 1 && counts.bytesRead == valid.count, "\(counts)")
+            #expect(log.problems.isEmpty, "\(log.problems)")
+            #expect(dir.contents(of: EventJournal.fileName) == valid)
+        }
+    }
 }
