@@ -58,6 +58,23 @@ import Testing
         }
     }
 
+    /// Loading the customer file (at `configure`, on the caller's thread) opens it once and reads
+    /// it to its end: one `read` of its bytes, one that finds the end. Nothing is written.
+    @Test func r3_p7_loadingTheCustomerFileIsOneOpenAndOneReadToItsEnd() throws {
+        try TemporaryDirectory.with { dir in
+            try FileCustomerStore(directory: dir.storage, logger: LineLog()).save(Fixtures.identified)
+            let file = try #require(dir.contents(of: "customer.json"))
+            let store = FileCustomerStore(directory: dir.storage, logger: LineLog())
+
+            let (loaded, counts) = calls(in: dir) { store.load() }
+
+            #expect(loaded == Fixtures.identified)
+            #expect(counts.opens == 1, "\(counts)")
+            #expect(counts.reads == 2 && counts.bytesRead == file.count, "its bytes, then the end: \(counts)")
+            #expect(counts.creations == 0 && counts.writes == 0 && counts.renames == 0, "\(counts)")
+        }
+    }
+
     /// A save writes a temporary file and renames it over the customer file: one rename.
     @Test func r1_p1_aCustomerSaveIsOneCreationOneSyncAndOneRename() throws {
         try TemporaryDirectory.with { dir in
