@@ -78,6 +78,15 @@ import Darwin
         #expect(try run(SyncCall.plan(darwin: false), answers: [.fdatasync: 0]) == [.fdatasync])
     }
 
+    /// The plan a file's sync uses here: `F_FULLFSYNC` then `fsync` on Darwin, `fdatasync` elsewhere.
+    @Test func r2_thePlatformsFileSyncPlanIsItsOwn() {
+        #if canImport(Darwin)
+        #expect(SyncCall.platformPlan == [.fullFsync, .fsync])
+        #else
+        #expect(SyncCall.platformPlan == [.fdatasync])
+        #endif
+    }
+
     /// The real system calls: off Darwin `F_FULLFSYNC` does not exist and fails with `ENOTSUP`, so
     /// the plan's next call must do the work; on Darwin the first call succeeds. Counted once.
     @Test func r2_theRealCallsFallBackToTheNextOneAndCountOneSync() throws {
