@@ -43,6 +43,15 @@ import Testing
         #expect(StorageLocation.folderName(forIntegrationId: "project-ABC") == "project-abc-8705c4230173de1e", "pinned: computed by an independent SHA-256 (Python hashlib)")
     }
 
+    /// An id without upper-case letters but with characters a folder name cannot hold keeps the
+    /// name earlier versions gave it: its safe characters, then the 64-bit FNV-1a of its UTF-8
+    /// bytes as 16 lower-case hex digits, so an upgrade finds its folder.
+    @Test func p10_anIdWithUnsafeCharactersKeepsTheNameEarlierVersionsGaveItsFolder() {
+        let pinned = "pinned: computed by an independent FNV-1a (Python)"
+        #expect(StorageLocation.folderName(forIntegrationId: "a/b") == "a_b-e620c3190468cf61", "\(pinned)")
+        #expect(StorageLocation.folderName(forIntegrationId: "my project/2") == "my_project_2-9366dadf5d3a2fff", "\(pinned)")
+    }
+
     /// Two integrations whose ids differ only in case, on a volume that folds case: each keeps its
     /// own customer, read back from disk by new store instances.
     @Test func p10_twoIntegrationsDifferingOnlyInCaseNeverShareFiles() throws {
