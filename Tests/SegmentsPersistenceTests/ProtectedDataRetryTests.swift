@@ -11,30 +11,14 @@ import Glibc
 import Darwin
 #endif
 
-/// What the customer, baseline and event-queue stores keep in memory while protected data is
-/// unavailable, and what their retry does with it (see Behaviour P8): the paths `ProtectedDataTests`
-/// does not reach — a save made while the file's load was refused, saves refused after a load, a
+/// More of `ProtectedDataTests`, on its helpers: what the customer, baseline and event-queue stores
+/// keep in memory while protected data is unavailable, and what their retry does with it (see
+/// Behaviour P8), on the paths the suite's main file does not reach — a save made while the file's load was refused, saves refused after a load, a
 /// retry refused again or failing on a full disk, an update of an item kept in memory, an append
 /// once the file opens before the retry ran — and the read cache after a failed save (R1). Written to kill
 /// the survivors of the mutation run at HEAD (Docs/Mutation.json); each was seen failing with its
 /// mutant applied.
-@Suite(Hang.timeLimit(minutes: 1)) struct ProtectedDataRetryTests {
-    /// What the platform reports before the first unlock.
-    let unavailable = ManualProtectedDataAvailability()
-
-    func baselineStore(_ dir: TemporaryDirectory, log: LineLog = LineLog()) -> FileSegmentBaselineStore {
-        FileSegmentBaselineStore(directory: dir.storage, logger: log, protectedData: unavailable)
-    }
-
-    func customerStore(_ dir: TemporaryDirectory, log: LineLog = LineLog()) -> FileCustomerStore {
-        FileCustomerStore(directory: dir.storage, logger: log, protectedData: unavailable)
-    }
-
-    /// Runs `body` while every `open` under `dir` fails with `EPERM`, as before the first unlock.
-    func refused<Result>(_ dir: TemporaryDirectory, _ body: () throws -> Result) rethrows -> Result {
-        try FileOperationLog.failing([InjectedFileFault(.open, errno: EPERM, times: 100_000)], under: dir.root.path, body)
-    }
-
+extension ProtectedDataTests {
     /// Runs `body` while every `write` under `dir` fails with `ENOSPC`: a full disk.
     func full<Result>(_ dir: TemporaryDirectory, _ body: () throws -> Result) rethrows -> Result {
         try FileOperationLog.failing([InjectedFileFault(.write, errno: ENOSPC, times: .max)], under: dir.root.path, body)
@@ -130,10 +114,6 @@ import Darwin
     }
 
     // MARK: - The event queue's items kept in memory
-
-    func eventStore(_ dir: TemporaryDirectory, log: LineLog = LineLog()) -> FileEventQueueStore {
-        FileEventQueueStore(directory: dir.storage, logger: log, capacity: 100, protectedData: unavailable)
-    }
 
     /// The items a fresh store (another process) reads from disk.
     func eventsOnDisk(_ dir: TemporaryDirectory) -> [TrackedEvent] {

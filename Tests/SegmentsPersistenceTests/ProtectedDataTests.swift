@@ -21,16 +21,16 @@ import Darwin
     /// What the platform reports before the first unlock.
     let unavailable = ManualProtectedDataAvailability()
 
-    func customerStore(_ dir: TemporaryDirectory) -> FileCustomerStore {
-        FileCustomerStore(directory: dir.storage, logger: LineLog(), protectedData: unavailable)
+    func customerStore(_ dir: TemporaryDirectory, log: LineLog = LineLog()) -> FileCustomerStore {
+        FileCustomerStore(directory: dir.storage, logger: log, protectedData: unavailable)
     }
 
-    func baselineStore(_ dir: TemporaryDirectory) -> FileSegmentBaselineStore {
-        FileSegmentBaselineStore(directory: dir.storage, logger: LineLog(), protectedData: unavailable)
+    func baselineStore(_ dir: TemporaryDirectory, log: LineLog = LineLog()) -> FileSegmentBaselineStore {
+        FileSegmentBaselineStore(directory: dir.storage, logger: log, protectedData: unavailable)
     }
 
-    func eventStore(_ dir: TemporaryDirectory) -> FileEventQueueStore {
-        FileEventQueueStore(directory: dir.storage, logger: LineLog(), capacity: 100, protectedData: unavailable)
+    func eventStore(_ dir: TemporaryDirectory, log: LineLog = LineLog()) -> FileEventQueueStore {
+        FileEventQueueStore(directory: dir.storage, logger: log, capacity: 100, protectedData: unavailable)
     }
 
     /// Runs `body` while every `open` under `dir` fails with `code`.
