@@ -413,6 +413,7 @@ while IFS=$'\t' read -r _ file _; do
         Persistence) keep[SegmentsPersistenceTests]=1 ;;
         Networking) keep[SegmentsNetworkingTests]=1; keep[SegmentsEmulator]=1 ;;
         Facade) keep[RealtimeSegments]=1; keep[RealtimeSegmentsTests]=1; keep[SegmentsEmulator]=1
+            keep[SegmentsCommandLine]=1
             keep[segments]=1 ;;
     esac
 done <<<"$sites"
