@@ -4,6 +4,12 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Behaviour of the Networking module that no other test pinned, each found by a mutant that
 /// survived the suite (Docs/MutationSurvivors.tsv lists those no test can kill).
 @Suite(.timeLimit(.minutes(1))) struct NetworkingMutationSurvivorTests {
@@ -131,5 +137,174 @@ import Testing
         _ = try await fetcher.fetchQualifiedSegments(for: AudienceIdentifier(field: field, value: "u"), candidates: ["a"])
         let query = try #require(try transport.requests.first?.jsonBody()["query"] as? String)
         #expect(query.contains("{customer(\(name): $userId) {"))
+    }
+}
+
+/// The loopback session of `URLSessionSegmentsTransport` (the type's documentation: "It owns its
+/// `URLSession`s (one for loopback hosts, without proxies)", made on the first loopback request),
+/// seen from a keep-alive peer on 127.0.0.1.
+@Suite(.timeLimit(.minutes(1))) struct LoopbackSessionSharingTests {
+    /// Requests to a loopback host share the one loopback session, so they share its connection.
+    @Test func p3_loopbackRequestsShareOneSessionAndItsConnection() async throws {
+        let server = try KeepAliveServer()
+        defer { server.stop() }
+        let transport = URLSessionSegmentsTransport()
+        for _ in 0..<3 {
+            let response = try await transport.send(SegmentsHTTPRequest(url: server.url, timeout: 30))
+            #expect(response.status == 200)
+        }
+        #expect(server.requests == 3)
+        #expect(server.connections == 1, "each request made a session of its own")
+    }
+}
+
+/// An HTTP/1.1 peer on 127.0.0.1 that keeps connections alive: each connection is served on its
+/// own thread, request after request (`200`, `{}`), until the client closes it. It counts
+/// connections and requests.
+///
+/// As in `LoopbackServer`, only the thread that owns a descriptor closes it: ``stop()`` shuts the
+/// connections down and wakes the accept thread through a pipe, then waits for the threads.
+private final class KeepAliveServer: Sendable {
+    private struct State {
+        var connections = 0
+        var requests = 0
+        var open: Set<Int32> = []
+        var stopped = false
+    }
+
+    let port: UInt16
+    private let listener: Int32
+    private let wake: (read: Int32, write: Int32)
+    private let threads = DispatchGroup()
+    private let state = Locked(State())
+
+    init() throws {
+        #if os(Linux)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw SocketError() }
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(fd, generic, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, generic, &length) == 0
+            }
+        }
+        var ends: [Int32] = [0, 0]
+        guard bound, pipe(&ends) == 0 else {
+            close(fd)
+            throw SocketError()
+        }
+        for descriptor in [fd] + ends { _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD, 0) | FD_CLOEXEC) }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
+        listener = fd
+        wake = (ends[0], ends[1])
+        port = UInt16(bigEndian: address.sin_port)
+        threads.enter()
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    struct SocketError: Error {}
+
+    var url: URL { URL(string: "http://127.0.0.1:\(port)/webxp/projects/T/segments")! }
+    var connections: Int { state.value.connections }
+    var requests: Int { state.value.requests }
+
+    func stop() {
+        let open: Set<Int32>? = state.withLock { state in
+            guard !state.stopped else { return nil }
+            state.stopped = true
+            return state.open
+        }
+        guard let open else { return }
+        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+        if threads.wait(timeout: .now() + 30) == .timedOut {
+            Issue.record("the keep-alive server's threads did not finish within 30 s")
+        }
+        close(wake.write)
+    }
+
+    private func acceptLoop() {
+        defer {
+            close(listener)
+            close(wake.read)
+            threads.leave()
+        }
+        while true {
+            var polled = [listener, wake.read].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            guard poll(&polled, nfds_t(polled.count), -1) >= 0 else {
+                if errno == EINTR { continue }
+                return
+            }
+            if polled[1].revents != 0 { return }
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { continue }
+            _ = fcntl(client, F_SETFD, fcntl(client, F_GETFD, 0) | FD_CLOEXEC)
+            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL, 0) & ~O_NONBLOCK)
+            #if canImport(Darwin)
+            var on: Int32 = 1
+            setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+            #endif
+            let admitted = state.withLock { state in
+                guard !state.stopped else { return false }
+                state.connections += 1
+                state.open.insert(client)
+                return true
+            }
+            guard admitted else {
+                close(client)
+                return
+            }
+            threads.enter()
+            Thread.detachNewThread { [self] in serve(client) }
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        defer { threads.leave() }
+        let response = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".utf8)
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        serving: while true {
+            // Requests without a body (GET): each ends at its blank line.
+            while let end = Self.headEnd(in: buffer) {
+                buffer.removeFirst(end)
+                state.withLock { $0.requests += 1 }
+                var offset = 0
+                while offset < response.count {
+                    #if os(Linux)
+                    let written = response[offset...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    #else
+                    let written = response[offset...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, 0) }
+                    #endif
+                    guard written > 0 else { break serving }
+                    offset += written
+                }
+            }
+            let count = recv(client, &chunk, chunk.count, 0)
+            guard count > 0 else { break }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+        state.withLock { _ = $0.open.remove(client) }
+        close(client)
+    }
+
+    /// The length of the first request head in `buffer` (through its blank line), if complete.
+    private static func headEnd(in buffer: [UInt8]) -> Int? {
+        guard buffer.count >= 4 else { return nil }
+        for index in 3..<buffer.count
+        where buffer[index - 3] == 13 && buffer[index - 2] == 10 && buffer[index - 1] == 13 && buffer[index] == 10 {
+            return index + 1
+        }
+        return nil
     }
 }
