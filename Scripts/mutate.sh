@@ -34,9 +34,9 @@
 # literal n → n + 1, `true` ↔ `false`), or return early (a Void function returns at its first
 # line). The copy is rebuilt (`swift build --build-tests`), the tests of the mutated module run
 # (Domain: SegmentsDomainTests and SegmentsDataTests; Data: SegmentsDataTests; Persistence:
-# SegmentsPersistenceTests; Networking: SegmentsNetworkingTests; Facade: RealtimeSegmentsTests),
-# and the file is restored before the next mutant — also on Ctrl-C or any error (trap). Each
-# result is printed as
+# SegmentsPersistenceTests; Networking: SegmentsNetworkingTests; Facade: RealtimeSegmentsTests and
+# ExponeaCompatibilityTests), and the file is restored before the next mutant — also on Ctrl-C
+# or any error (trap). Each result is printed as
 #   killed | timeout | survived | build-failed   file:line  operator  mutated line
 # then a score per module: killed (time-outs included) ÷ (killed + survived); mutants that do not
 # compile are left out. Scripts/mutation-doc.sh turns a results file into Docs/Reliability.md's table.
@@ -109,7 +109,7 @@ tests_of() {
         Data) echo '^SegmentsDataTests\.' ;;
         Persistence) echo '^SegmentsPersistenceTests\.' ;;
         Networking) echo '^SegmentsNetworkingTests\.' ;;
-        Facade) echo '^RealtimeSegmentsTests\.' ;;
+        Facade) echo '^(RealtimeSegmentsTests|ExponeaCompatibilityTests)\.' ;;
     esac
 }
 # The slow part of a module's tests, run only when the rest passed (the verdict is the same, and
@@ -414,7 +414,7 @@ while IFS=$'\t' read -r _ file _; do
         Persistence) keep[SegmentsPersistenceTests]=1 ;;
         Networking) keep[SegmentsNetworkingTests]=1; keep[SegmentsEmulator]=1 ;;
         Facade) keep[RealtimeSegments]=1; keep[RealtimeSegmentsTests]=1; keep[SegmentsEmulator]=1
-            keep[SegmentsCommandLine]=1
+            keep[SegmentsCommandLine]=1; keep[ExponeaCompatibilityTests]=1
             keep[segments]=1 ;;
     esac
 done <<<"$sites"
