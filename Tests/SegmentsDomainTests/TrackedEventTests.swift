@@ -45,7 +45,7 @@ import Testing
         #expect(hashes.count == 64)
     }
 
-    @Test func e4_anItemEncodesEveryFieldItsTimestampIncludedAndDecodesToAnEqualItem() throws {
+    @Test func e1_anItemEncodesEveryFieldItsTimestampIncludedAndDecodesToAnEqualItem() throws {
         let item = Self.item(properties: Self.text(#"{"sku":"A-1","n":[1,2.5,null]}"#))
         let data = try JSONEncoder().encode(item)
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
