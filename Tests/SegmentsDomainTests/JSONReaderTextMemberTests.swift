@@ -23,9 +23,15 @@ import Testing
         #expect(read.text == #"{"a":[1]}"#)
     }
 
-    @Test func p7_withoutTheMemberTheTextIsNil() throws {
-        let read = try Self.read(#"{"op":"add","properties":{"a":1},"event":{"type":"x"}}"#)
-        #expect(read.value == ["op": "add", "properties": ["a": 1], "event": ["type": "x"]])
+    /// Only `properties` inside the outermost object's `event` is the member: one at the same
+    /// depth under another key, or under `event` deeper down, is built like any other value.
+    @Test func p7_aPropertiesMemberElsewhereIsBuiltAndTheTextIsNil() throws {
+        let read = try Self.read(
+            #"{"op":"add","properties":{"properties":{"a":1}},"other":{"properties":[1]},"event":{"type":"x","data":{"properties":2}}}"#)
+        #expect(read.value == [
+            "op": "add", "properties": ["properties": ["a": 1]], "other": ["properties": [1]],
+            "event": ["type": "x", "data": ["properties": 2]],
+        ])
         #expect(read.text == nil)
     }
 
