@@ -42,4 +42,10 @@ import Testing
         // A character after an escape is not an escape itself.
         #expect(exceeds(#"["\n\\","# + deep(64) + "]"))
     }
+
+    @Test func e6_p2_theFirstStringsFirstCharacterIsNotEscaped() {
+        // An empty string first: its second quote ends it, so the brackets after it count.
+        #expect(exceeds(#"["","# + deep(64) + "]"))
+        #expect(exceeds(#"{"":"# + deep(64) + "}"))
+    }
 }

@@ -3,8 +3,6 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-@testable import SegmentsPersistence
-
 /// The stored files' reader takes whitespace wherever JSON allows it (see Behaviour P2): a file
 /// written by hand or by another tool reads as it would without the whitespace. (The expected
 /// values are written out: the platform's `JSONDecoder` differs before macOS 14 / iOS 17.)

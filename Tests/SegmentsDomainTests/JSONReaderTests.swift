@@ -3,8 +3,6 @@ import SegmentsDomain
 import SegmentsTesting
 import Testing
 
-@testable import SegmentsPersistence
-
 /// The journal's reader must read exactly what `JSONEncoder` writes, agree with `JSONValue`'s own
 /// decoding, and reject damage rather than guess (see Behaviour P2).
 @Suite(Hang.timeLimit(minutes: 2)) struct JSONReaderTests {
