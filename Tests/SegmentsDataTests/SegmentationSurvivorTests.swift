@@ -89,6 +89,29 @@ struct NothingToRedo: RefusedStorageRedo {
         #expect(Fixtures.describe(machine.protectedDataBecameAvailable()) == ["redoRefusedStorage"])
     }
 
+    @Test func p8_aStoredCustomerReadLateIsAdoptedWithAWarningOrTheCurrentOneIsSavedOverIt() {
+        var adopting = Machine(timings: SegmentationTimings())
+        Fixtures.configure(&adopting, customer: nil)  // the customer made at configure, for lack of the file
+        let adopted = adopting.storedCustomerRead(CustomerIds(cookie: "stored"), in: "folder-a", at: Fixtures.at(1))
+        #expect(Self.logs(adopted).contains("\(LogLevel.warning): \(SegmentsLogText.storedCustomerAdopted)"))
+        #expect(adopting.customer == CustomerIds(cookie: "stored"))
+        var keeping = Machine(timings: SegmentationTimings())
+        Fixtures.configure(&keeping, customer: nil)
+        #expect(Fixtures.describe(keeping.storedCustomerRead(nil, in: "folder-a", at: Fixtures.at(1))) == ["saveCustomer"])
+    }
+
+    // MARK: - A customer without a cookie (C5)
+
+    @Test func c5_aCustomerWithoutACookieIsNeverFetchedForAndTheFailureIsLogged() {
+        var machine = Fixtures.configured()
+        _ = machine.anonymize(newCookie: "", at: Fixtures.at(1))
+        let (_, actions) = machine.read(.discovery(), force: true, reply: .direct { _ in }, at: Fixtures.at(2))
+        #expect(!Fixtures.describe(actions).contains("fetch"))
+        #expect(Fixtures.describe(actions).contains("answer(1, failure)"))
+        let error = SegmentsError(.missingCookie, "the customer has no cookie")
+        #expect(Self.logs(actions).contains("\(LogLevel.warning): \(SegmentsLogText.fetchFailed(error))"))
+    }
+
     // MARK: - Baseline (D1)
 
     @Test func d1_aBaselineOfAnotherIntegrationIsNotUsedAndSaysSo() throws {
