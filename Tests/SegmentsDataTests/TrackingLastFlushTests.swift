@@ -27,7 +27,12 @@ extension TrackingStateMachineTests {
             { $0.uploadFailed(ids["a"]!, unavailable, at: now) },
             state: "stopped", steps: ["log(warning)", "release", "finished(1)"]),
         Row(
-            "e7_aStoppedPipelineKeepsNoBackgroundFlushWaiter", { stopped() },
+            "e7_aStoppedPipelineKeepsNoBackgroundFlushWaiter",
+            {
+                var machine = running(.immediate)  // not manual: manual answers before the state is looked at
+                _ = machine.stop()
+                return machine
+            },
             { machine in
                 let (kept, steps) = machine.appEnteredBackground { _ in }
                 #expect(!kept, "stopped: nothing to do, the background time is not asked for")
