@@ -120,4 +120,24 @@ import Testing
         #expect(expirations.value == 1)
         #expect(request.value?.isCancelled == true)
     }
+
+    /// The platform's "time is up" ends the activity even when the expiration handler does not end
+    /// the request: the block that waits returns, so the activity is never left open (E7).
+    @Test func e7_anExpiringActivityWhoseTimeIsUpEndsEvenIfTheRequestIsNotEnded() {
+        let platform = ActivityPlatform()
+        let waiting = DispatchSemaphore(value: 0)
+        let expirations = Locked(0)
+        let request = ExpiringActivity.begin(
+            named: "flush", expiration: { expirations.withLock { $0 += 1 } }, perform: platform.perform,
+            waitForEnd: { ended in
+                waiting.signal()
+                ended.wait()
+            })
+        #expect(waiting.wait(timeout: .now() + Hang.scaled(30)) == .success, "the activity's block did not wait")
+        platform.expire()
+        #expect(platform.finished.wait(timeout: .now() + Hang.scaled(30)) == .success, "the activity outlived its time")
+        #expect(expirations.value == 1)
+        #expect(!request.isCancelled, "the handler did not end the request")
+        request.cancel()
+    }
 }
