@@ -64,4 +64,39 @@ import Testing
         #expect(throws: SegmentsError.self) { try world.client.configure(configuration) }
         #expect(!world.client.isConfigured)
     }
+
+    @Test func e8_aConfigurationNamingNoDefaultsLetsCustomerUpdatesGetThoseSetOnTheClient() async throws {
+        let world = RecordingStoresHarness()
+        world.client.defaultProperties = ["app": "shop"]
+        var configuration = SegmentsClient.Configuration(backend: world.harness.customConfiguration.backend)
+        #expect(configuration.allowDefaultCustomerProperties, "true by default, as Exponea's allowDefaultCustomerProperties")
+        configuration.flushingMode = .manual
+        try world.client.configure(configuration)
+        try world.client.identifyCustomer(customerIds: ["registered": "jane"], properties: ["plan": "gold"], timestamp: nil)
+        #expect(world.queued.map(\.properties) == [["app": "shop", "plan": "gold"]])
+    }
+
+    @Test func e8_theInitNamingDefaultsKeepsThemAndWhetherCustomerUpdatesGetThem() async throws {
+        let world = RecordingStoresHarness()
+        let configuration = SegmentsClient.Configuration(
+            backend: world.harness.customConfiguration.backend, flushingMode: .manual, defaultProperties: ["app": "shop"],
+            allowDefaultCustomerProperties: false)
+        #expect(configuration.defaultProperties == ["app": "shop"])
+        #expect(configuration.allowDefaultCustomerProperties == false)
+        try world.client.configure(configuration)
+        try world.client.identifyCustomer(customerIds: ["registered": "jane"], properties: ["plan": "gold"], timestamp: nil)
+        try world.client.trackEvent(properties: [:], timestamp: nil, eventType: "a")
+        #expect(world.queued.map(\.properties) == [["plan": "gold"], ["app": "shop"]])
+    }
+
+    @Test func e8_x1_aFacadeConfigureWithoutAnExponeaConfigurationLetsCustomerUpdatesGetTheDefaults() async throws {
+        let world = RecordingStoresHarness()
+        let exponea = Exponea(client: world.client)
+        exponea.flushingMode = .manual
+        exponea.defaultProperties = ["app": "shop"]
+        exponea.configure(Exponea.ProjectSettings(projectToken: "project", authorization: .token("key")))
+        #expect(exponea.isConfigured)
+        exponea.identifyCustomer(customerIds: ["registered": "jane"], properties: ["plan": "gold"], timestamp: nil)
+        #expect(world.queued.map(\.properties) == [["app": "shop", "plan": "gold"]])
+    }
 }
