@@ -54,4 +54,17 @@ import Testing
         #expect(!IntegrationSourceType.project(projectToken: "project").isStream)
         #expect(!Self.project.type.isStream)
     }
+
+    @Test func x1_p3_aRefusedReconfigureKeepsTheConfigurationAppliedLast() throws {
+        let harness = ClientHarness()
+        defer { harness.client.stop() }
+        let exponea = Exponea(client: harness.client)
+        exponea.configure(Exponea.ProjectSettings(projectToken: "first", authorization: .token("key")))
+        #expect(exponea.configuration?.integrationId == "first")
+        exponea.configure(
+            Exponea.ProjectSettings(projectToken: "second", authorization: .token("key"), baseUrl: "http://example.com"))
+        #expect(harness.logger.entries.contains { $0.level == .error && $0.message.hasPrefix("Segments: Configuration refused") })
+        #expect(exponea.isConfigured)
+        #expect(exponea.configuration?.integrationId == "first", "a refused configure records nothing")
+    }
 }
