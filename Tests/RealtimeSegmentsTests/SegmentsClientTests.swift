@@ -131,6 +131,17 @@ import Testing
         #expect(await iterator.next() == [Fixture.s2])
     }
 
+    @Test func t2_d6_m4_aChangesStreamAsksForNoFirstLoadByDefault() async throws {
+        let harness = ClientHarness()
+        harness.repository.answer([.discovery(): [Fixture.s1]])
+        let stream = harness.client.changes(of: .discovery())  // registered before configure
+        try harness.configure()
+        await harness.advance(by: 5)
+        #expect(harness.logger.messages.contains("Segments: Skipping initial segments update process as is not required"))
+        #expect(harness.repository.fetches.isEmpty, "a listener without includeFirstLoad asks for no reload at configure")
+        withExtendedLifetime(stream) {}
+    }
+
     /// Reads with the async API while virtual time runs on another task.
     func readNow(_ harness: ClientHarness, _ category: SegmentCategory) async throws -> [Segment] {
         let result = await withCheckedContinuation { continuation in
