@@ -1,12 +1,13 @@
 import Foundation
 import RealtimeSegments
+import SegmentsTesting
 import SegmentsDomain
 import Testing
 
 /// `Configuration`, the Exponea SDK's shape of what the facade was configured with (SPEC X1):
 /// the same defaults, every value given kept as given, equality over every setting, and an empty
 /// integration refused.
-@Suite(.timeLimit(.minutes(1))) struct ExponeaConfigurationTests {
+@Suite(Hang.timeLimit(minutes: 1)) struct ExponeaConfigurationTests {
     private static let project = Exponea.ProjectSettings(projectToken: "TOKEN", authorization: .none)
 
     /// Every setting left `nil` takes the Exponea SDK 4.x default.

@@ -8,7 +8,7 @@ import Testing
 /// Exponea SDK's default, with its 60 s time-out; `.disabled` push and session tracking ask for
 /// nothing, so configure names neither in its warning, and `.enabled(…)` push does; and
 /// `IntegrationSourceType.isStream` tells a stream from a project.
-@Suite(.timeLimit(.minutes(1))) struct ExponeaConfigureSettingsTests {
+@Suite(Hang.timeLimit(minutes: 1)) struct ExponeaConfigureSettingsTests {
     private static let project = Exponea.ProjectSettings(projectToken: "project", authorization: .token("key"))
     private static let ignoredPrefix = "Segments: configure ignored parameters of features outside this SDK: "
 

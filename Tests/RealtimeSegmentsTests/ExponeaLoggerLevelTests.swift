@@ -7,7 +7,7 @@ import Testing
 /// The facade's `Logger`, the Exponea SDK's (SPEC X1, L2, L3): its default
 /// `log(_:message:fileName:line:funcName:)` writes a line whose level is at most `logLevel`
 /// (`level <= logLevel`), never a `.none` line, and answers whether it wrote it.
-@Suite(.timeLimit(.minutes(1))) struct ExponeaLoggerLevelTests {
+@Suite(Hang.timeLimit(minutes: 1)) struct ExponeaLoggerLevelTests {
     /// A logger at `level` whose written lines are recorded by a hook (its sink records them too,
     /// so nothing is printed).
     private static func logger(at level: LogLevel) -> (Logger, Recorder<String>) {

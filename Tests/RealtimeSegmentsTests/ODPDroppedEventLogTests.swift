@@ -6,7 +6,7 @@ import Testing
 
 /// Over the ODP backend tracked events are accepted and dropped (they still request a segments
 /// reload, SPEC T3), each with one verbose line (SPEC O5, L1).
-@Suite(.timeLimit(.minutes(1))) struct ODPDroppedEventLogTests {
+@Suite(Hang.timeLimit(minutes: 1)) struct ODPDroppedEventLogTests {
     @Test func o5_t3_anEventTrackedOverODPIsDroppedWithOneVerboseLine() async throws {
         let harness = ClientHarness()
         defer { harness.client.stop() }

@@ -12,7 +12,7 @@ import Darwin
 
 /// Behaviour of the Networking module that no other test pinned, each found by a mutant that
 /// survived the suite (Docs/MutationSurvivors.tsv lists those no test can kill).
-@Suite(.timeLimit(.minutes(1))) struct NetworkingMutationSurvivorTests {
+@Suite(Hang.timeLimit(minutes: 1)) struct NetworkingMutationSurvivorTests {
     // MARK: Request bodies (WIRE.md; Docs/CustomTransport.md: "encoded with sorted keys")
 
     /// An event body is byte-for-byte reproducible: its keys are sorted at every level, so a
@@ -143,7 +143,7 @@ import Darwin
 /// The loopback session of `URLSessionSegmentsTransport` (the type's documentation: "It owns its
 /// `URLSession`s (one for loopback hosts, without proxies)", made on the first loopback request),
 /// seen from a keep-alive peer on 127.0.0.1.
-@Suite(.timeLimit(.minutes(1))) struct LoopbackSessionSharingTests {
+@Suite(Hang.timeLimit(minutes: 1)) struct LoopbackSessionSharingTests {
     /// Requests to a loopback host share the one loopback session, so they share its connection.
     @Test func p3_loopbackRequestsShareOneSessionAndItsConnection() async throws {
         let server = try KeepAliveServer()
