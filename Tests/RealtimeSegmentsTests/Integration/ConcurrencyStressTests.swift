@@ -51,7 +51,7 @@ import Testing
 
         // Every read is answered — a deadlock or a lost read would time out here.
         let expected = issuedReads.value
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(Hang.scaled(60))
         while answers.withLock({ $0.reduce(0, +) }) < expected && Date() < deadline {
             try await Task.sleep(nanoseconds: 10_000_000)
         }

@@ -1040,7 +1040,7 @@ final class SimulatedWorld {
         var records: [Int: (values: [[String]], finished: Bool)] = [:]
         for (number, stream) in streams {
             if let expectation = expected[number] {
-                _ = stream.record.wait(within: 60) {
+                _ = stream.record.wait(within: callLimit) {
                     stream.record.values.value.last == expectation.last && stream.record.finished.value == expectation.finished
                 }
             }
