@@ -30,6 +30,9 @@ final class LoopbackServer: Sendable {
         case close(after: Data)
         /// Write these bytes, then keep the connection open until ``stop()``.
         case hang(after: Data)
+        /// Write these bytes (a response made with `keepsAlive: true`), then read the connection's
+        /// next request, until the client closes it.
+        case keepAlive(after: Data)
     }
 
     struct SocketError: Error {
@@ -43,6 +46,8 @@ final class LoopbackServer: Sendable {
         /// The connection the accept thread is serving; ``stop()`` only shuts it down.
         var serving: Int32?
         var stopped = false
+        /// Connections accepted so far.
+        var connections = 0
     }
 
     let port: UInt16
@@ -71,6 +76,9 @@ final class LoopbackServer: Sendable {
 
     /// Every request read so far.
     var received: [Received] { state.value.received }
+
+    /// How many connections were accepted so far.
+    var connections: Int { state.value.connections }
 
     /// Stops listening and closes every connection kept open; waits (bounded) for the accept
     /// thread, which closes the listener. Idempotent.
@@ -116,7 +124,10 @@ final class LoopbackServer: Sendable {
             // Darwin's accepted sockets inherit the listener's O_NONBLOCK; Linux's do not.
             Self.setNonBlocking(client, false)
             guard state.withLock({ state in
-                if !state.stopped { state.serving = client }
+                if !state.stopped {
+                    state.serving = client
+                    state.connections += 1
+                }
                 return !state.stopped
             }) else {
                 close(client)
@@ -127,14 +138,19 @@ final class LoopbackServer: Sendable {
             setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
             #endif
             var keepsOpen = false
-            if let request = read(client) {
+            var next = read(client)
+            while let request = next {
                 state.withLock { $0.received.append(request) }
+                next = nil
                 switch reply(request) {
                 case .close(let bytes):
                     write(bytes, to: client)
                 case .hang(let bytes):
                     write(bytes, to: client)
                     keepsOpen = true
+                case .keepAlive(let bytes):
+                    write(bytes, to: client)
+                    next = read(client)  // ``stop()`` shuts the connection down to end this wait
                 }
             }
             let closesNow = state.withLock { state in
@@ -253,14 +269,15 @@ final class LoopbackServer: Sendable {
         return 0
     }
 
-    /// A response: status line, headers (plus `Connection: close`), `Content-Length` (the body's
-    /// size, or `announcedLength`; none when `sendsLength` is `false`) and body.
+    /// A response: status line, headers (plus `Connection: close` unless `keepsAlive`),
+    /// `Content-Length` (the body's size, or `announcedLength`; none when `sendsLength` is `false`)
+    /// and body.
     static func response(
         _ status: String, headers: [String] = [], body: Data = Data(), announcedLength: Int? = nil,
-        sendsLength: Bool = true
+        sendsLength: Bool = true, keepsAlive: Bool = false
     ) -> Data {
         var head = "HTTP/1.1 \(status)\r\n"
-        for header in headers + ["Connection: close"] { head += header + "\r\n" }
+        for header in headers + (keepsAlive ? [] : ["Connection: close"]) { head += header + "\r\n" }
         if sendsLength { head += "Content-Length: \(announcedLength ?? body.count)\r\n" }
         return Data((head + "\r\n").utf8) + body
     }
