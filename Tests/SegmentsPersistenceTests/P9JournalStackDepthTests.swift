@@ -44,15 +44,9 @@ import Testing
         #expect(JSONReader.maximumDepth == JSONDepth.envelopeMaximum)
     }
 
-    @Test func p9_aJournalLineOneLevelDeeperThanTheLimitIsRefusedOnA512KiBThread() async throws {
-        let atLimit = String(repeating: #"{"k":"#, count: JSONReader.maximumDepth - 1) + "{}"
-            + String(repeating: "}", count: JSONReader.maximumDepth - 1)
-        let deeper = #"{"k":"# + atLimit + "}"
-        let outcomes = await onDedicatedThread(stackSize: appleSecondaryThreadStackSize) {
-            ((try? JSONReader.value(from: Data(atLimit.utf8))) != nil, (try? JSONReader.value(from: Data(deeper.utf8))) != nil)
-        }
-        #expect(outcomes.0, "a text at the limit is read")
-        #expect(!outcomes.1, "one level deeper is refused")
+    /// The journal's half; the reader's (a text at its limit read on a 512 KiB thread, one level
+    /// deeper refused) is `JSONReaderTextMemberTests`' in the Domain tests, beside the reader.
+    @Test func p9_anEventOneLevelDeeperThanTheLimitIsRefusedWhenItsJournalLineIsMade() throws {
         #expect(throws: SegmentsError.self) {
             try JournalEntry.append(Self.event(nesting: ReplayableEvent.maximumDepth + 1)).line()
         }
